@@ -1,0 +1,112 @@
+/**
+ * The seam between the control plane and the media plane. The control plane drives media only
+ * through this interface; it never touches frames, samples or libwebrtc. Implementations:
+ * the engine process pool (`createEnginePool`, real media in child processes) and
+ * `FakeEngineHost` (`@mouthpiece/engine/testing`, in-memory, for control-plane tests).
+ */
+import type { AvatarInfo, IceServer, VoiceInfo } from '@mouthpiece/protocol';
+
+export interface EngineSessionOptions {
+  sessionId: string;
+  avatarId: string;
+  voiceId: string;
+  /** Speech speed multiplier in [0.5, 2.0]. */
+  voiceSpeed: number;
+}
+
+export interface TextChunk {
+  turnId: string;
+  text: string;
+  isFinal: boolean;
+}
+
+/** What the speech queue answered; decides the HTTP status (DESIGN §3.5). */
+export type QueueAnswer = 'queued' | 'discarded' | 'turn_final' | 'turn_playing' | 'queue_full';
+
+export interface AudioClip {
+  turnId: string;
+  /** The uploaded file's bytes (MP3 or WAV). */
+  audio: Uint8Array;
+  /** The `duration` form field, in seconds. */
+  declaredDurationSec: number;
+}
+
+export type SayAudioAnswer =
+  | { kind: 'queued'; decodedDurationSec: number }
+  | { kind: 'invalid_audio'; reason: string }
+  | { kind: 'discarded' }
+  | { kind: 'turn_playing' }
+  | { kind: 'turn_final' }
+  | { kind: 'queue_full' };
+
+export interface ViewerOffer {
+  /** 128-bit unguessable id chosen by the control plane; the WHEP resource path carries it. */
+  viewerId: string;
+  offerSdp: string;
+  /** ICE servers the engine's peer may use (normally none: its host candidates are the relay's peer). */
+  iceServers: IceServer[];
+}
+
+export interface ViewerAnswer {
+  answerSdp: string;
+}
+
+export type EngineEvent =
+  | { type: 'speakingStart'; sessionId: string; turnId: string }
+  | { type: 'speakingEnd'; sessionId: string; turnId: string; interrupted: boolean }
+  | { type: 'viewerConnected'; sessionId: string; viewerId: string }
+  | { type: 'viewerDisconnected'; sessionId: string; viewerId: string }
+  /** The session's media failed (its engine process died, or its pipeline threw). */
+  | { type: 'sessionFailed'; sessionId: string; message: string };
+
+export interface EngineCatalog {
+  avatars: AvatarInfo[];
+  voices: VoiceInfo[];
+  defaultVoiceId: string;
+}
+
+/** Error codes an EngineHost may reject with (as `EngineError`). */
+export type EngineErrorCode =
+  | 'unknown_session'
+  | 'unknown_viewer'
+  | 'unsupported_offer'
+  | 'invalid_request'
+  | 'engine_unavailable'
+  | 'internal';
+
+export class EngineError extends Error {
+  readonly code: EngineErrorCode;
+  constructor(code: EngineErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EngineError';
+    this.code = code;
+  }
+}
+
+export interface EngineStats {
+  kind: string;
+  processes: number;
+  sessions: number;
+}
+
+export interface EngineHost {
+  /** Avatars and voices this engine can serve; fixed for the engine's lifetime. */
+  catalog(): EngineCatalog;
+  createSession(opts: EngineSessionOptions): Promise<void>;
+  sayText(sessionId: string, chunk: TextChunk): Promise<QueueAnswer>;
+  sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer>;
+  /** Stops speech within one frame and clears the queue; resolves when done (also when idle). */
+  interrupt(sessionId: string): Promise<void>;
+  /** Answers a WHEP offer; a new viewer replaces the session's previous one. */
+  connectViewer(sessionId: string, offer: ViewerOffer): Promise<ViewerAnswer>;
+  /** Trickle ICE: an `application/trickle-ice-sdpfrag` body. */
+  addIceCandidates(sessionId: string, viewerId: string, sdpFragment: string): Promise<void>;
+  disconnectViewer(sessionId: string, viewerId: string): Promise<void>;
+  /** Releases every resource of the session; idempotent; tells the viewer `sessionEnded`. */
+  closeSession(sessionId: string, reason: string): Promise<void>;
+  /** Subscribes to engine events; returns the unsubscribe function. */
+  onEvent(listener: (event: EngineEvent) => void): () => void;
+  stats(): EngineStats;
+  /** Closes every session and engine process; idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,58 @@
+/** WebRTC data channel contract (DESIGN §3.15). Label `events`, ordered, reliable, JSON text. */
+export const DATA_CHANNEL_LABEL = 'events';
+export const DATA_CHANNEL_PROTOCOL = 1;
+
+export type ServerMessage =
+  | { type: 'hello'; sessionId: string; protocol: number }
+  | { type: 'speakingStart'; turnId: string }
+  | { type: 'speakingEnd'; turnId: string; interrupted: boolean }
+  | { type: 'word'; turnId: string; text: string; startMs: number; endMs: number }
+  | { type: 'sessionEnded'; reason: string };
+
+export type ClientMessage = { type: 'ready' };
+
+/** Parses a data-channel message; unknown or malformed messages give undefined (and are ignored). */
+export function parseServerMessage(raw: unknown): ServerMessage | undefined {
+  const m = parseObject(raw);
+  if (!m) return undefined;
+  switch (m['type']) {
+    case 'hello':
+      return typeof m['sessionId'] === 'string' && typeof m['protocol'] === 'number'
+        ? { type: 'hello', sessionId: m['sessionId'], protocol: m['protocol'] }
+        : undefined;
+    case 'speakingStart':
+      return typeof m['turnId'] === 'string' ? { type: 'speakingStart', turnId: m['turnId'] } : undefined;
+    case 'speakingEnd':
+      return typeof m['turnId'] === 'string'
+        ? { type: 'speakingEnd', turnId: m['turnId'], interrupted: m['interrupted'] === true }
+        : undefined;
+    case 'word':
+      return typeof m['turnId'] === 'string' &&
+        typeof m['text'] === 'string' &&
+        typeof m['startMs'] === 'number' &&
+        typeof m['endMs'] === 'number'
+        ? { type: 'word', turnId: m['turnId'], text: m['text'], startMs: m['startMs'], endMs: m['endMs'] }
+        : undefined;
+    case 'sessionEnded':
+      return { type: 'sessionEnded', reason: typeof m['reason'] === 'string' ? m['reason'] : 'unknown' };
+    default:
+      return undefined;
+  }
+}
+
+export function parseClientMessage(raw: unknown): ClientMessage | undefined {
+  const m = parseObject(raw);
+  return m && m['type'] === 'ready' ? { type: 'ready' } : undefined;
+}
+
+function parseObject(raw: unknown): Record<string, unknown> | undefined {
+  let v: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}

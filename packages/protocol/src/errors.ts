@@ -1,0 +1,107 @@
+/**
+ * Stable server error codes. Never reuse or rename a code: clients branch on them.
+ * Each code has exactly one HTTP status (ERROR_STATUS) and a default message (ERROR_MESSAGE).
+ */
+export const ErrorCode = {
+  INVALID_CREDENTIAL: 'INVALID_CREDENTIAL',
+  CREDENTIAL_FORBIDDEN: 'CREDENTIAL_FORBIDDEN',
+  INVALID_TOKEN: 'INVALID_TOKEN',
+  FORBIDDEN: 'FORBIDDEN',
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  SESSION_ENDED: 'SESSION_ENDED',
+  TEXT_REQUIRED: 'TEXT_REQUIRED',
+  TEXT_TOO_LONG: 'TEXT_TOO_LONG',
+  INVALID_AUDIO: 'INVALID_AUDIO',
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  UNKNOWN_AVATAR: 'UNKNOWN_AVATAR',
+  UNKNOWN_VOICE: 'UNKNOWN_VOICE',
+  NOT_FOUND: 'NOT_FOUND',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  TURN_FINAL: 'TURN_FINAL',
+  TURN_PLAYING: 'TURN_PLAYING',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  UNSUPPORTED_OFFER: 'UNSUPPORTED_OFFER',
+  RATE_LIMITED: 'RATE_LIMITED',
+  SESSION_LIMIT: 'SESSION_LIMIT',
+  QUEUE_FULL: 'QUEUE_FULL',
+  INTERNAL: 'INTERNAL',
+  ENGINE_UNAVAILABLE: 'ENGINE_UNAVAILABLE',
+  SERVER_BUSY: 'SERVER_BUSY',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** The HTTP status of every code. A missing code is a compile error. */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  INVALID_CREDENTIAL: 401,
+  CREDENTIAL_FORBIDDEN: 403,
+  INVALID_TOKEN: 401,
+  FORBIDDEN: 403,
+  SESSION_NOT_FOUND: 404,
+  SESSION_ENDED: 410,
+  TEXT_REQUIRED: 400,
+  TEXT_TOO_LONG: 400,
+  INVALID_AUDIO: 400,
+  INVALID_REQUEST: 400,
+  UNKNOWN_AVATAR: 400,
+  UNKNOWN_VOICE: 400,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  TURN_FINAL: 409,
+  TURN_PLAYING: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  // 422, not 400 or 406: generic WHEP players change mode on those two (DESIGN §3.9).
+  UNSUPPORTED_OFFER: 422,
+  RATE_LIMITED: 429,
+  SESSION_LIMIT: 429,
+  QUEUE_FULL: 429,
+  INTERNAL: 500,
+  ENGINE_UNAVAILABLE: 503,
+  SERVER_BUSY: 503,
+};
+
+/** Default messages; the spec's exact wording where the spec gives one. */
+export const ERROR_MESSAGE: Record<ErrorCode, string> = {
+  INVALID_CREDENTIAL: 'Invalid or expired session credential',
+  CREDENTIAL_FORBIDDEN: 'Session credential is not authorized for this operation',
+  INVALID_TOKEN: 'Invalid or expired token',
+  FORBIDDEN: 'Insufficient permissions',
+  SESSION_NOT_FOUND: 'Session not found',
+  SESSION_ENDED: 'Session ended',
+  TEXT_REQUIRED: 'Text is required',
+  TEXT_TOO_LONG: 'Text is too long',
+  INVALID_AUDIO: 'Invalid audio file',
+  INVALID_REQUEST: 'Bad request',
+  UNKNOWN_AVATAR: 'Unknown avatarId (see GET /v1/avatars)',
+  UNKNOWN_VOICE: 'Unknown voiceConfig.id (see GET /v1/voices)',
+  NOT_FOUND: 'Not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed',
+  TURN_FINAL: 'Turn is already final',
+  TURN_PLAYING: 'Turn is already playing',
+  PAYLOAD_TOO_LARGE: 'Payload too large',
+  UNSUPPORTED_MEDIA_TYPE: 'Unsupported media type',
+  UNSUPPORTED_OFFER: 'The SDP offer has no codec the server can send',
+  RATE_LIMITED: 'Too many requests',
+  SESSION_LIMIT: 'Too many concurrent sessions for this credential',
+  QUEUE_FULL: 'Speech queue is full',
+  INTERNAL: 'Internal server error',
+  ENGINE_UNAVAILABLE: 'Media engine unavailable',
+  SERVER_BUSY: 'Server is at capacity',
+};
+
+/** Whether a caller may retry a request that failed with this HTTP status. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** The error body of every non-2xx answer. */
+export interface ErrorBody {
+  success: false;
+  error: string;
+  code: ErrorCode;
+}
+
+export function errorBody(code: ErrorCode, message?: string): ErrorBody {
+  return { success: false, error: message ?? ERROR_MESSAGE[code], code };
+}

@@ -1,0 +1,107 @@
+/**
+ * Request and response schemas of the /v1 API. One schema = validation (server) + types
+ * (server and client) + OpenAPI. Unknown fields are allowed and ignored.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { ErrorCode } from './errors.js';
+import { MAX_VOICE_SPEED, MIN_VOICE_SPEED } from './limits.js';
+
+export const ErrorResponse = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.String(),
+    code: Type.Union(Object.values(ErrorCode).map((c) => Type.Literal(c))),
+  },
+  { $id: 'ErrorResponse' },
+);
+
+export const SuccessResponse = Type.Object({ success: Type.Literal(true) });
+export type SuccessResponse = Static<typeof SuccessResponse>;
+
+export const CreateSessionBody = Type.Object({
+  visualConfig: Type.Object({
+    avatarId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    /** Accepted as an alias of avatarId (DESIGN §3.1). */
+    id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  }),
+  voiceConfig: Type.Optional(
+    Type.Object({
+      id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+      speed: Type.Optional(Type.Number({ minimum: MIN_VOICE_SPEED, maximum: MAX_VOICE_SPEED })),
+    }),
+  ),
+});
+export type CreateSessionBody = Static<typeof CreateSessionBody>;
+
+export const CreateSessionResponse = Type.Object({
+  success: Type.Literal(true),
+  sessionId: Type.String(),
+  token: Type.String(),
+});
+export type CreateSessionResponse = Static<typeof CreateSessionResponse>;
+
+export const IceServer = Type.Object({
+  urls: Type.Array(Type.String()),
+  username: Type.Optional(Type.String()),
+  credential: Type.Optional(Type.String()),
+});
+export type IceServer = Static<typeof IceServer>;
+
+export const InitClientResponse = Type.Object({
+  success: Type.Literal(true),
+  whepUrl: Type.String(),
+  turn: Type.Object({
+    url: Type.String({ description: 'TURN host (the client builds URLs on ports 80/443 from it)' }),
+    username: Type.String(),
+    credential: Type.String(),
+    urls: Type.Array(Type.String(), { description: 'Full TURN URLs with the ports really in use' }),
+  }),
+  iceServers: Type.Array(IceServer),
+  idleTimeoutMs: Type.Number(),
+  expiresAt: Type.String({ format: 'date-time' }),
+});
+export type InitClientResponse = Static<typeof InitClientResponse>;
+
+export const SayTextBody = Type.Object({
+  text: Type.Optional(Type.String()),
+  turnId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  isFinal: Type.Optional(Type.Boolean()),
+});
+export type SayTextBody = Static<typeof SayTextBody>;
+
+export const SayTextResponse = Type.Object({
+  success: Type.Literal(true),
+  turnId: Type.String(),
+  discarded: Type.Optional(Type.Boolean()),
+});
+export type SayTextResponse = Static<typeof SayTextResponse>;
+
+export const SayAudioResponse = Type.Object({
+  success: Type.Literal(true),
+  turnId: Type.String(),
+  decodedDuration: Type.Optional(Type.Number({ description: 'Seconds of audio actually decoded' })),
+  discarded: Type.Optional(Type.Boolean()),
+});
+export type SayAudioResponse = Static<typeof SayAudioResponse>;
+
+export const AvatarInfo = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  width: Type.Number(),
+  height: Type.Number(),
+  previewUrl: Type.Optional(Type.String()),
+});
+export type AvatarInfo = Static<typeof AvatarInfo>;
+
+export const VoiceInfo = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  language: Type.String(),
+  gender: Type.Union([Type.Literal('female'), Type.Literal('male'), Type.Literal('neutral')]),
+});
+export type VoiceInfo = Static<typeof VoiceInfo>;
+
+export const AvatarsResponse = Type.Object({ success: Type.Literal(true), avatars: Type.Array(AvatarInfo) });
+export const VoicesResponse = Type.Object({ success: Type.Literal(true), voices: Type.Array(VoiceInfo) });
+
+export const SessionIdParams = Type.Object({ sessionId: Type.String() });

@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+
+const src = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+
+// Unit and integration tests (node). Browser/e2e tests live in e2e/ and run in the test
+// network namespace through scripts/test.sh with their own config (e2e/vitest.config.ts).
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@mouthpiece/protocol': src('./packages/protocol/src/index.ts'),
+      '@mouthpiece/engine/host': src('./packages/engine/src/host/index.ts'),
+      '@mouthpiece/engine/testing': src('./packages/engine/src/testing/index.ts'),
+    },
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+});
