@@ -54,5 +54,7 @@ function parseObject(raw: unknown): Record<string, unknown> | undefined {
       return undefined;
     }
   }
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined;
 }

@@ -19,7 +19,7 @@ export class TypedEmitter<Events extends Record<string, unknown>> {
       set = new Set();
       this.#listeners.set(event, set);
     }
-    set.add(listener as Listener<never>);
+    set.add(listener);
     return () => this.off(event, listener);
   }
 
@@ -32,7 +32,7 @@ export class TypedEmitter<Events extends Record<string, unknown>> {
   }
 
   off<K extends keyof Events>(event: K, listener: Listener<Events[K]>): void {
-    this.#listeners.get(event)?.delete(listener as Listener<never>);
+    this.#listeners.get(event)?.delete(listener);
   }
 
   emit<K extends keyof Events>(event: K, payload: Events[K]): void {
