@@ -1,0 +1,31 @@
+/** What every route plugin receives: the app's dependencies, built once by `buildApp`. */
+import type { EngineHost } from '@mouthpiece/engine/host';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Metrics } from './metrics.js';
+import type { RateLimiter } from './sessions/rate-limiter.js';
+import type { SessionRegistry } from './sessions/session-registry.js';
+import type { TokenService } from './auth/tokens.js';
+import type { Stores } from './storage/ports.js';
+import type { TurnSettings } from './turn/credentials.js';
+
+export interface AppContext {
+  config: Readonly<Config>;
+  stores: Stores;
+  engine: EngineHost;
+  clock: Clock;
+  registry: SessionRegistry;
+  tokens: TokenService;
+  limiter: RateLimiter;
+  metrics: Metrics;
+  turn: TurnSettings;
+}
+
+export type AdminRoutesOptions = Pick<AppContext, 'stores' | 'registry' | 'config' | 'clock'>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's dependencies (decorated by buildApp). */
+    ctx: AppContext;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The app factory: every dependency comes in through `AppDeps`, so tests build the same app with
+ * memory stores, the fake engine and a manual clock.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import type { EngineHost } from '@mouthpiece/engine/host';
+import { ErrorResponse } from '@mouthpiece/protocol';
+import type { AppContext } from './app-types.js';
+import { TokenService } from './auth/tokens.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import { registerErrorHandling } from './errors.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { adminRoutes } from './routes/admin.js';
+import { catalogRoutes } from './routes/catalog.js';
+import { createSessionRoutes } from './routes/create-session.js';
+import { operationsRoutes } from './routes/operations.js';
+import { sessionControlRoutes } from './routes/session-control.js';
+import { sayAudioRoutes, sayTextRoutes } from './routes/speech.js';
+import { staticRoutes } from './routes/static-files.js';
+import { whepRoutes } from './routes/whep.js';
+import { RateLimiter } from './sessions/rate-limiter.js';
+import { SessionRegistry } from './sessions/session-registry.js';
+import type { Stores } from './storage/ports.js';
+import type { TurnSettings } from './turn/credentials.js';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  stores: Stores;
+  engine: EngineHost;
+  clock: Clock;
+  jwtSecret: string;
+  turn: TurnSettings;
+  /** Fastify logger option (pino options, an instance, or false). */
+  logger?: FastifyServerOptions['logger'];
+  metrics?: Metrics;
+}
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  '*.token',
+  '*.credential',
+  '*.secret',
+  'token',
+  'credential',
+  'secret',
+];
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: {
+      // URLs without query strings: the WHEP viewer token travels in the query.
+      req: (req: { method: string; url: string; ip?: string }) => ({
+        method: req.method,
+        url: req.url.split('?')[0],
+        remoteAddress: req.ip,
+      }),
+    },
+  };
+}
+
+const SESSION_ROUTE =
+  /^\/v1\/avatar-session\/[^/]+\/(init-client|say-text|say-audio|interrupt|keep-alive|end|whep)/;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? loggerOptions(deps.config.logLevel),
+    trustProxy: deps.config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    disableRequestLogging: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    routerOptions: { maxParamLength: 200 },
+  });
+  const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
+  const registry = new SessionRegistry({
+    stores: deps.stores,
+    engine: deps.engine,
+    clock: deps.clock,
+    config: deps.config,
+    log: app.log,
+    metrics,
+  });
+  const ctx: AppContext = {
+    config: deps.config,
+    stores: deps.stores,
+    engine: deps.engine,
+    clock: deps.clock,
+    registry,
+    tokens: new TokenService(deps.jwtSecret, deps.clock),
+    limiter: new RateLimiter(deps.clock),
+    metrics,
+    turn: deps.turn,
+  };
+  app.decorate('ctx', ctx);
+  app.addHook('onClose', async () => {
+    await registry.close();
+  });
+
+  registerErrorHandling(app);
+  app.addSchema(ErrorResponse);
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    metrics.requestDuration.observe(
+      { route, method: req.method, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
+
+  const anyOrigin = deps.config.corsOrigins === '*';
+  await app.register(cors, {
+    delegator: (req, cb) => {
+      const url = req.url ?? '';
+      const open = anyOrigin || SESSION_ROUTE.test(url);
+      cb(null, {
+        origin: open ? true : (deps.config.corsOrigins as string[]),
+        methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match'],
+        exposedHeaders: ['Location', 'Link', 'ETag', 'Accept-Patch', 'Retry-After'],
+        maxAge: 600,
+      });
+    },
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Mouthpiece avatar-session API',
+        version: '1.0.0',
+        description: 'Self-hosted real-time talking avatars. Error bodies: {success:false, error, code}.',
+      },
+      components: {
+        securitySchemes: {
+          KS: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'KS <session credential>' },
+          Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+    },
+  });
+
+  await app.register(createSessionRoutes, { ctx });
+  await app.register(sessionControlRoutes, { ctx });
+  await app.register(sayTextRoutes, { ctx });
+  await app.register(sayAudioRoutes, { ctx });
+  await app.register(whepRoutes, { ctx });
+  await app.register(catalogRoutes, { ctx });
+  await app.register(operationsRoutes, { ctx });
+  await app.register(adminRoutes, {
+    prefix: '/admin/v1',
+    stores: deps.stores,
+    registry,
+    config: deps.config,
+    clock: deps.clock,
+  });
+  await app.register(staticRoutes);
+  app.get('/v1/openapi.json', { schema: { hide: true } }, () => Promise.resolve(app.swagger()));
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,55 @@
+/**
+ * Session JWTs (DESIGN §3.13): HS256 pinned, issuer, audience, required claims, injected clock.
+ * exp = creation + max duration + retention, so an ended session answers 410 through retention.
+ */
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import type { Clock } from '../clock.js';
+
+export const TOKEN_ISSUER = 'mouthpiece';
+export const TOKEN_AUDIENCE = 'mouthpiece-session';
+
+export interface SessionClaims {
+  sessionId: string;
+  credentialId: string;
+}
+
+export class TokenService {
+  readonly #key: Uint8Array;
+  readonly #clock: Clock;
+
+  constructor(secret: string, clock: Clock) {
+    this.#key = new TextEncoder().encode(secret);
+    this.#clock = clock;
+  }
+
+  async issue(claims: SessionClaims, lifetimeMs: number): Promise<string> {
+    const nowSec = Math.floor(this.#clock.now() / 1000);
+    return new SignJWT({ sid: claims.sessionId })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .setSubject(claims.credentialId)
+      .setJti(randomUUID())
+      .setIssuedAt(nowSec)
+      .setExpirationTime(nowSec + Math.ceil(lifetimeMs / 1000))
+      .sign(this.#key);
+  }
+
+  /** The claims of a valid token, or undefined (bad signature, expired, wrong alg/iss/aud, missing claims). */
+  async verify(token: string): Promise<SessionClaims | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.#key, {
+        algorithms: ['HS256'],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        requiredClaims: ['sid', 'sub', 'jti', 'iat', 'exp'],
+        currentDate: new Date(this.#clock.now()),
+      });
+      if (typeof payload['sid'] !== 'string' || typeof payload.sub !== 'string') return undefined;
+      return { sessionId: payload['sid'], credentialId: payload.sub };
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+/** Prometheus metrics of one app instance (its own registry, so tests don't share counters). */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  sessionsActive: Gauge;
+  sessionsCreated: Counter;
+  sessionsEnded: Counter<'reason'>;
+  requestDuration: Histogram<'route' | 'method' | 'status'>;
+  rateLimited: Counter<'scope'>;
+  engineFailures: Counter;
+}
+
+export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'mouthpiece_' });
+  return {
+    registry,
+    sessionsActive: new Gauge({
+      name: 'mouthpiece_sessions_active',
+      help: 'Active sessions',
+      registers: [registry],
+    }),
+    sessionsCreated: new Counter({
+      name: 'mouthpiece_sessions_created_total',
+      help: 'Sessions created',
+      registers: [registry],
+    }),
+    sessionsEnded: new Counter({
+      name: 'mouthpiece_sessions_ended_total',
+      help: 'Sessions ended, by reason',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'mouthpiece_http_request_duration_seconds',
+      help: 'HTTP request duration by route, method and status',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'mouthpiece_rate_limited_total',
+      help: 'Requests rejected by rate limits, by scope',
+      labelNames: ['scope'],
+      registers: [registry],
+    }),
+    engineFailures: new Counter({
+      name: 'mouthpiece_engine_session_failures_total',
+      help: 'Sessions ended because their media failed',
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,47 @@
+/** POST /v1/avatar-session (and /create): a backend with a KS credential creates a session. */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { CreateSessionBody, CreateSessionResponse, ErrorResponse } from '@mouthpiece/protocol';
+import type { AppContext } from '../app-types.js';
+import { authenticateCredential } from '../auth/credentials.js';
+import { limitCredential } from '../auth/session-guard.js';
+import { ApiError } from '../errors.js';
+import { Permission } from '../storage/ports.js';
+
+export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const schema = {
+    tags: ['session'],
+    summary: 'Create an avatar session',
+    security: [{ KS: [] }],
+    body: CreateSessionBody,
+    response: { 200: CreateSessionResponse, '4xx': ErrorResponse, '5xx': ErrorResponse },
+  };
+  for (const url of ['/v1/avatar-session', '/v1/avatar-session/create']) {
+    r.post(url, { schema }, async (req) => {
+      const credential = authenticateCredential(
+        req,
+        ctx.stores.credentials,
+        ctx.clock.now(),
+        Permission.SESSION_CREATE,
+      );
+      limitCredential(ctx, credential.id, credential.limits.requestsPerSecond);
+      const catalog = ctx.engine.catalog();
+      const avatarId = req.body.visualConfig.avatarId ?? req.body.visualConfig.id;
+      if (!avatarId)
+        throw new ApiError('INVALID_REQUEST', 'Invalid field "visualConfig.avatarId": is required');
+      if (!catalog.avatars.some((a) => a.id === avatarId)) throw new ApiError('UNKNOWN_AVATAR');
+      const voiceId = req.body.voiceConfig?.id ?? catalog.defaultVoiceId;
+      if (!catalog.voices.some((v) => v.id === voiceId)) throw new ApiError('UNKNOWN_VOICE');
+      const record = await ctx.registry.create({
+        credential,
+        avatarId,
+        voiceId,
+        voiceSpeed: req.body.voiceConfig?.speed ?? 1,
+      });
+      const lifetimeMs = record.expiresAt - record.createdAt + ctx.config.endedRetentionMs;
+      const token = await ctx.tokens.issue({ sessionId: record.id, credentialId: credential.id }, lifetimeMs);
+      return { success: true as const, sessionId: record.id, token };
+    });
+  }
+};

@@ -1,0 +1,95 @@
+/**
+ * init-client, interrupt, keep-alive and end. Their body and its Content-Type are ignored
+ * (spec clients send `{}` or nothing), so this plugin accepts any body and discards it.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  ErrorResponse,
+  InitClientResponse,
+  SessionIdParams,
+  SuccessResponse,
+  EndReason,
+} from '@mouthpiece/protocol';
+import type { AppContext } from '../app-types.js';
+import { authorizeSession } from '../auth/session-guard.js';
+import { turnForSession } from '../turn/credentials.js';
+import { engineCall } from './engine-call.js';
+
+const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
+
+export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, _body, done) =>
+    done(null, undefined),
+  );
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const base = { tags: ['session'], security: [{ Bearer: [] }], params: SessionIdParams };
+
+  r.post(
+    '/v1/avatar-session/:sessionId/init-client',
+    {
+      schema: {
+        ...base,
+        summary: 'Streaming configuration for the client',
+        response: { 200: InitClientResponse, ...errors },
+      },
+    },
+    async (req) => {
+      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      ctx.registry.touch(s.id);
+      const turn = turnForSession(ctx.turn, s.id, s.expiresAt);
+      return {
+        success: true as const,
+        whepUrl: `${ctx.config.publicUrl}/v1/avatar-session/${s.id}/whep?vt=${s.viewerToken}`,
+        turn: { url: turn.url, username: turn.username, credential: turn.credential, urls: turn.urls },
+        iceServers: turn.iceServers,
+        idleTimeoutMs: ctx.config.idleTimeoutMs,
+        expiresAt: new Date(s.expiresAt).toISOString(),
+      };
+    },
+  );
+
+  r.post(
+    '/v1/avatar-session/:sessionId/interrupt',
+    {
+      schema: {
+        ...base,
+        summary: 'Stop speaking now and clear the queue',
+        response: { 200: SuccessResponse, ...errors },
+      },
+    },
+    async (req) => {
+      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      ctx.registry.touch(s.id);
+      await engineCall(() => ctx.engine.interrupt(s.id));
+      return { success: true as const };
+    },
+  );
+
+  r.post(
+    '/v1/avatar-session/:sessionId/keep-alive',
+    {
+      schema: {
+        ...base,
+        summary: 'Keep the session alive (every 10 s)',
+        response: { 200: SuccessResponse, ...errors },
+      },
+    },
+    async (req) => {
+      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      ctx.registry.touch(s.id);
+      return { success: true as const };
+    },
+  );
+
+  r.post(
+    '/v1/avatar-session/:sessionId/end',
+    { schema: { ...base, summary: 'End the session', response: { 200: SuccessResponse, ...errors } } },
+    async (req) => {
+      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      await ctx.registry.end(s.id, EndReason.ENDED_BY_CLIENT);
+      return { success: true as const };
+    },
+  );
+};

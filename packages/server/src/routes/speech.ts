@@ -1,0 +1,155 @@
+/** say-text (JSON) and say-audio (multipart): queue speech; the speech queue's answer picks the status. */
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  ErrorResponse,
+  SayAudioResponse,
+  SayTextBody,
+  SayTextResponse,
+  SessionIdParams,
+} from '@mouthpiece/protocol';
+import type { QueueAnswer } from '@mouthpiece/engine/host';
+import type { AppContext } from '../app-types.js';
+import { authorizeSession } from '../auth/session-guard.js';
+import { ApiError } from '../errors.js';
+import { engineCall } from './engine-call.js';
+
+const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
+const base = { tags: ['speech'], security: [{ Bearer: [] }], params: SessionIdParams };
+const TEXT_BODY_LIMIT = 256 * 1024;
+
+/** Throws for the queue answers that are errors; returns whether the chunk was discarded. */
+function checkAnswer(answer: QueueAnswer | 'invalid_audio'): boolean {
+  switch (answer) {
+    case 'queued':
+      return false;
+    case 'discarded':
+      return true;
+    case 'turn_final':
+      throw new ApiError('TURN_FINAL');
+    case 'turn_playing':
+      throw new ApiError('TURN_PLAYING');
+    case 'queue_full':
+      throw new ApiError('QUEUE_FULL', undefined, { 'Retry-After': '1' });
+    case 'invalid_audio':
+      throw new ApiError('INVALID_AUDIO');
+  }
+}
+
+export const sayTextRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.post(
+    '/v1/avatar-session/:sessionId/say-text',
+    {
+      bodyLimit: TEXT_BODY_LIMIT,
+      schema: {
+        ...base,
+        summary: 'Speak text (streamed chunks share a turnId)',
+        body: SayTextBody,
+        response: { 200: SayTextResponse, ...errors },
+      },
+      preValidation: (req, _reply, done) => {
+        req.body ??= {};
+        done();
+      },
+    },
+    async (req) => {
+      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      const { text, isFinal = true } = req.body;
+      const turnId = req.body.turnId ?? randomUUID();
+      if (text === undefined || text.trim() === '') throw new ApiError('TEXT_REQUIRED');
+      const limit = ctx.stores.credentials.get(s.credentialId)?.limits.maxTextLength ?? Infinity;
+      if (text.length > limit)
+        throw new ApiError('TEXT_TOO_LONG', `Text is too long (at most ${limit} characters per call)`);
+      ctx.registry.touch(s.id);
+      const answer = await engineCall(() => ctx.engine.sayText(s.id, { turnId, text, isFinal }));
+      const discarded = checkAnswer(answer);
+      if (!discarded) ctx.stores.usage.add(s.credentialId, { charactersSpoken: text.length });
+      return discarded ? { success: true as const, turnId, discarded } : { success: true as const, turnId };
+    },
+  );
+};
+
+interface AudioForm {
+  audio: Buffer | undefined;
+  turnId: string | undefined;
+  duration: string | undefined;
+}
+
+async function readAudioForm(req: FastifyRequest): Promise<AudioForm> {
+  if (!req.isMultipart()) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Expected multipart/form-data');
+  const form: AudioForm = { audio: undefined, turnId: undefined, duration: undefined };
+  for await (const part of req.parts()) {
+    if (part.type === 'file') {
+      const bytes = await part.toBuffer();
+      if (part.fieldname === 'audio' || (form.audio === undefined && part.fieldname !== 'turnId'))
+        form.audio = bytes;
+    } else if (part.fieldname === 'turnId' || part.fieldname === 'duration') {
+      form[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+    }
+  }
+  return form;
+}
+
+export const sayAudioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  await app.register(multipart, {
+    limits: { fileSize: ctx.config.maxAudioBytes, files: 1, fields: 10, parts: 12, fieldSize: 1024 },
+    throwFileSizeLimit: true,
+  });
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.post(
+    '/v1/avatar-session/:sessionId/say-audio',
+    {
+      schema: {
+        ...base,
+        summary: 'Speak an uploaded MP3 or WAV (multipart: audio, turnId, duration)',
+        consumes: ['multipart/form-data'],
+        response: { 200: SayAudioResponse, ...errors },
+      },
+    },
+    async (req) => {
+      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      const form = await readAudioForm(req);
+      if (!form.audio)
+        throw new ApiError('INVALID_AUDIO', 'Invalid audio file: the form has no "audio" file');
+      if (!form.turnId || form.turnId.length > 128)
+        throw new ApiError('INVALID_REQUEST', 'Invalid field "turnId": is required');
+      const declared = Number(form.duration);
+      if (form.duration === undefined || !/^\s*\d*\.?\d+\s*$/.test(form.duration) || !(declared > 0)) {
+        throw new ApiError(
+          'INVALID_REQUEST',
+          'Invalid field "duration": must be a positive number of seconds',
+        );
+      }
+      ctx.registry.touch(s.id);
+      const answer = await engineCall(() =>
+        ctx.engine.sayAudio(s.id, {
+          turnId: form.turnId!,
+          audio: new Uint8Array(form.audio!),
+          declaredDurationSec: declared,
+        }),
+      );
+      if (answer.kind === 'invalid_audio') {
+        req.log.debug({ reason: answer.reason }, 'audio rejected');
+        throw new ApiError('INVALID_AUDIO', `Invalid audio file: ${answer.reason}`);
+      }
+      const discarded = checkAnswer(answer.kind);
+      if (discarded) return { success: true as const, turnId: form.turnId, discarded };
+      const decoded = answer.kind === 'queued' ? answer.decodedDurationSec : declared;
+      if (Math.abs(decoded - declared) > 0.1 * declared) {
+        req.log.warn(
+          { sessionId: s.id, declared, decoded },
+          'declared audio duration differs from the decoded one',
+        );
+      }
+      ctx.stores.usage.add(s.credentialId, { audioSeconds: decoded });
+      return {
+        success: true as const,
+        turnId: form.turnId,
+        decodedDuration: Math.round(decoded * 1000) / 1000,
+      };
+    },
+  );
+};

@@ -1,0 +1,126 @@
+/**
+ * WHEP (draft-ietf-wish-whep) as DESIGN §3.9: POST an SDP offer → 201 + Location + answer;
+ * PATCH trickle candidates → 204; DELETE the resource → 200; OPTIONS for CORS. The viewer token
+ * in the whepUrl query (`vt`) wins over any Authorization header; PATCH and DELETE are authorized
+ * by the unguessable viewerId in the resource path.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ErrorResponse } from '@mouthpiece/protocol';
+import type { AppContext } from '../app-types.js';
+import { authorizeSession } from '../auth/session-guard.js';
+import { ApiError } from '../errors.js';
+import { newId } from '../sessions/session-registry.js';
+import { iceServerLinks, turnForSession } from '../turn/credentials.js';
+import { engineCall } from './engine-call.js';
+
+const SDP_LIMIT = 64 * 1024;
+const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
+
+export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    ['application/sdp', 'application/trickle-ice-sdpfrag'],
+    { parseAs: 'string', bodyLimit: SDP_LIMIT },
+    (_req, body, done) => done(null, body),
+  );
+  /** Which viewer of which session each WHEP resource is (viewerId → sessionId). */
+  const viewers = new Map<string, string>();
+  ctx.engine.onEvent((e) => {
+    if (e.type === 'viewerDisconnected') viewers.delete(e.viewerId);
+  });
+  ctx.registry.onEnded((sessionId) => {
+    for (const [v, sid] of viewers) if (sid === sessionId) viewers.delete(v);
+  });
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const params = Type.Object({ sessionId: Type.String() });
+  const resourceParams = Type.Object({ sessionId: Type.String(), viewerId: Type.String() });
+
+  r.post(
+    '/v1/avatar-session/:sessionId/whep',
+    {
+      schema: {
+        tags: ['whep'],
+        summary: 'WHEP: send an SDP offer, receive the answer',
+        params,
+        querystring: Type.Object({ vt: Type.Optional(Type.String()) }),
+        consumes: ['application/sdp'],
+        response: { 201: Type.String({ description: 'SDP answer' }), ...errors },
+      },
+    },
+    async (req, reply) => {
+      if (!isType(req.headers['content-type'], 'application/sdp')) {
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Expected Content-Type: application/sdp');
+      }
+      const s = await authorizeSession(ctx, req, req.params.sessionId, { viewerToken: req.query.vt });
+      const offerSdp = typeof req.body === 'string' ? req.body : '';
+      if (!offerSdp.trim().startsWith('v=0'))
+        throw new ApiError('INVALID_REQUEST', 'Body is not an SDP offer');
+      ctx.registry.touch(s.id);
+      const viewerId = newId();
+      const { answerSdp } = await engineCall(() =>
+        ctx.engine.connectViewer(s.id, { viewerId, offerSdp, iceServers: [] }),
+      );
+      for (const [v, sid] of viewers) if (sid === s.id) viewers.delete(v);
+      viewers.set(viewerId, s.id);
+      const turn = turnForSession(ctx.turn, s.id, s.expiresAt);
+      const links = iceServerLinks(turn);
+      if (links.length) void reply.header('Link', links);
+      return reply
+        .status(201)
+        .header('Content-Type', 'application/sdp')
+        .header('Location', `/v1/avatar-session/${s.id}/whep/${viewerId}`)
+        .header('ETag', `"${viewerId}"`)
+        .header('Accept-Patch', 'application/trickle-ice-sdpfrag')
+        .send(answerSdp);
+    },
+  );
+
+  const resource = async (sessionId: string, viewerId: string): Promise<void> => {
+    const record = ctx.registry.get(sessionId);
+    if (!record) throw new ApiError('SESSION_NOT_FOUND');
+    if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw new ApiError('SESSION_ENDED');
+    if (viewers.get(viewerId) !== sessionId) throw new ApiError('NOT_FOUND', 'No such WHEP resource');
+    return Promise.resolve();
+  };
+
+  r.patch(
+    '/v1/avatar-session/:sessionId/whep/:viewerId',
+    {
+      schema: {
+        tags: ['whep'],
+        summary: 'WHEP: trickle ICE candidates',
+        params: resourceParams,
+        consumes: ['application/trickle-ice-sdpfrag'],
+      },
+    },
+    async (req, reply) => {
+      if (!isType(req.headers['content-type'], 'application/trickle-ice-sdpfrag')) {
+        throw new ApiError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          'Expected Content-Type: application/trickle-ice-sdpfrag',
+        );
+      }
+      await resource(req.params.sessionId, req.params.viewerId);
+      const frag = typeof req.body === 'string' ? req.body : '';
+      await engineCall(() => ctx.engine.addIceCandidates(req.params.sessionId, req.params.viewerId, frag));
+      return reply.status(204).send();
+    },
+  );
+
+  r.delete(
+    '/v1/avatar-session/:sessionId/whep/:viewerId',
+    { schema: { tags: ['whep'], summary: 'WHEP: end this viewer', params: resourceParams } },
+    async (req, reply) => {
+      await resource(req.params.sessionId, req.params.viewerId);
+      viewers.delete(req.params.viewerId);
+      await engineCall(() => ctx.engine.disconnectViewer(req.params.sessionId, req.params.viewerId));
+      return reply.status(200).send({ success: true });
+    },
+  );
+};
+
+function isType(header: string | undefined, type: string): boolean {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase() === type;
+}
