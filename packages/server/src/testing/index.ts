@@ -1,0 +1,1 @@
+export { createTestApp, multipartBody, JWT_SECRET, type TestApp } from './test-app.js';
