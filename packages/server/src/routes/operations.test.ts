@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../testing/test-app.js';
+
+let t: TestApp;
+afterEach(async () => t?.close());
+
+describe('operations and discovery', () => {
+  it('healthz and readyz answer 200', async () => {
+    t = await createTestApp();
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().checks).toEqual({ storage: 'ok', engine: 'ok' });
+  });
+
+  it('metrics count sessions, ends by reason, request latency and rate-limit rejections', async () => {
+    t = await createTestApp({ limits: { requestsPerSecond: 1 } });
+    const { sessionId, token } = await t.createSession();
+    for (let i = 0; i < 4; i++) await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token);
+    t.clock.advance(5000);
+    await t.post(`/v1/avatar-session/${sessionId}/end`, token);
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toMatch(/^mouthpiece_sessions_created_total 1$/m);
+    expect(text).toMatch(/^mouthpiece_sessions_active 0$/m);
+    expect(text).toMatch(/^mouthpiece_sessions_ended_total\{reason="ended_by_client"\} 1$/m);
+    expect(text).toMatch(/mouthpiece_rate_limited_total\{scope="\w+"\} [1-9]/);
+    expect(text).toMatch(
+      /mouthpiece_http_request_duration_seconds_count\{route="\/v1\/avatar-session\/:sessionId\/keep-alive",method="POST",status="200"\} \d/,
+    );
+  });
+
+  it('the catalog lists avatars and voices with KS auth only', async () => {
+    t = await createTestApp();
+    const avatars = await t.app.inject({
+      method: 'GET',
+      url: '/v1/avatars',
+      headers: { authorization: `KS ${t.secret}` },
+    });
+    expect(avatars.json().avatars.map((a: { id: string }) => a.id)).toEqual(['amara', 'jonas', 'mei']);
+    const voices = await t.app.inject({
+      method: 'GET',
+      url: '/v1/voices',
+      headers: { authorization: `KS ${t.secret}` },
+    });
+    expect(voices.json().voices[0]).toEqual({
+      id: 'en-us-female',
+      name: expect.any(String),
+      language: 'en-US',
+      gender: 'female',
+    });
+    expect((await t.app.inject({ method: 'GET', url: '/v1/voices' })).statusCode).toBe(401);
+  });
+
+  it('the OpenAPI document lists every public route', async () => {
+    t = await createTestApp();
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(doc.openapi).toBe('3.0.3');
+    const paths = Object.keys(doc.paths);
+    for (const p of [
+      '/v1/avatar-session',
+      '/v1/avatar-session/create',
+      '/v1/avatar-session/{sessionId}/init-client',
+      '/v1/avatar-session/{sessionId}/say-text',
+      '/v1/avatar-session/{sessionId}/say-audio',
+      '/v1/avatar-session/{sessionId}/interrupt',
+      '/v1/avatar-session/{sessionId}/keep-alive',
+      '/v1/avatar-session/{sessionId}/end',
+      '/v1/avatar-session/{sessionId}/whep',
+      '/v1/avatar-session/{sessionId}/whep/{viewerId}',
+      '/v1/avatars',
+      '/v1/voices',
+    ]) {
+      expect(paths).toContain(p);
+    }
+    expect(
+      doc.paths['/v1/avatar-session/{sessionId}/say-text'].post.requestBody.content['application/json'].schema
+        .properties.isFinal.type,
+    ).toBe('boolean');
+  });
+
+  it('create routes follow MOUTHPIECE_CORS_ORIGINS; session routes allow any origin', async () => {
+    t = await createTestApp({ config: { corsOrigins: ['https://app.example.test'] } });
+    const pre = (url: string, origin: string) =>
+      t.app.inject({ method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': 'POST' } });
+    expect(
+      (await pre('/v1/avatar-session', 'https://app.example.test')).headers['access-control-allow-origin'],
+    ).toBe('https://app.example.test');
+    expect(
+      (await pre('/v1/avatar-session', 'https://evil.example.test')).headers['access-control-allow-origin'],
+    ).toBeUndefined();
+    expect(
+      (await pre('/v1/avatar-session/abc/keep-alive', 'https://evil.example.test')).headers[
+        'access-control-allow-origin'
+      ],
+    ).toBe('https://evil.example.test');
+  });
+});
