@@ -5,6 +5,13 @@ import type { EngineHost } from './types.js';
 export interface EnginePoolOptions {
   /** Number of engine child processes (default: one per core). */
   processes?: number;
+  videoWidth?: number;
+  videoHeight?: number;
+  fps?: number;
+  /** Extra avatar pack folders (the built-in packs are always loaded). */
+  avatarsDirs?: string[];
+  /** How long speech waits for the viewer's `ready` before playing anyway. */
+  readyTimeoutMs?: number;
 }
 
 export function createEnginePool(_opts: EnginePoolOptions = {}): Promise<EngineHost> {

@@ -1,4 +1,150 @@
-// Placeholder: replaced by the admin API (owned by S2).
-import type { FastifyPluginAsync } from 'fastify';
+/**
+ * Admin API under /admin/v1: `Bearer $MOUTHPIECE_ADMIN_TOKEN` (disabled when unset) or
+ * `KS <credential with admin>`. Credentials, active sessions, usage.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  DEFAULT_CREDENTIAL_RPS,
+  DEFAULT_MAX_SESSIONS_PER_CREDENTIAL,
+  DEFAULT_MAX_TEXT_LENGTH,
+  EndReason,
+} from '@mouthpiece/protocol';
+import type { AdminRoutesOptions } from '../app-types.js';
+import { safeEqual } from '../auth/credential-secret.js';
+import { authorizationValue, lookupCredential } from '../auth/credentials.js';
+import { createCredential, publicView } from '../cli/run.js';
+import { ApiError } from '../errors.js';
+import { Permission } from '../storage/ports.js';
 
-export const adminRoutes: FastifyPluginAsync<Record<string, unknown>> = async () => {};
+const CreateCredentialBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  permissions: Type.Optional(Type.Array(Type.Union([Type.Literal('session:create'), Type.Literal('admin')]))),
+  maxSessions: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxSessionDurationMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+  maxTextLength: Type.Optional(Type.Integer({ minimum: 1 })),
+  requestsPerSecond: Type.Optional(Type.Number({ minimum: 0 })),
+  expiresInMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+});
+
+export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, opts) => {
+  const { stores, registry, config, clock } = opts;
+  const authorize = (req: FastifyRequest): void => {
+    const bearer = authorizationValue(req, 'Bearer');
+    if (bearer !== undefined && config.adminToken !== undefined && safeEqual(bearer, config.adminToken))
+      return;
+    const ks = authorizationValue(req, 'KS');
+    const credential = ks ? lookupCredential(stores.credentials, ks, clock.now()) : undefined;
+    if (credential?.permissions.includes(Permission.ADMIN)) return;
+    if (credential)
+      throw new ApiError('CREDENTIAL_FORBIDDEN', 'This credential lacks the "admin" permission');
+    throw new ApiError(
+      'INVALID_CREDENTIAL',
+      'Admin access needs Bearer $MOUTHPIECE_ADMIN_TOKEN or KS <admin credential>',
+      {
+        'WWW-Authenticate': 'Bearer realm="mouthpiece-admin"',
+      },
+    );
+  };
+  app.addHook('onRequest', (req, _reply, done) => {
+    try {
+      authorize(req);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['admin'];
+  const idParams = Type.Object({ id: Type.String() });
+
+  r.post(
+    '/credentials',
+    {
+      schema: { tags, summary: 'Issue a credential (the secret is shown once)', body: CreateCredentialBody },
+    },
+    (req) => {
+      const b = req.body;
+      const { record, secret } = createCredential(
+        stores,
+        {
+          name: b.name,
+          permissions: (b.permissions ?? [Permission.SESSION_CREATE]) as Permission[],
+          maxSessions: b.maxSessions ?? DEFAULT_MAX_SESSIONS_PER_CREDENTIAL,
+          maxSessionDurationMs: b.maxSessionDurationMs ?? config.maxSessionDurationMs,
+          maxTextLength: b.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,
+          requestsPerSecond: b.requestsPerSecond ?? DEFAULT_CREDENTIAL_RPS,
+          expiresInMs: b.expiresInMs ?? null,
+        },
+        clock.now(),
+      );
+      return Promise.resolve({ success: true, credential: publicView(record), secret });
+    },
+  );
+
+  r.get('/credentials', { schema: { tags, summary: 'List credentials' } }, () =>
+    Promise.resolve({ success: true, credentials: stores.credentials.list().map(publicView) }),
+  );
+
+  r.post(
+    '/credentials/:id/revoke',
+    { schema: { tags, summary: 'Revoke a credential and end its sessions', params: idParams } },
+    async (req) => {
+      if (!stores.credentials.revoke(req.params.id, clock.now()))
+        throw new ApiError('NOT_FOUND', 'No such credential');
+      const endedSessions = await registry.endAllForCredential(req.params.id, EndReason.CREDENTIAL_REVOKED);
+      return { success: true, credential: publicView(stores.credentials.get(req.params.id)!), endedSessions };
+    },
+  );
+
+  r.get('/sessions', { schema: { tags, summary: 'Active sessions' } }, () =>
+    Promise.resolve({
+      success: true,
+      sessions: registry.listActive().map((s) => ({
+        sessionId: s.id,
+        credentialId: s.credentialId,
+        avatarId: s.avatarId,
+        voiceId: s.voiceId,
+        createdAt: new Date(s.createdAt).toISOString(),
+        expiresAt: new Date(s.expiresAt).toISOString(),
+      })),
+    }),
+  );
+
+  r.post(
+    '/sessions/:id/end',
+    { schema: { tags, summary: 'Force-end a session', params: idParams } },
+    async (req) => {
+      if (!registry.isActive(req.params.id)) {
+        throw registry.get(req.params.id) ? new ApiError('SESSION_ENDED') : new ApiError('SESSION_NOT_FOUND');
+      }
+      await registry.end(req.params.id, EndReason.ADMIN);
+      return { success: true };
+    },
+  );
+
+  r.get('/usage', { schema: { tags, summary: 'Usage per credential' } }, () =>
+    Promise.resolve({ success: true, usage: stores.usage.all() }),
+  );
+
+  r.get(
+    '/usage/:credentialId',
+    {
+      schema: {
+        tags,
+        summary: 'Usage of one credential',
+        params: Type.Object({ credentialId: Type.String() }),
+      },
+    },
+    (req) => {
+      if (!stores.credentials.get(req.params.credentialId))
+        throw new ApiError('NOT_FOUND', 'No such credential');
+      return Promise.resolve({
+        success: true,
+        credentialId: req.params.credentialId,
+        ...stores.usage.get(req.params.credentialId),
+      });
+    },
+  );
+};

@@ -1,0 +1,160 @@
+/**
+ * Managed coturn (DESIGN §5): a generated config (always `-c`, or Debian's /etc/turnserver.conf
+ * would be read too), TURN REST API auth with a shared secret, supervised: restarted with backoff
+ * if it dies, killed on close and when this process exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+
+export interface ManagedTurnOptions {
+  dataDir: string;
+  listeningIp: string;
+  relayIp: string;
+  port: number;
+  altPort?: number | undefined;
+  minPort: number;
+  maxPort: number;
+  realm: string;
+  secret: string;
+  allowLoopback: boolean;
+  logger: {
+    info(o: object, m: string): void;
+    warn(o: object, m: string): void;
+    error(o: object, m: string): void;
+  };
+  binary?: string;
+}
+
+export interface ManagedTurn {
+  ports: number[];
+  pid(): number | undefined;
+  close(): Promise<void>;
+}
+
+export function coturnConfig(o: ManagedTurnOptions, pidfile: string): string {
+  return [
+    `listening-ip=${o.listeningIp}`,
+    `relay-ip=${o.relayIp}`,
+    `listening-port=${o.port}`,
+    ...(o.altPort ? [`alt-listening-port=${o.altPort}`] : []),
+    `min-port=${o.minPort}`,
+    `max-port=${o.maxPort}`,
+    `realm=${o.realm}`,
+    'use-auth-secret',
+    `static-auth-secret=${o.secret}`,
+    'fingerprint',
+    'no-cli',
+    'no-tls',
+    'no-dtls',
+    'no-multicast-peers',
+    ...(o.allowLoopback ? ['allow-loopback-peers'] : []),
+    'log-file=stdout',
+    'simple-log',
+    `pidfile=${pidfile}`,
+    `userdb=${join(o.dataDir, 'turndb')}`,
+    '',
+  ].join('\n');
+}
+
+export async function startManagedTurn(o: ManagedTurnOptions): Promise<ManagedTurn> {
+  const dir = join(o.dataDir, 'coturn');
+  mkdirSync(dir, { recursive: true });
+  const pidfile = join(dir, 'turnserver.pid');
+  killStale(pidfile);
+  const confFile = join(dir, 'turnserver.conf');
+  writeFileSync(confFile, coturnConfig({ ...o, dataDir: dir }, pidfile), { mode: 0o600 });
+  let child: ChildProcess | undefined;
+  let closed = false;
+  let restarts = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
+  const killOnExit = (): void => {
+    child?.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+
+  const launch = (): ChildProcess => {
+    const c = spawn(o.binary ?? 'turnserver', ['-c', confFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    c.stdout?.resume();
+    c.stderr?.resume();
+    c.once('exit', (code, signal) => {
+      if (closed) return;
+      const delayMs = Math.min(30_000, 500 * 2 ** restarts++);
+      o.logger.warn({ code, signal, delayMs }, 'coturn exited; restarting');
+      restartTimer = setTimeout(() => {
+        child = launch();
+      }, delayMs);
+      restartTimer.unref();
+    });
+    return c;
+  };
+  child = launch();
+  await new Promise<void>((resolve, reject) => {
+    const failed = (err: Error): void => reject(new Error(`coturn failed to start: ${err.message}`));
+    child!.once('error', failed);
+    waitForPort(o.listeningIp, o.port, 5000)
+      .then(() => {
+        child!.off('error', failed);
+        resolve();
+      })
+      .catch(reject);
+  }).catch(async (err: unknown) => {
+    closed = true;
+    child?.kill('SIGKILL');
+    process.off('exit', killOnExit);
+    throw err;
+  });
+  o.logger.info({ pid: child.pid, port: o.port, altPort: o.altPort }, 'coturn started');
+  return {
+    ports: o.altPort ? [o.port, o.altPort] : [o.port],
+    pid: () => child?.pid,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clearTimeout(restartTimer);
+      process.off('exit', killOnExit);
+      const c = child;
+      if (c && c.exitCode === null && c.signalCode === null) {
+        const exited = new Promise<void>((r) => c.once('exit', () => r()));
+        c.kill('SIGTERM');
+        const timer = setTimeout(() => c.kill('SIGKILL'), 2000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(pidfile, { force: true });
+    },
+  };
+}
+
+function killStale(pidfile: string): void {
+  if (!existsSync(pidfile)) return;
+  const pid = Number(readFileSync(pidfile, 'utf8').trim());
+  if (Number.isInteger(pid) && pid > 1) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmd.includes('turnserver')) process.kill(pid, 'SIGKILL');
+    } catch {
+      // not running
+    }
+  }
+  rmSync(pidfile, { force: true });
+}
+
+async function waitForPort(host: string, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect({ host, port });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline)
+      throw new Error(`coturn did not listen on ${host}:${port} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
