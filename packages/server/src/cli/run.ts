@@ -138,6 +138,7 @@ function credentials(sub: string | undefined, args: string[], io: CliIo): number
         io.stdout(values.json ? JSON.stringify(c) + '\n' : `Revoked ${id}.\n`);
         return 0;
       }
+      case undefined:
       default:
         throw new UsageError(`unknown credentials command "${sub ?? ''}"`);
     }

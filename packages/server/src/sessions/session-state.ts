@@ -2,7 +2,8 @@
  * The server-side session state machine: (none) → active → ended. One `transition()` checks the
  * table; every other module asks it. Ended is final (then retention, then purge).
  */
-import { EndReason, SessionStatus } from '@mouthpiece/protocol';
+import type { SessionStatus } from '@mouthpiece/protocol';
+import { EndReason } from '@mouthpiece/protocol';
 
 export type SessionPhase = 'none' | SessionStatus;
 
