@@ -1,0 +1,13 @@
+/** One synthesized sentence on the 48 kHz media clock (sample positions relative to its start). */
+export interface SpeechSegment {
+  pcm: Int16Array;
+  sampleRateHz: 48000;
+  phonemes: Array<{ ipa: string; startSample: number }>;
+  words: Array<{ text: string; startSample: number; endSample: number }>;
+}
+
+export interface SynthesisRequest {
+  text: string;
+  voiceId: string;
+  speed: number;
+}
