@@ -1,0 +1,143 @@
+/**
+ * A mouth track: mouth parameters over a speech segment's 48 kHz timeline (notes §5): visemes from
+ * phoneme events, closures (A) and lip-bites (G) held ≥ 60 ms ending at their release, dominance
+ * blending with raised-cosine ramps of 40 ms (the notes measured 40–80 ms as working), targets leading the sound by 20 ms. Tabulated at
+ * 100 Hz so the media tick samples it in O(1).
+ */
+import { REST_MOUTH, Viseme, type MouthParams } from '../face-state.js';
+import { DOMINANCE, MOUTH_SHAPES, mixMouth } from './mouth-shapes.js';
+import { isStressed, visemeOf } from './visemes.js';
+
+export const LEAD_MS = 20;
+export const BLEND_MS = 40;
+export const MIN_CLOSURE_MS = 60;
+const TABLE_HZ = 100;
+
+export interface MouthTrack {
+  durationSamples: number;
+  at(sample: number): MouthParams;
+  visemeAt(sample: number): Viseme;
+  /** 0..1: how stressed the syllable sounding at this sample is. */
+  emphasisAt(sample: number): number;
+}
+
+interface Segment {
+  viseme: Viseme;
+  start: number; // ms
+  end: number; // ms
+  stressed: boolean;
+}
+
+export function buildMouthTrack(input: {
+  phonemes: ReadonlyArray<{ ipa: string; startSample: number }>;
+  totalSamples: number;
+  sampleRateHz?: number;
+}): MouthTrack {
+  const rate = input.sampleRateHz ?? 48_000;
+  const durationMs = (input.totalSamples / rate) * 1000;
+  const segs = segmentsOf(input.phonemes, rate, durationMs);
+  return tabulate(segs, input.totalSamples, rate, durationMs);
+}
+
+function segmentsOf(
+  phonemes: ReadonlyArray<{ ipa: string; startSample: number }>,
+  rate: number,
+  durationMs: number,
+): Segment[] {
+  const segs: Segment[] = [];
+  for (let i = 0; i < phonemes.length; i++) {
+    const p = phonemes[i]!;
+    const start = (p.startSample / rate) * 1000;
+    const end = i + 1 < phonemes.length ? (phonemes[i + 1]!.startSample / rate) * 1000 : durationMs;
+    if (end <= start) continue;
+    const viseme = visemeOf(p.ipa);
+    const last = segs.at(-1);
+    if (last && last.viseme === viseme && Math.abs(last.end - start) < 1) {
+      last.end = end;
+      last.stressed ||= isStressed(p.ipa);
+      continue;
+    }
+    segs.push({ viseme, start, end, stressed: isStressed(p.ipa) });
+  }
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i]!;
+    if ((s.viseme === Viseme.A || s.viseme === Viseme.G) && s.end - s.start < MIN_CLOSURE_MS) {
+      // espeak puts a stop's closure in the preceding phoneme: take that time back from it
+      s.start = Math.max(0, s.end - MIN_CLOSURE_MS);
+      for (let j = i - 1; j >= 0 && segs[j]!.end > s.start; j--)
+        segs[j]!.end = Math.max(segs[j]!.start, s.start);
+    }
+  }
+  // silence before the first and after the last sound
+  const first = segs[0]?.start ?? durationMs;
+  const last = segs.at(-1)?.end ?? 0;
+  const kept = segs.filter((s) => s.end > s.start);
+  return [
+    { viseme: Viseme.X, start: -1000, end: first, stressed: false },
+    ...kept,
+    { viseme: Viseme.X, start: last, end: durationMs + 1000, stressed: false },
+  ];
+}
+
+function ramp(t: number, start: number, end: number): number {
+  if (t >= start && t <= end) return 1;
+  const d = t < start ? start - t : t - end;
+  return d >= BLEND_MS ? 0 : 0.5 * (1 + Math.cos((Math.PI * d) / BLEND_MS));
+}
+
+function tabulate(segs: Segment[], totalSamples: number, rate: number, durationMs: number): MouthTrack {
+  const n = Math.max(1, Math.ceil((durationMs / 1000) * TABLE_HZ) + 1);
+  const mouths: MouthParams[] = new Array<MouthParams>(n);
+  const visemes: Viseme[] = new Array<Viseme>(n);
+  const emphasis = new Float32Array(n);
+  let from = 0;
+  for (let k = 0; k < n; k++) {
+    const t = (k * 1000) / TABLE_HZ + LEAD_MS; // the mouth shows now what sounds 20 ms later
+    while (from < segs.length && segs[from]!.end + BLEND_MS < t) from++;
+    const parts: Array<{ w: number; p: MouthParams }> = [];
+    let best: Segment | undefined;
+    let bestW = 0;
+    let emph = 0;
+    for (let i = from; i < segs.length && segs[i]!.start - BLEND_MS <= t; i++) {
+      const s = segs[i]!;
+      const r = ramp(t, s.start, s.end);
+      if (r <= 0) continue;
+      // closures and lip-bites are held for their whole interval: inside it they all but win
+      const hold = s.viseme === Viseme.A || s.viseme === Viseme.G ? 1 + 9 * r ** 4 : 1;
+      const w = DOMINANCE[s.viseme] * r * hold;
+      parts.push({ w, p: MOUTH_SHAPES[s.viseme] });
+      if (w > bestW) {
+        bestW = w;
+        best = s;
+      }
+      if (s.stressed) emph = Math.max(emph, r);
+    }
+    mouths[k] = parts.length ? mixMouth(parts) : { ...REST_MOUTH };
+    visemes[k] = best?.viseme ?? Viseme.X;
+    emphasis[k] = emph;
+  }
+  const indexOf = (sample: number): number =>
+    Math.min(n - 1, Math.max(0, Math.round((sample / rate) * TABLE_HZ)));
+  return {
+    durationSamples: totalSamples,
+    at(sample) {
+      const x = Math.min(n - 1, Math.max(0, (sample / rate) * TABLE_HZ));
+      const i = Math.floor(x);
+      const f = x - i;
+      const a = mouths[i]!;
+      const b = mouths[Math.min(n - 1, i + 1)]!;
+      if (f === 0 || a === b) return { ...a };
+      return mixMouth([
+        { w: 1 - f, p: a },
+        { w: f, p: b },
+      ]);
+    },
+    visemeAt: (sample) => visemes[indexOf(sample)]!,
+    emphasisAt: (sample) => emphasis[indexOf(sample)]!,
+  };
+}
+
+/** The sample at the centre of a video frame's interval: frame n covers [n, n+1)/fps. */
+export function frameCenterSample(frameIndex: number, fps: number, sampleRateHz = 48_000): number {
+  return Math.round(((frameIndex + 0.5) / fps) * sampleRateHz);
+}
