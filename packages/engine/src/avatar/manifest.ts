@@ -1,0 +1,71 @@
+/**
+ * The avatar pack manifest (`avatar.json`), as a TypeBox schema: validation with precise errors,
+ * and the types the renderer reads. See docs/avatars.md.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour like #a0522d' });
+const Fraction = (def: number) => Type.Number({ minimum: 0, maximum: 1, default: def });
+
+export const AvatarManifest = Type.Object({
+  id: Type.String({
+    pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
+    description: 'lower-case letters, digits and dashes',
+  }),
+  name: Type.String({ minLength: 1, maxLength: 80 }),
+  version: Type.Literal(1),
+  description: Type.Optional(Type.String({ maxLength: 500 })),
+  render: Type.Literal('vector'),
+  background: Type.Object({ top: Colour, bottom: Colour }),
+  skin: Type.Object({ tone: Colour, shadow: Colour, blush: Colour }),
+  face: Type.Object({
+    width: Fraction(0.5),
+    length: Fraction(0.5),
+    jaw: Fraction(0.5),
+    chin: Fraction(0.5),
+  }),
+  hair: Type.Object({
+    style: Type.Union(['afro', 'short', 'bob', 'long', 'bun', 'buzz', 'wavy'].map((s) => Type.Literal(s))),
+    color: Colour,
+    highlight: Colour,
+  }),
+  eyes: Type.Object({
+    iris: Colour,
+    shape: Type.Union([Type.Literal('round'), Type.Literal('almond')]),
+    size: Fraction(0.5),
+  }),
+  brows: Type.Object({ color: Colour, thickness: Fraction(0.5) }),
+  lips: Type.Object({ color: Colour, thickness: Fraction(0.5) }),
+  nose: Type.Object({ width: Fraction(0.5) }),
+  clothing: Type.Object({
+    style: Type.Union(['tshirt', 'collar', 'blazer', 'hoodie', 'turtleneck'].map((s) => Type.Literal(s))),
+    color: Colour,
+    accent: Colour,
+  }),
+  beard: Type.Object({
+    style: Type.Union([Type.Literal('none'), Type.Literal('stubble'), Type.Literal('full')]),
+    color: Colour,
+  }),
+  accessories: Type.Object({ glasses: Type.Boolean(), earrings: Type.Boolean() }),
+});
+export type AvatarManifest = Static<typeof AvatarManifest>;
+
+export class AvatarPackError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AvatarPackError';
+  }
+}
+
+/** Validates a parsed manifest; throws AvatarPackError naming the file and every problem. */
+export function validateManifest(value: unknown, file: string): AvatarManifest {
+  if (Value.Check(AvatarManifest, value)) return value;
+  const problems = [...Value.Errors(AvatarManifest, value)]
+    .slice(0, 8)
+    .map(
+      (e) =>
+        `${e.path ? e.path.slice(1).replace(/\//g, '.') : '(root)'} ${e.schema.description ? `must be ${e.schema.description}` : e.message.toLowerCase()}`,
+    );
+  throw new AvatarPackError(`${file}: ${[...new Set(problems)].join('; ')}`);
+}
