@@ -42,6 +42,8 @@ export type QueueEvent =
   | { type: 'audio'; turnId: string }
   /** A transcript chunk was added to an audio turn. */
   | { type: 'transcript'; turnId: string; text: string }
+  /** A turn became final (by isFinal, an audio clip, or auto-finalize): no more text will come. */
+  | { type: 'final'; turnId: string }
   /** The head turn is playable (final, nothing playing): call `startHead()`. */
   | { type: 'ready' }
   /** Interrupt cleared these turns (the playing one included). */
@@ -236,6 +238,7 @@ export class SpeechQueue<A = unknown> {
     this.#clock.clearTimeout(turn.timer);
     turn.timer = undefined;
     turn.final = true;
+    this.#emit({ type: 'final', turnId: turn.turnId });
     this.#emitReadyIfPlayable();
   }
 

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { hasDataChannel, offersCodec, parseSdpFragment, preferCodec } from './sdp.js';
+
+const OFFER = [
+  'v=0',
+  'm=audio 9 UDP/TLS/RTP/SAVPF 111 63',
+  'a=rtpmap:111 opus/48000/2',
+  'm=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99 45',
+  'a=rtpmap:96 H264/90000',
+  'a=rtpmap:97 rtx/90000',
+  'a=rtpmap:98 VP8/90000',
+  'a=rtpmap:99 rtx/90000',
+  'a=rtpmap:45 AV1/90000',
+  'm=application 9 UDP/DTLS/SCTP webrtc-datachannel',
+  '',
+].join('\r\n');
+
+describe('sdp', () => {
+  it('moves the preferred codec to the front of its m-line only', () => {
+    const out = preferCodec(OFFER, 'video', 'VP8');
+    expect(out).toContain('m=video 9 UDP/TLS/RTP/SAVPF 98 96 97 99 45');
+    expect(out).toContain('m=audio 9 UDP/TLS/RTP/SAVPF 111 63');
+    expect(preferCodec(OFFER, 'video', 'VP9')).toBe(OFFER);
+  });
+
+  it('finds codecs and data channels', () => {
+    expect(offersCodec(OFFER, 'video', 'vp8')).toBe(true);
+    expect(offersCodec(OFFER, 'audio', 'VP8')).toBe(false);
+    expect(hasDataChannel(OFFER)).toBe(true);
+    expect(hasDataChannel(OFFER.replace(/m=application.*\r\n/, ''))).toBe(false);
+  });
+
+  it('parses trickle fragments with their mids', () => {
+    const frag = [
+      'a=ice-ufrag:EsAw',
+      'a=ice-pwd:P2uYro0UCOQ4zxjKXaWCBui1',
+      'm=audio 9 RTP/AVP 0',
+      'a=mid:0',
+      'a=candidate:1387637174 1 udp 2122260223 127.0.0.2 61764 typ host generation 0',
+      'a=end-of-candidates',
+      '',
+    ].join('\r\n');
+    expect(parseSdpFragment(frag)).toEqual({
+      candidates: [
+        {
+          candidate: 'candidate:1387637174 1 udp 2122260223 127.0.0.2 61764 typ host generation 0',
+          sdpMid: '0',
+          sdpMLineIndex: null,
+        },
+      ],
+      endOfCandidates: true,
+    });
+  });
+});

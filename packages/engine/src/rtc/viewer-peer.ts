@@ -1,0 +1,178 @@
+/**
+ * One WHEP viewer: a libwebrtc peer that answers the viewer's offer with our audio and video
+ * tracks (VP8 preferred, Opus), after ICE gathering completes (so non-trickle players get every
+ * candidate), and carries the `events` data channel when the offer has one.
+ */
+import wrtc, {
+  type MediaStreamTrack,
+  type RTCDataChannel,
+  type RTCPeerConnection,
+  type RtcIceServer,
+} from '@roamhq/wrtc';
+import { DATA_CHANNEL_LABEL, parseClientMessage, type ServerMessage } from '@mouthpiece/protocol';
+import { EngineError } from '../host/types.js';
+import { hasDataChannel, hasMedia, offersCodec, parseSdpFragment, preferCodec } from './sdp.js';
+
+const GATHER_TIMEOUT_MS = 2000;
+
+export interface ViewerPeerEvents {
+  /** ICE/DTLS connected: media flows. */
+  onConnected(): void;
+  /** The viewer's first frame was decoded (`ready` on the data channel). */
+  onReady(): void;
+  /** The connection failed or closed from the far side. */
+  onDisconnected(): void;
+}
+
+export class ViewerPeer {
+  readonly viewerId: string;
+  readonly hasEvents: boolean;
+  readonly #pc: RTCPeerConnection;
+  readonly #tracks: MediaStreamTrack[];
+  #channel: RTCDataChannel | undefined;
+  #closed = false;
+  #connected = false;
+  #ready = false;
+
+  private constructor(
+    viewerId: string,
+    pc: RTCPeerConnection,
+    tracks: MediaStreamTrack[],
+    hasEvents: boolean,
+  ) {
+    this.viewerId = viewerId;
+    this.#pc = pc;
+    this.#tracks = tracks;
+    this.hasEvents = hasEvents;
+  }
+
+  static async answer(opts: {
+    viewerId: string;
+    sessionId: string;
+    offerSdp: string;
+    iceServers: RtcIceServer[];
+    video: MediaStreamTrack;
+    audio: MediaStreamTrack;
+    events: ViewerPeerEvents;
+  }): Promise<{ peer: ViewerPeer; answerSdp: string }> {
+    const { offerSdp } = opts;
+    if (!offerSdp.startsWith('v=0') || (!hasMedia(offerSdp, 'video') && !hasMedia(offerSdp, 'audio'))) {
+      opts.video.stop();
+      opts.audio.stop();
+      throw new EngineError('invalid_request', 'The offer is not an SDP offer with audio or video');
+    }
+    if (
+      hasMedia(offerSdp, 'video') &&
+      !offersCodec(offerSdp, 'video', 'VP8') &&
+      !offersCodec(offerSdp, 'video', 'VP9') &&
+      !offersCodec(offerSdp, 'video', 'AV1')
+    ) {
+      opts.video.stop();
+      opts.audio.stop();
+      throw new EngineError(
+        'unsupported_offer',
+        'The offer has no video codec the server can send (VP8, VP9 or AV1)',
+      );
+    }
+    const pc = new wrtc.RTCPeerConnection({ iceServers: opts.iceServers, bundlePolicy: 'max-bundle' });
+    const peer = new ViewerPeer(opts.viewerId, pc, [opts.video, opts.audio], hasDataChannel(offerSdp));
+    pc.ondatachannel = ({ channel }) => peer.#attachChannel(channel, opts.sessionId, opts.events);
+    const onState = (): void => {
+      const s = pc.connectionState;
+      if (s === 'connected' && !peer.#connected) {
+        peer.#connected = true;
+        opts.events.onConnected();
+      } else if ((s === 'failed' || s === 'closed') && !peer.#closed) {
+        opts.events.onDisconnected();
+      }
+    };
+    pc.onconnectionstatechange = onState;
+    try {
+      await pc.setRemoteDescription({ type: 'offer', sdp: preferCodec(offerSdp, 'video', 'VP8') });
+      for (const tr of pc.getTransceivers()) {
+        const kind = tr.receiver.track.kind;
+        await tr.sender.replaceTrack(kind === 'video' ? opts.video : opts.audio);
+        tr.direction = 'sendonly';
+      }
+      const answer = await pc.createAnswer();
+      await pc.setLocalDescription(answer);
+      await waitForGathering(pc);
+    } catch (err) {
+      peer.close();
+      if (err instanceof EngineError) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      throw /send parameters|codec/i.test(message)
+        ? new EngineError('unsupported_offer', `The offer cannot be answered: ${message}`)
+        : new EngineError('invalid_request', `The offer cannot be answered: ${message}`);
+    }
+    return { peer, answerSdp: pc.localDescription?.sdp ?? '' };
+  }
+
+  get connected(): boolean {
+    return this.#connected;
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  async addIceCandidates(fragment: string): Promise<void> {
+    const { candidates } = parseSdpFragment(fragment);
+    for (const c of candidates) {
+      try {
+        await this.#pc.addIceCandidate(c);
+      } catch {
+        // a candidate we cannot use (other family, bad line) is skipped, as browsers do
+      }
+    }
+  }
+
+  send(message: ServerMessage): void {
+    const ch = this.#channel;
+    if (ch && ch.readyState === 'open') {
+      try {
+        ch.send(JSON.stringify(message));
+      } catch {
+        // the channel closed under us; the next state change reports it
+      }
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#channel?.close();
+    } catch {
+      // already closed
+    }
+    for (const t of this.#tracks) t.stop();
+    this.#pc.close();
+  }
+
+  #attachChannel(channel: RTCDataChannel, sessionId: string, events: ViewerPeerEvents): void {
+    if (channel.label !== DATA_CHANNEL_LABEL) return;
+    this.#channel = channel;
+    channel.onopen = () => this.send({ type: 'hello', sessionId, protocol: 1 });
+    channel.onmessage = ({ data }) => {
+      if (parseClientMessage(data)?.type === 'ready' && !this.#ready) {
+        this.#ready = true;
+        events.onReady();
+      }
+    };
+    if (channel.readyState === 'open') this.send({ type: 'hello', sessionId, protocol: 1 });
+  }
+}
+
+function waitForGathering(pc: RTCPeerConnection): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, GATHER_TIMEOUT_MS);
+    pc.onicegatheringstatechange = () => {
+      if (pc.iceGatheringState === 'complete') {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+  });
+}

@@ -1,0 +1,326 @@
+/**
+ * One avatar session in an engine process: speech queue → synthesis/decoding → player → media
+ * sources, the animated face rendered each frame, and the viewer's peer. Driven by the process's
+ * media scheduler through `tick()`. Speech waits for a viewer (DESIGN §3.10).
+ */
+import wrtc, { type RtcIceServer } from '@roamhq/wrtc';
+import type { ServerMessage } from '@mouthpiece/protocol';
+import { analyzeAudioMouth } from '../lipsync/audio-mouth.js';
+import { createAnimator, type Animator } from '../animation/animator.js';
+import type { AvatarManifest } from '../avatar/manifest.js';
+import { decodeAudio, AudioValidationError } from '../audio/decode.js';
+import { REST_MOUTH, type MouthParams } from '../face-state.js';
+import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
+import { EngineError } from '../host/types.js';
+import { createRenderer, type Renderer } from '../render/renderer.js';
+import { ViewerPeer } from '../rtc/viewer-peer.js';
+import { SpeechQueue } from '../speech-queue.js';
+import type { Tts } from '../speech/tts.js';
+import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
+import { TextTurnSynth, TurnAudio } from './turn-audio.js';
+
+export interface EngineSessionOptions {
+  sessionId: string;
+  avatar: AvatarManifest;
+  voiceId: string;
+  voiceSpeed: number;
+  tts: Tts;
+  width: number;
+  height: number;
+  fps: number;
+  /** Wait this long for the viewer's `ready` before playing anyway. */
+  readyTimeoutMs: number;
+  /** Without an events channel, start this long after ICE connects. */
+  noChannelStartMs: number;
+  emit(event: EngineEvent): void;
+}
+
+interface ClipItem {
+  audio: TurnAudio;
+}
+
+const EASE_MS = 120;
+
+export class EngineSession {
+  readonly id: string;
+  readonly #o: EngineSessionOptions;
+  readonly #queue: SpeechQueue<ClipItem>;
+  readonly #synths = new Map<string, TextTurnSynth>();
+  readonly #player = new SpeechPlayer();
+  readonly #renderer: Renderer;
+  readonly #animator: Animator;
+  readonly #videoSource = new wrtc.nonstandard.RTCVideoSource();
+  readonly #audioSource = new wrtc.nonstandard.RTCAudioSource();
+  readonly #i420: Uint8Array;
+  readonly #chunk = new Int16Array(480);
+  #viewer: ViewerPeer | undefined;
+  #playbackAllowed = false;
+  #readyTimer: NodeJS.Timeout | undefined;
+  #lastFrame = -1;
+  #lastMouth: MouthParams = { ...REST_MOUTH };
+  #easeFrom: { mouth: MouthParams; atMs: number } | undefined;
+  #closed = false;
+  /** Frames rendered and skipped, for stats. */
+  framesSent = 0;
+
+  constructor(o: EngineSessionOptions) {
+    this.id = o.sessionId;
+    this.#o = o;
+    this.#queue = new SpeechQueue<ClipItem>();
+    this.#renderer = createRenderer(o.avatar, { width: o.width, height: o.height });
+    this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
+    this.#i420 = new Uint8Array((o.width * o.height * 3) / 2);
+    this.#queue.onEvent((e) => {
+      switch (e.type) {
+        case 'chunk':
+          this.#synthFor(e.turnId).addText(e.text);
+          break;
+        case 'final':
+          this.#synths.get(e.turnId)?.finish();
+          break;
+        case 'audio': {
+          const synth = this.#synths.get(e.turnId);
+          synth?.cancel(); // its text is now only the transcript
+          this.#synths.delete(e.turnId);
+          break;
+        }
+        case 'ready':
+          this.#pump();
+          break;
+        case 'transcript':
+        case 'cleared':
+          break;
+      }
+    });
+  }
+
+  sayText(chunk: TextChunk): QueueAnswer {
+    return this.#queue.addText(chunk);
+  }
+
+  async sayAudio(clip: AudioClip): Promise<SayAudioAnswer> {
+    let decoded;
+    try {
+      decoded = await decodeAudio(clip.audio);
+    } catch (err) {
+      if (err instanceof AudioValidationError) return { kind: 'invalid_audio', reason: err.message };
+      throw err;
+    }
+    if (this.#closed) throw new EngineError('unknown_session', 'The session has ended');
+    const audio = new TurnAudio(clip.turnId);
+    audio.set(audio.reserve(), { pcm: decoded.pcm, mouth: analyzeAudioMouth(decoded.pcm), words: [] });
+    audio.markComplete();
+    const answer = this.#queue.addAudio(clip.turnId, { audio });
+    return answer === 'queued'
+      ? { kind: 'queued', decodedDurationSec: decoded.durationSec }
+      : { kind: answer };
+  }
+
+  interrupt(): void {
+    const stopped = this.#player.stop();
+    const cleared = this.#queue.interrupt();
+    for (const id of cleared) {
+      this.#synths.get(id)?.cancel();
+      this.#synths.delete(id);
+    }
+    if (stopped) {
+      this.#easeFrom = { mouth: this.#lastMouth, atMs: this.#nowMs() };
+      this.#event({ type: 'speakingEnd', turnId: stopped, interrupted: true });
+    }
+  }
+
+  async connectViewer(viewerId: string, offerSdp: string, iceServers: RtcIceServer[]): Promise<string> {
+    const { peer, answerSdp } = await ViewerPeer.answer({
+      viewerId,
+      sessionId: this.id,
+      offerSdp,
+      iceServers,
+      video: this.#videoSource.createTrack(),
+      audio: this.#audioSource.createTrack(),
+      events: {
+        onConnected: () => {
+          if (this.#viewer !== peer) return;
+          this.#o.emit({ type: 'viewerConnected', sessionId: this.id, viewerId });
+          clearTimeout(this.#readyTimer);
+          const wait = peer.hasEvents ? this.#o.readyTimeoutMs : this.#o.noChannelStartMs;
+          this.#readyTimer = setTimeout(() => this.#allowPlayback(), wait);
+        },
+        onReady: () => {
+          if (this.#viewer === peer) this.#allowPlayback();
+        },
+        onDisconnected: () => {
+          if (this.#viewer !== peer) return;
+          this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId });
+        },
+      },
+    });
+    if (this.#closed) {
+      peer.close();
+      throw new EngineError('unknown_session', 'The session has ended');
+    }
+    const previous = this.#viewer;
+    this.#viewer = peer;
+    if (previous) {
+      previous.close();
+      this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId: previous.viewerId });
+    }
+    if (!this.#player.playing) this.#playbackAllowed = false; // wait for the new viewer's first frame
+    return answerSdp;
+  }
+
+  async addIceCandidates(viewerId: string, fragment: string): Promise<void> {
+    await this.#viewerById(viewerId).addIceCandidates(fragment);
+  }
+
+  disconnectViewer(viewerId: string): void {
+    const v = this.#viewerById(viewerId);
+    v.close();
+    this.#viewer = undefined;
+    this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId });
+  }
+
+  /** One 10 ms media tick: audio every tick, a video frame when one is due. */
+  tick(tickIndex: number): void {
+    if (this.#closed) return;
+    const viewer = this.#viewer;
+    const events = this.#player.pull(this.#chunk);
+    for (const e of events) this.#onPlayerEvent(e);
+    if (!viewer) return;
+    this.#audioSource.onData({
+      samples: this.#chunk,
+      sampleRate: 48_000,
+      bitsPerSample: 16,
+      channelCount: 1,
+      numberOfFrames: 480,
+    });
+    const frame = Math.floor((tickIndex * 10 * this.#o.fps) / 1000);
+    if (frame === this.#lastFrame) return;
+    this.#lastFrame = frame;
+    this.#renderFrame(tickIndex * 10);
+  }
+
+  close(reason: string): void {
+    if (this.#closed) return;
+    this.#viewer?.send({ type: 'sessionEnded', reason });
+    this.#closed = true;
+    clearTimeout(this.#readyTimer);
+    this.#player.stop();
+    for (const s of this.#synths.values()) s.cancel();
+    this.#synths.clear();
+    this.#queue.close();
+    this.#viewer?.close();
+    this.#viewer = undefined;
+    this.#renderer.close();
+  }
+
+  #renderFrame(nowMs: number): void {
+    // the frame covers the next 40 ms of audio: sample its centre (20 ms ahead)
+    const ahead = Math.round((1000 / this.#o.fps / 2) * 48);
+    const speech = this.#player.mouthAt(ahead);
+    let mouth: MouthParams;
+    if (speech) {
+      mouth = speech.mouth;
+      this.#easeFrom = undefined;
+    } else if (this.#easeFrom) {
+      const f = Math.min(1, (nowMs - this.#easeFrom.atMs) / EASE_MS);
+      mouth = lerpMouth(this.#easeFrom.mouth, REST_MOUTH, f);
+      if (f >= 1) this.#easeFrom = undefined;
+    } else {
+      mouth = { ...REST_MOUTH };
+    }
+    this.#lastMouth = mouth;
+    const motion = this.#animator.next({
+      tMs: nowMs,
+      speaking: speech !== undefined,
+      emphasis: speech?.emphasis ?? 0,
+    });
+    const rgba = this.#renderer.render({ mouth, motion });
+    const { width, height } = this.#o;
+    wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: this.#i420 });
+    this.#videoSource.onFrame({ width, height, data: this.#i420 });
+    this.framesSent++;
+  }
+
+  #onPlayerEvent(e: PlayerEvent): void {
+    switch (e.type) {
+      case 'speakingStart':
+      case 'speakingEnd':
+        this.#event(e);
+        break;
+      case 'word':
+        this.#viewer?.send(e);
+        break;
+      case 'done':
+        this.#synths.delete(e.turnId);
+        this.#queue.finishPlaying(e.turnId);
+        this.#pump();
+        break;
+    }
+  }
+
+  #event(e: Extract<ServerMessage, { type: 'speakingStart' | 'speakingEnd' }>): void {
+    this.#viewer?.send(e);
+    this.#o.emit(
+      e.type === 'speakingStart'
+        ? { type: 'speakingStart', sessionId: this.id, turnId: e.turnId }
+        : { type: 'speakingEnd', sessionId: this.id, turnId: e.turnId, interrupted: e.interrupted },
+    );
+  }
+
+  #allowPlayback(): void {
+    clearTimeout(this.#readyTimer);
+    if (this.#playbackAllowed || this.#closed) return;
+    this.#playbackAllowed = true;
+    this.#pump();
+  }
+
+  #pump(): void {
+    if (!this.#playbackAllowed || this.#player.playing || this.#closed) return;
+    const turn = this.#queue.startHead();
+    if (!turn) return;
+    if (turn.kind === 'audio' && turn.audio) {
+      this.#player.start(turn.audio.audio);
+    } else {
+      const synth = this.#synthFor(turn.turnId);
+      synth.finish();
+      this.#player.start(synth.audio);
+    }
+  }
+
+  #synthFor(turnId: string): TextTurnSynth {
+    let s = this.#synths.get(turnId);
+    if (!s) {
+      s = new TextTurnSynth(turnId, this.#o.tts, this.#o.voiceId, this.#o.voiceSpeed);
+      this.#synths.set(turnId, s);
+    }
+    return s;
+  }
+
+  #viewerById(viewerId: string): ViewerPeer {
+    if (!this.#viewer || this.#viewer.viewerId !== viewerId)
+      throw new EngineError('unknown_viewer', 'No such viewer');
+    return this.#viewer;
+  }
+
+  #nowMs(): number {
+    return (this.#lastFrame * 1000) / this.#o.fps;
+  }
+}
+
+function lerpMouth(a: MouthParams, b: MouthParams, f: number): MouthParams {
+  const k = f * f * (3 - 2 * f);
+  return {
+    open: a.open + (b.open - a.open) * k,
+    width: a.width + (b.width - a.width) * k,
+    round: a.round + (b.round - a.round) * k,
+    teeth: a.teeth + (b.teeth - a.teeth) * k,
+    lipBite: a.lipBite + (b.lipBite - a.lipBite) * k,
+    tongue: a.tongue + (b.tongue - a.tongue) * k,
+  };
+}
+
+function hashSeed(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}

@@ -1,0 +1,110 @@
+/**
+ * The audio of one turn, arriving piece by piece: a text turn gets a piece per synthesized
+ * sentence (synthesis starts as chunks arrive), an audio turn one decoded clip. The player
+ * consumes pieces in order as they become ready.
+ */
+import type { MouthTrack } from '../lipsync/mouth-track.js';
+import { buildMouthTrack } from '../lipsync/mouth-track.js';
+import { splitSentences } from '../speech/sentences.js';
+import type { Tts } from '../speech/tts.js';
+
+export interface Piece {
+  pcm: Int16Array;
+  mouth: MouthTrack;
+  words: Array<{ text: string; startSample: number; endSample: number }>;
+}
+
+export class TurnAudio {
+  readonly turnId: string;
+  readonly pieces: Array<Piece | undefined> = [];
+  #complete = false;
+  #failed: Error | undefined;
+
+  constructor(turnId: string) {
+    this.turnId = turnId;
+  }
+
+  /** Reserves the next slot; fill it with `set` (pieces may finish out of order). */
+  reserve(): number {
+    this.pieces.push(undefined);
+    return this.pieces.length - 1;
+  }
+
+  set(index: number, piece: Piece): void {
+    this.pieces[index] = piece;
+  }
+
+  fail(err: Error): void {
+    this.#failed = err;
+  }
+
+  get failed(): Error | undefined {
+    return this.#failed;
+  }
+
+  markComplete(): void {
+    this.#complete = true;
+  }
+
+  get complete(): boolean {
+    return this.#complete;
+  }
+}
+
+/** Synthesizes a text turn sentence by sentence as chunks arrive; `finish()` flushes the rest. */
+export class TextTurnSynth {
+  readonly audio: TurnAudio;
+  readonly #tts: Tts;
+  readonly #voiceId: string;
+  readonly #speed: number;
+  #pending = '';
+  #inflight: Promise<void>[] = [];
+  #cancelled = false;
+
+  constructor(turnId: string, tts: Tts, voiceId: string, speed: number) {
+    this.audio = new TurnAudio(turnId);
+    this.#tts = tts;
+    this.#voiceId = voiceId;
+    this.#speed = speed;
+  }
+
+  addText(text: string): void {
+    this.#pending += text;
+    const sentences = splitSentences(this.#pending);
+    // the last sentence may still grow unless it already ends with a terminator
+    const lastDone = /[.!?…。！？]["')\]]*\s*$/.test(this.#pending);
+    const ready = lastDone ? sentences : sentences.slice(0, -1);
+    if (ready.length === 0) return;
+    this.#pending = lastDone ? '' : (sentences.at(-1) ?? '');
+    for (const s of ready) this.#synthesize(s);
+  }
+
+  finish(): void {
+    const rest = this.#pending.trim();
+    this.#pending = '';
+    if (rest) for (const s of splitSentences(rest)) this.#synthesize(s);
+    void Promise.allSettled(this.#inflight).then(() => this.audio.markComplete());
+  }
+
+  cancel(): void {
+    this.#cancelled = true;
+    this.audio.markComplete();
+  }
+
+  #synthesize(sentence: string): void {
+    if (this.#cancelled || !/[\p{L}\p{N}]/u.test(sentence)) return;
+    const slot = this.audio.reserve();
+    const job = this.#tts
+      .synthesize({ text: sentence, voiceId: this.#voiceId, speed: this.#speed })
+      .then((seg) => {
+        if (this.#cancelled) return;
+        this.audio.set(slot, {
+          pcm: seg.pcm,
+          mouth: buildMouthTrack({ phonemes: seg.phonemes, totalSamples: seg.pcm.length }),
+          words: seg.words,
+        });
+      })
+      .catch((err: unknown) => this.audio.fail(err instanceof Error ? err : new Error(String(err))));
+    this.#inflight.push(job);
+  }
+}

@@ -1,0 +1,90 @@
+// Our own declarations of the parts of @roamhq/wrtc 0.10 we use (its bundled types do not
+// compile without DOM libs; notes §2). Only loaded in engine child processes.
+declare module '@roamhq/wrtc' {
+  export interface RtcIceServer {
+    urls: string | string[];
+    username?: string;
+    credential?: string;
+  }
+  export interface MediaStreamTrack {
+    readonly kind: 'audio' | 'video';
+    readonly id: string;
+    enabled: boolean;
+    stop(): void;
+  }
+  export interface RTCRtpSender {
+    readonly track: MediaStreamTrack | null;
+    replaceTrack(track: MediaStreamTrack | null): Promise<void>;
+  }
+  export interface RTCRtpReceiver {
+    readonly track: MediaStreamTrack;
+  }
+  export interface RTCRtpTransceiver {
+    readonly mid: string | null;
+    readonly sender: RTCRtpSender;
+    readonly receiver: RTCRtpReceiver;
+    direction: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
+  }
+  export interface RTCDataChannel {
+    readonly label: string;
+    readonly readyState: 'connecting' | 'open' | 'closing' | 'closed';
+    send(data: string): void;
+    close(): void;
+    onopen: (() => void) | null;
+    onclose: (() => void) | null;
+    onmessage: ((ev: { data: unknown }) => void) | null;
+  }
+  export interface RTCSessionDescriptionInit {
+    type: 'offer' | 'answer';
+    sdp: string;
+  }
+  export class RTCPeerConnection {
+    constructor(config?: {
+      iceServers?: RtcIceServer[];
+      bundlePolicy?: string;
+      portRange?: { min?: number; max?: number };
+    });
+    readonly iceGatheringState: 'new' | 'gathering' | 'complete';
+    readonly iceConnectionState: string;
+    readonly connectionState: string;
+    readonly localDescription: RTCSessionDescriptionInit | null;
+    onicegatheringstatechange: (() => void) | null;
+    oniceconnectionstatechange: (() => void) | null;
+    onconnectionstatechange: (() => void) | null;
+    ondatachannel: ((ev: { channel: RTCDataChannel }) => void) | null;
+    setRemoteDescription(d: RTCSessionDescriptionInit): Promise<void>;
+    createAnswer(): Promise<RTCSessionDescriptionInit>;
+    setLocalDescription(d: RTCSessionDescriptionInit): Promise<void>;
+    addIceCandidate(c: {
+      candidate: string;
+      sdpMid?: string | null;
+      sdpMLineIndex?: number | null;
+    }): Promise<void>;
+    getTransceivers(): RTCRtpTransceiver[];
+    close(): void;
+  }
+  export interface I420Frame {
+    width: number;
+    height: number;
+    data: Uint8Array | Uint8ClampedArray;
+  }
+  export const nonstandard: {
+    RTCVideoSource: new (opts?: { isScreencast?: boolean }) => {
+      createTrack(): MediaStreamTrack;
+      onFrame(frame: I420Frame): void;
+    };
+    RTCAudioSource: new () => {
+      createTrack(): MediaStreamTrack;
+      onData(data: {
+        samples: Int16Array;
+        sampleRate: number;
+        bitsPerSample: number;
+        channelCount: number;
+        numberOfFrames: number;
+      }): void;
+    };
+    rgbaToI420(src: I420Frame, dst: I420Frame): void;
+  };
+  const wrtc: { RTCPeerConnection: typeof RTCPeerConnection; nonstandard: typeof nonstandard };
+  export default wrtc;
+}
