@@ -1,4 +1,5 @@
 // Entry point the control plane imports: types, the engine process pool and the catalog.
 // Nothing reachable from here may load a native module (wrtc, canvas) into the server process.
 export * from './types.js';
-export * from './pool.js';
+export { createEnginePool, engineMainPath, type EnginePoolOptions } from './pool.js';
+export { engineCatalog } from './catalog.js';

@@ -1,6 +1,30 @@
-// Placeholder until the engine process pool lands (issue 3): the control plane can select it,
-// and selecting it fails with a clear message instead of a missing-module crash.
-import type { EngineHost } from './types.js';
+/**
+ * The engine process pool: the real EngineHost. Forks engine processes from the built
+ * `dist/process/engine-main.js` (advanced serialization, so uploads pass as bytes), spreads
+ * sessions across them, pings them, and restarts a dead one; a dead process ends only its own
+ * sessions (`sessionFailed`). Nothing here loads a native module.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { engineCatalog } from './catalog.js';
+import { EngineChannel } from './channel.js';
+import type { EngineProcessOptions } from './protocol.js';
+import {
+  EngineError,
+  type AudioClip,
+  type EngineCatalog,
+  type EngineEvent,
+  type EngineHost,
+  type EngineSessionOptions,
+  type EngineStats,
+  type QueueAnswer,
+  type SayAudioAnswer,
+  type TextChunk,
+  type ViewerAnswer,
+  type ViewerOffer,
+} from './types.js';
 
 export interface EnginePoolOptions {
   /** Number of engine child processes (default: one per core). */
@@ -12,8 +36,250 @@ export interface EnginePoolOptions {
   avatarsDirs?: string[];
   /** How long speech waits for the viewer's `ready` before playing anyway. */
   readyTimeoutMs?: number;
+  /** Without an events channel, playback starts this long after ICE connects. */
+  noChannelStartMs?: number;
+  logger?: {
+    info(o: object, m: string): void;
+    warn(o: object, m: string): void;
+    error(o: object, m: string): void;
+  };
+  pingIntervalMs?: number;
 }
 
-export function createEnginePool(_opts: EnginePoolOptions = {}): Promise<EngineHost> {
-  return Promise.reject(new Error('The engine process pool is not built yet; set MOUTHPIECE_ENGINE=fake'));
+interface Worker {
+  index: number;
+  child: ChildProcess;
+  channel: EngineChannel;
+  sessions: Set<string>;
+  alive: boolean;
+}
+
+/** The engine entry file: the built JS next to this module (from `dist`), or `dist` when run from sources. */
+export function engineMainPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  const file = here.endsWith('.ts')
+    ? here.replace(/\/src\/host\/pool\.ts$/, '/dist/process/engine-main.js')
+    : fileURLToPath(new URL('../process/engine-main.js', import.meta.url));
+  if (!existsSync(file)) throw new Error(`${file} is missing: build first (npx tsc -b)`);
+  return file;
+}
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export async function createEnginePool(opts: EnginePoolOptions = {}): Promise<EngineHost> {
+  const pool = new EnginePool(opts);
+  await pool.start();
+  return pool;
+}
+
+class EnginePool implements EngineHost {
+  readonly #opts: EnginePoolOptions;
+  readonly #processOptions: EngineProcessOptions;
+  readonly #catalog: EngineCatalog;
+  readonly #workers: Array<Worker | undefined> = [];
+  readonly #sessionWorker = new Map<string, Worker>();
+  readonly #listeners = new Set<(e: EngineEvent) => void>();
+  readonly #log: NonNullable<EnginePoolOptions['logger']>;
+  readonly #main: string;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #restarts = 0;
+
+  constructor(opts: EnginePoolOptions) {
+    this.#opts = opts;
+    this.#log = opts.logger ?? silent;
+    this.#main = engineMainPath();
+    const width = opts.videoWidth ?? 512;
+    const height = opts.videoHeight ?? 512;
+    this.#processOptions = {
+      videoWidth: width,
+      videoHeight: height,
+      fps: opts.fps ?? 25,
+      avatarsDirs: opts.avatarsDirs ?? [],
+      readyTimeoutMs: opts.readyTimeoutMs ?? 5000,
+      noChannelStartMs: opts.noChannelStartMs ?? 500,
+    };
+    const catalog = engineCatalog(this.#processOptions.avatarsDirs, { width, height });
+    for (const e of catalog.errors) this.#log.warn({ error: e }, 'avatar pack skipped');
+    if (catalog.avatars.length === 0) throw new Error('No valid avatar pack found');
+    this.#catalog = {
+      avatars: catalog.avatars,
+      voices: catalog.voices,
+      defaultVoiceId: catalog.defaultVoiceId,
+    };
+  }
+
+  async start(): Promise<void> {
+    const n = Math.max(1, this.#opts.processes ?? availableParallelism());
+    await Promise.all(Array.from({ length: n }, (_, i) => this.#spawn(i)));
+    const every = this.#opts.pingIntervalMs ?? 5000;
+    this.#pingTimer = setInterval(() => this.#ping(), every);
+    this.#pingTimer.unref();
+  }
+
+  catalog(): EngineCatalog {
+    return this.#catalog;
+  }
+
+  async createSession(o: EngineSessionOptions): Promise<void> {
+    const alive = this.#workers.filter((w): w is Worker => !!w?.alive);
+    if (alive.length === 0) throw new EngineError('engine_unavailable', 'No engine process is running');
+    const worker = alive.reduce((a, b) => (b.sessions.size < a.sessions.size ? b : a));
+    worker.sessions.add(o.sessionId);
+    this.#sessionWorker.set(o.sessionId, worker);
+    try {
+      await worker.channel.request('createSession', [o]);
+    } catch (err) {
+      worker.sessions.delete(o.sessionId);
+      this.#sessionWorker.delete(o.sessionId);
+      throw err;
+    }
+  }
+
+  sayText(sessionId: string, chunk: TextChunk): Promise<QueueAnswer> {
+    return this.#call(sessionId, 'sayText', [sessionId, chunk]);
+  }
+
+  sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer> {
+    return this.#call(sessionId, 'sayAudio', [sessionId, clip], 30_000);
+  }
+
+  interrupt(sessionId: string): Promise<void> {
+    return this.#call(sessionId, 'interrupt', [sessionId]);
+  }
+
+  connectViewer(sessionId: string, offer: ViewerOffer): Promise<ViewerAnswer> {
+    return this.#call(sessionId, 'connectViewer', [sessionId, offer]);
+  }
+
+  addIceCandidates(sessionId: string, viewerId: string, sdpFragment: string): Promise<void> {
+    return this.#call(sessionId, 'addIceCandidates', [sessionId, viewerId, sdpFragment]);
+  }
+
+  disconnectViewer(sessionId: string, viewerId: string): Promise<void> {
+    return this.#call(sessionId, 'disconnectViewer', [sessionId, viewerId]);
+  }
+
+  async closeSession(sessionId: string, reason: string): Promise<void> {
+    const worker = this.#sessionWorker.get(sessionId);
+    if (!worker) return;
+    this.#sessionWorker.delete(sessionId);
+    worker.sessions.delete(sessionId);
+    if (worker.alive)
+      await worker.channel.request('closeSession', [sessionId, reason]).catch(() => undefined);
+  }
+
+  onEvent(listener: (event: EngineEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  stats(): EngineStats {
+    return {
+      kind: 'process-pool',
+      processes: this.#workers.filter((w) => w?.alive).length,
+      sessions: this.#sessionWorker.size,
+    };
+  }
+
+  /** Test hook: the pid of the process holding a session. */
+  pidOf(sessionId: string): number | undefined {
+    return this.#sessionWorker.get(sessionId)?.child.pid;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#pingTimer);
+    await Promise.all(
+      this.#workers.map(async (w) => {
+        if (!w) return;
+        const exited = new Promise<void>((r) =>
+          w.child.exitCode !== null || w.child.signalCode !== null ? r() : w.child.once('exit', () => r()),
+        );
+        w.channel.send({ kind: 'shutdown' });
+        const timer = setTimeout(() => w.child.kill('SIGKILL'), 3000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+
+  #call<T>(sessionId: string, method: string, params: unknown[], timeoutMs?: number): Promise<T> {
+    const worker = this.#sessionWorker.get(sessionId);
+    if (!worker) return Promise.reject(new EngineError('unknown_session', `No engine session ${sessionId}`));
+    return worker.channel.request<T>(method, params, timeoutMs);
+  }
+
+  #spawn(index: number): Promise<void> {
+    const child = fork(this.#main, [], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const channel = new EngineChannel(child);
+    const worker: Worker = { index, child, channel, sessions: new Set(), alive: false };
+    this.#workers[index] = worker;
+    channel.onEvent = (e) => this.#emit(e);
+    child.once('exit', (code, signal) => this.#onExit(worker, code, signal));
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error('an engine process did not start within 20 s')),
+        20_000,
+      );
+      channel.onReady = () => {
+        clearTimeout(timer);
+        worker.alive = true;
+        this.#log.info({ pid: child.pid, index }, 'engine process ready');
+        resolve();
+      };
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      channel.send({ kind: 'init', options: this.#processOptions });
+    });
+  }
+
+  #onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null): void {
+    worker.alive = false;
+    if (this.#closed) return;
+    this.#log.error(
+      { pid: worker.child.pid, code, signal, sessions: worker.sessions.size },
+      'engine process died',
+    );
+    for (const sessionId of worker.sessions) {
+      this.#sessionWorker.delete(sessionId);
+      this.#emit({ type: 'sessionFailed', sessionId, message: `engine process exited (${signal ?? code})` });
+    }
+    worker.sessions.clear();
+    const delayMs = Math.min(10_000, 200 * 2 ** Math.min(this.#restarts++, 6));
+    setTimeout(() => {
+      if (this.#closed) return;
+      this.#spawn(worker.index)
+        .then(() => this.#log.warn({ index: worker.index }, 'engine process restarted'))
+        .catch((err: unknown) => this.#log.error({ err }, 'engine process restart failed'));
+    }, delayMs).unref();
+  }
+
+  #ping(): void {
+    for (const w of this.#workers) {
+      if (!w?.alive) continue;
+      w.channel.request('ping', [], 10_000).catch(() => {
+        if (w.alive) {
+          this.#log.error({ pid: w.child.pid }, 'engine process unresponsive; killing it');
+          w.child.kill('SIGKILL');
+        }
+      });
+    }
+  }
+
+  #emit(e: EngineEvent): void {
+    for (const l of [...this.#listeners]) {
+      try {
+        l(e);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
 }

@@ -1,0 +1,50 @@
+/** Debian Chromium through playwright-core, with the flags DESIGN §5 lists. */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const PAGE_CLIENT = fileURLToPath(new URL('./page-client.js', import.meta.url));
+
+export interface TestBrowser {
+  context: BrowserContext;
+  newPage(origin: string): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<TestBrowser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run installs it)`);
+  const dir = mkdtempSync(join(tmpdir(), 'mp-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-features=WebRtcHideLocalIpsWithMdns',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
+  });
+  return {
+    context,
+    async newPage(origin) {
+      const page = await context.newPage();
+      await page.goto(`${origin}/healthz`);
+      await page.addScriptTag({ path: PAGE_CLIENT });
+      return page;
+    },
+    async close() {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

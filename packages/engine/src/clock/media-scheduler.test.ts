@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { MediaScheduler, type SchedulerClock } from './media-scheduler.js';
+
+class FakeClock implements SchedulerClock {
+  t = 1000;
+  timers: Array<{ at: number; fn: () => void; id: number }> = [];
+  #id = 0;
+  now = (): number => this.t;
+  setTimeout = (fn: () => void, ms: number): number => {
+    const id = ++this.#id;
+    this.timers.push({ at: this.t + ms, fn, id });
+    return id;
+  };
+  clearTimeout = (h: unknown): void => {
+    this.timers = this.timers.filter((t) => t.id !== h);
+  };
+  /** Advances to `to`, firing timers; `lateBy` delays each firing (a busy event loop). */
+  run(to: number, lateBy = 0): void {
+    for (;;) {
+      this.timers.sort((a, b) => a.at - b.at);
+      const t = this.timers[0];
+      if (!t || t.at + lateBy > to) break;
+      this.timers.shift();
+      this.t = Math.max(this.t, t.at + lateBy);
+      t.fn();
+    }
+    this.t = to;
+  }
+}
+
+describe('MediaScheduler', () => {
+  it('ticks every 10 ms from a fixed start, without drift', () => {
+    const clock = new FakeClock();
+    const ticks: number[] = [];
+    const s = new MediaScheduler((k) => ticks.push(k), { clock });
+    s.start();
+    clock.run(1000 + 1000, 3); // each timer fires 3 ms late: the schedule stays anchored to t0
+    expect(ticks.length).toBeGreaterThanOrEqual(100);
+    expect(ticks.length).toBeLessThanOrEqual(101);
+    expect(ticks.slice(0, 5)).toEqual([0, 1, 2, 3, 4]);
+    s.stop();
+  });
+
+  it('catches up late ticks in order, and skips (counted) beyond the limit', () => {
+    const clock = new FakeClock();
+    const ticks: number[] = [];
+    const s = new MediaScheduler((k) => ticks.push(k), { clock, maxCatchUpTicks: 10 });
+    s.start();
+    clock.run(1000); // tick 0
+    clock.t = 1055; // a 55 ms stall: 5 ticks late, caught up
+    clock.run(1055);
+    expect(ticks).toEqual([0, 1, 2, 3, 4, 5]);
+    clock.t = 1555; // a 500 ms stall: skipped ahead
+    clock.run(1555);
+    expect(s.stats.skippedTicks).toBeGreaterThan(40);
+    expect(ticks.at(-1)).toBe(55);
+    s.stop();
+    const n = ticks.length;
+    clock.run(3000);
+    expect(ticks.length).toBe(n);
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * An engine child process: libwebrtc, the renderer and the TTS worker live here, never in the
+ * server. One media scheduler ticks every session. Exits explicitly when told to, or when the
+ * server goes away (libwebrtc can crash at a natural exit).
+ */
+import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../avatar/catalog.js';
+import type { AvatarManifest } from '../avatar/manifest.js';
+import { MediaScheduler } from '../clock/media-scheduler.js';
+import type { EngineProcessOptions, FromEngine, ToEngine } from '../host/protocol.js';
+import {
+  EngineError,
+  type AudioClip,
+  type EngineEvent,
+  type EngineSessionOptions,
+  type TextChunk,
+  type ViewerOffer,
+} from '../host/types.js';
+import { EngineSession } from '../session/engine-session.js';
+import { createTts } from '../speech/tts.js';
+import { findVoice } from '../speech/voices.js';
+
+if (!process.send) {
+  console.error('engine-main must be started by the engine pool (it needs an IPC channel)');
+  process.exit(1);
+}
+
+const send = (m: FromEngine): void => {
+  if (process.connected) process.send!(m);
+};
+const emit = (event: EngineEvent): void => send({ kind: 'event', event });
+
+let options: EngineProcessOptions | undefined;
+let avatars = new Map<string, AvatarManifest>();
+const tts = createTts();
+const sessions = new Map<string, EngineSession>();
+
+const scheduler = new MediaScheduler((tick) => {
+  for (const s of sessions.values()) {
+    try {
+      s.tick(tick);
+    } catch (err) {
+      failSession(s, err);
+    }
+  }
+});
+
+function failSession(s: EngineSession, err: unknown): void {
+  sessions.delete(s.id);
+  try {
+    s.close('engine_failed');
+  } catch {
+    // already broken
+  }
+  emit({ type: 'sessionFailed', sessionId: s.id, message: err instanceof Error ? err.message : String(err) });
+}
+
+function session(id: string): EngineSession {
+  const s = sessions.get(id);
+  if (!s) throw new EngineError('unknown_session', `No engine session ${id}`);
+  return s;
+}
+
+const methods: Record<string, (...args: never[]) => unknown> = {
+  ping: () => ({ pid: process.pid, sessions: sessions.size, scheduler: scheduler.stats }),
+  createSession: (o: EngineSessionOptions) => {
+    if (!options) throw new EngineError('engine_unavailable', 'The engine is not initialised');
+    const avatar = avatars.get(o.avatarId);
+    if (!avatar) throw new EngineError('invalid_request', `Unknown avatar ${o.avatarId}`);
+    if (!findVoice(o.voiceId)) throw new EngineError('invalid_request', `Unknown voice ${o.voiceId}`);
+    sessions.set(
+      o.sessionId,
+      new EngineSession({
+        sessionId: o.sessionId,
+        avatar,
+        voiceId: o.voiceId,
+        voiceSpeed: o.voiceSpeed,
+        tts,
+        width: options.videoWidth,
+        height: options.videoHeight,
+        fps: options.fps,
+        readyTimeoutMs: options.readyTimeoutMs,
+        noChannelStartMs: options.noChannelStartMs,
+        emit,
+      }),
+    );
+  },
+  sayText: (id: string, chunk: TextChunk) => session(id).sayText(chunk),
+  sayAudio: (id: string, clip: AudioClip) =>
+    session(id).sayAudio({ ...clip, audio: new Uint8Array(clip.audio) }),
+  interrupt: (id: string) => session(id).interrupt(),
+  connectViewer: async (id: string, offer: ViewerOffer) => ({
+    answerSdp: await session(id).connectViewer(offer.viewerId, offer.offerSdp, offer.iceServers),
+  }),
+  addIceCandidates: (id: string, viewerId: string, frag: string) =>
+    session(id).addIceCandidates(viewerId, frag),
+  disconnectViewer: (id: string, viewerId: string) => session(id).disconnectViewer(viewerId),
+  closeSession: (id: string, reason: string) => {
+    const s = sessions.get(id);
+    sessions.delete(id);
+    s?.close(reason);
+  },
+  /** Test hook: crash this process as a native fault would. */
+  crash: () => setImmediate(() => process.kill(process.pid, 'SIGKILL')),
+};
+
+function shutdown(code = 0): never {
+  scheduler.stop();
+  for (const s of sessions.values()) s.close('engine_closed');
+  process.exit(code);
+}
+
+process.on('message', (m: ToEngine) => {
+  switch (m.kind) {
+    case 'init': {
+      options = m.options;
+      const { packs, errors } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...m.options.avatarsDirs]);
+      for (const e of errors) console.error(`avatar pack skipped: ${e}`);
+      avatars = new Map(packs.map((p) => [p.manifest.id, p.manifest]));
+      scheduler.start();
+      send({ kind: 'ready', pid: process.pid });
+      break;
+    }
+    case 'req': {
+      const fn = methods[m.method];
+      Promise.resolve()
+        .then(() => {
+          if (!fn) throw new EngineError('invalid_request', `Unknown method ${m.method}`);
+          return (fn as (...a: unknown[]) => unknown)(...m.params);
+        })
+        .then((result) => send({ kind: 'res', id: m.id, ok: true, result: result ?? null }))
+        .catch((err: unknown) => {
+          const code = err instanceof EngineError ? err.code : 'internal';
+          send({
+            kind: 'res',
+            id: m.id,
+            ok: false,
+            error: { code, message: err instanceof Error ? err.message : String(err) },
+          });
+        });
+      break;
+    }
+    case 'shutdown':
+      shutdown(0);
+  }
+});
+process.on('disconnect', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+process.on('uncaughtException', (err) => {
+  console.error('engine process error', err);
+  shutdown(1);
+});
