@@ -118,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const url = req.url ?? '';
       const open = anyOrigin || SESSION_ROUTE.test(url);
       cb(null, {
-        origin: open ? true : (deps.config.corsOrigins),
+        origin: open ? true : deps.config.corsOrigins,
         methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
         allowedHeaders: ['Authorization', 'Content-Type', 'If-Match'],
         exposedHeaders: ['Location', 'Link', 'ETag', 'Accept-Patch', 'Retry-After'],

@@ -42,8 +42,7 @@ export async function authorizeSession(
 }
 
 function limitSession(ctx: AppContext, record: SessionRecord): void {
-  const credential = ctx.stores.credentials.get(record.credentialId);
-  const credentialRps = credential?.limits.requestsPerSecond ?? 0;
+  const credentialRps = ctx.registry.limitsOf(record.id)?.requestsPerSecond ?? 0;
   const sessionRps = credentialRps === 0 ? 0 : DEFAULT_SESSION_RPS;
   const waitSession = ctx.limiter.take(`s:${record.id}`, sessionRps);
   if (waitSession > 0) {

@@ -14,9 +14,13 @@ export interface SessionClaims {
   credentialId: string;
 }
 
+/** Verified tokens are remembered (until they expire) so a keep-alive costs no HMAC. */
+const CACHE_MAX = 10_000;
+
 export class TokenService {
   readonly #key: Uint8Array;
   readonly #clock: Clock;
+  readonly #verified = new Map<string, SessionClaims & { expMs: number }>();
 
   constructor(secret: string, clock: Clock) {
     this.#key = new TextEncoder().encode(secret);
@@ -38,6 +42,12 @@ export class TokenService {
 
   /** The claims of a valid token, or undefined (bad signature, expired, wrong alg/iss/aud, missing claims). */
   async verify(token: string): Promise<SessionClaims | undefined> {
+    const hit = this.#verified.get(token);
+    if (hit) {
+      if (hit.expMs > this.#clock.now()) return { sessionId: hit.sessionId, credentialId: hit.credentialId };
+      this.#verified.delete(token);
+      return undefined;
+    }
     try {
       const { payload } = await jwtVerify(token, this.#key, {
         algorithms: ['HS256'],
@@ -46,8 +56,16 @@ export class TokenService {
         requiredClaims: ['sid', 'sub', 'jti', 'iat', 'exp'],
         currentDate: new Date(this.#clock.now()),
       });
-      if (typeof payload['sid'] !== 'string' || typeof payload.sub !== 'string') return undefined;
-      return { sessionId: payload['sid'], credentialId: payload.sub };
+      if (
+        typeof payload['sid'] !== 'string' ||
+        typeof payload.sub !== 'string' ||
+        typeof payload.exp !== 'number'
+      )
+        return undefined;
+      const claims = { sessionId: payload['sid'], credentialId: payload.sub };
+      if (this.#verified.size >= CACHE_MAX) this.#verified.delete(this.#verified.keys().next().value!);
+      this.#verified.set(token, { ...claims, expMs: payload.exp * 1000 });
+      return claims;
     } catch {
       return undefined;
     }

@@ -70,7 +70,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
         stores,
         {
           name: b.name,
-          permissions: (b.permissions ?? [Permission.SESSION_CREATE]),
+          permissions: b.permissions ?? [Permission.SESSION_CREATE],
           maxSessions: b.maxSessions ?? DEFAULT_MAX_SESSIONS_PER_CREDENTIAL,
           maxSessionDurationMs: b.maxSessionDurationMs ?? config.maxSessionDurationMs,
           maxTextLength: b.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,

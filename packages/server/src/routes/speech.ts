@@ -60,7 +60,7 @@ export const sayTextRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       const { text, isFinal = true } = req.body;
       const turnId = req.body.turnId ?? randomUUID();
       if (text === undefined || text.trim() === '') throw new ApiError('TEXT_REQUIRED');
-      const limit = ctx.stores.credentials.get(s.credentialId)?.limits.maxTextLength ?? Infinity;
+      const limit = ctx.registry.limitsOf(s.id)?.maxTextLength ?? Infinity;
       if (text.length > limit)
         throw new ApiError('TEXT_TOO_LONG', `Text is too long (at most ${limit} characters per call)`);
       ctx.registry.touch(s.id);

@@ -16,6 +16,8 @@ import { transition } from './session-state.js';
 
 interface Live {
   record: SessionRecord;
+  /** The credential's plan limits at creation (kept in memory: no store read per request). */
+  limits: CredentialRecord['limits'];
   idleTimer: unknown;
   maxTimer: unknown;
   ending: Promise<boolean> | undefined;
@@ -107,7 +109,13 @@ export class SessionRegistry {
       endedAt: null,
       endReason: null,
     };
-    const live: Live = { record, idleTimer: undefined, maxTimer: undefined, ending: undefined };
+    const live: Live = {
+      record,
+      limits: input.credential.limits,
+      idleTimer: undefined,
+      maxTimer: undefined,
+      ending: undefined,
+    };
     this.#live.set(record.id, live); // reserve the slot while the engine starts
     try {
       await this.#engine.createSession({
@@ -142,6 +150,11 @@ export class SessionRegistry {
     const live = this.#live.get(sessionId);
     if (live) return live.ending ? { ...live.record, status: 'ended' } : { ...live.record };
     return this.#stores.sessions.get(sessionId);
+  }
+
+  /** The plan limits of an active session's credential. */
+  limitsOf(sessionId: string): CredentialRecord['limits'] | undefined {
+    return this.#live.get(sessionId)?.limits;
   }
 
   isActive(sessionId: string): boolean {

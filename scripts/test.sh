@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The README's test command (`npm test`, after `pretest` builds): unit and integration tests,
+# then the browser end-to-end tests inside a network namespace made for this run (DESIGN §5),
+# then each benchmark once in smoke mode. Ends with one summary line; exits non-zero on failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+results=.test-results
+rm -rf "$results" && mkdir -p "$results"
+status=0
+
+echo "== unit and integration tests"
+npx vitest run --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
+
+echo "== browser end-to-end tests"
+for bin in /usr/bin/chromium turnserver ip; do
+  if ! command -v "$bin" >/dev/null 2>&1; then
+    echo "missing $bin: apt-get install chromium coturn iproute2 (.ci/run installs them)" >&2
+    status=1
+  fi
+done
+if [ "$status" = 0 ] || [ -f "$results/unit.json" ]; then
+  if [ "$(id -u)" = 0 ] && [ "${MOUTHPIECE_E2E_HOST_NET:-}" != 1 ]; then
+    ns="mp-test-$$"
+    cleanup() {
+      for pid in $(ip netns pids "$ns" 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
+      sleep 0.5
+      for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+      scripts/netns.sh down "$ns"
+    }
+    trap cleanup EXIT
+    scripts/netns.sh up "$ns"
+    MOUTHPIECE_E2E_NETNS=1 ip netns exec "$ns" npx vitest run --config e2e/vitest.config.ts \
+      --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
+  elif [ "${MOUTHPIECE_E2E_HOST_NET:-}" = 1 ]; then
+    npx vitest run --config e2e/vitest.config.ts --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
+  else
+    echo "browser tests need root (for the test network namespace) or MOUTHPIECE_E2E_HOST_NET=1" >&2
+    status=1
+  fi
+fi
+
+echo "== benchmarks (smoke: each prints its JSON line)"
+for b in bench/*/run.mjs; do
+  [ -f "$b" ] || continue
+  if out=$(node "$b" --smoke 2>&1) && echo "$out" | grep -q '^{.*}$'; then
+    echo "ok   $b"
+  else
+    echo "FAIL $b"; echo "$out" | tail -20; status=1
+  fi
+done
+
+node -e '
+  const fs = require("fs");
+  let passed = 0, failed = 0, skipped = 0;
+  for (const f of ["unit.json", "e2e.json"]) {
+    try {
+      const r = JSON.parse(fs.readFileSync(".test-results/" + f, "utf8"));
+      passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + (r.numTodoTests || 0);
+    } catch { failed += 1; console.error("no results from " + f); }
+  }
+  console.log(`Tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+'
+exit $status
