@@ -1,0 +1,87 @@
+/**
+ * TURN relay through managed coturn (the browser may use relay candidates only) and failure
+ * isolation (a killed engine process ends only its own sessions; the server keeps serving).
+ */
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { launchBrowser, type TestBrowser } from './harness/browser.js';
+import { freePort, requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+
+let server: TestServer | undefined;
+let browser: TestBrowser | undefined;
+afterEach(async () => {
+  await browser?.close();
+  await server?.stop();
+  browser = undefined;
+  server = undefined;
+});
+
+describe('TURN and failures', () => {
+  it('connects relay-only through managed coturn and decodes frames', async () => {
+    requireE2eEnvironment();
+    const turnPort = await freePort();
+    server = await startServer({
+      MOUTHPIECE_TURN: 'managed',
+      MOUTHPIECE_TURN_ALLOW_LOOPBACK: '1',
+      MOUTHPIECE_TURN_PORT: String(turnPort),
+      MOUTHPIECE_TURN_HOST: '127.0.0.1',
+      MOUTHPIECE_TURN_LISTEN_IP: '127.0.0.1',
+    });
+    browser = await launchBrowser();
+    const { sessionId, token } = await server.createSession();
+    const init = await server.initClient(sessionId, token);
+    expect(init.turn.urls).toContain(`turn:127.0.0.1:${turnPort}?transport=udp`);
+    const page = await browser.newPage(server.url);
+    const r = await page.evaluate(
+      ({ whepUrl, iceServers }) => window.mpTest.connect({ whepUrl, iceServers, relay: true }),
+      { whepUrl: init.whepUrl, iceServers: init.iceServers },
+    );
+    expect(r.status).toBe(201);
+    expect(
+      await page.evaluate(() =>
+        window.mpTest.waitFor(async () => (await window.mpTest.stats()).framesDecoded >= 10, 20000),
+      ),
+    ).toBe(true);
+    const stats = await page.evaluate(() => window.mpTest.stats());
+    expect(stats.candidateType).toBe('relay');
+  });
+
+  it('a killed engine process ends only its own sessions (410) and the server keeps serving', async () => {
+    requireE2eEnvironment();
+    server = await startServer({ MOUTHPIECE_ENGINE_PROCESSES: '2' });
+    const a = await server.createSession();
+    const b = await server.createSession();
+    const engines = execFileSync('pgrep', ['-P', String(server.proc.pid), '-f', 'engine-main'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .map(Number);
+    expect(engines).toHaveLength(2);
+    process.kill(engines[0]!, 'SIGKILL');
+    const status = async (s: { sessionId: string; token: string }) =>
+      (await server!.api(`/v1/avatar-session/${s.sessionId}/keep-alive`, { token: s.token, json: {} }))
+        .status;
+    let codes: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      codes = [await status(a), await status(b)];
+      if (codes.includes(410)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(codes.sort()).toEqual([200, 410]);
+    // the dead process is replaced and new sessions work
+    let created = false;
+    for (let i = 0; i < 50 && !created; i++) {
+      try {
+        const c = await server.createSession();
+        created = (await status(c)) === 200;
+      } catch {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    expect(created).toBe(true);
+    expect(server.proc.exitCode).toBeNull();
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/mouthpiece_sessions_ended_total\{reason="engine_failed"\} 1/);
+  });
+});
