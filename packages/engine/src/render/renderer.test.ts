@@ -1,0 +1,82 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_AVATARS_DIR, loadAvatarPack } from '../avatar/catalog.js';
+import { REST_MOTION } from '../face-state.js';
+import { MOUTH_SHAPES } from '../lipsync/mouth-shapes.js';
+import { createAnimator } from '../animation/animator.js';
+import { createRenderer } from './renderer.js';
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+function regionDiff(
+  a: Uint8ClampedArray,
+  b: Uint8ClampedArray,
+  width: number,
+  x0: number,
+  y0: number,
+  w: number,
+  h: number,
+): number {
+  let d = 0;
+  for (let y = y0; y < y0 + h; y++) {
+    for (let x = x0; x < x0 + w; x++) {
+      const i = (y * width + x) * 4;
+      d += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
+    }
+  }
+  return d / (w * h);
+}
+
+describe('renderer', () => {
+  for (const id of ['amara', 'jonas', 'mei']) {
+    it(`${id}: the mouth region changes between closed and open, the eyes with a blink; any size renders`, async () => {
+      const { manifest } = loadAvatarPack(join(BUILTIN_AVATARS_DIR, id));
+      const r = createRenderer(manifest, { width: 512, height: 512 });
+      const closed = Uint8ClampedArray.from(r.render({ mouth: MOUTH_SHAPES.A, motion: REST_MOTION }));
+      await tick();
+      const open = Uint8ClampedArray.from(r.render({ mouth: MOUTH_SHAPES.D, motion: REST_MOTION }));
+      await tick();
+      const blink = Uint8ClampedArray.from(
+        r.render({ mouth: MOUTH_SHAPES.A, motion: { ...REST_MOTION, blink: 1 } }),
+      );
+      expect(closed.length).toBe(512 * 512 * 4);
+      expect(regionDiff(closed, open, 512, 206, 255, 100, 70)).toBeGreaterThan(10);
+      expect(regionDiff(closed, open, 512, 150, 150, 212, 60)).toBeLessThan(1); // eyes untouched by the mouth
+      expect(regionDiff(closed, blink, 512, 150, 170, 212, 50)).toBeGreaterThan(5);
+      expect(regionDiff(closed, blink, 512, 206, 255, 100, 70)).toBeLessThan(1);
+      const wide = createRenderer(manifest, { width: 1280, height: 720 });
+      expect(wide.render({ mouth: MOUTH_SHAPES.X, motion: REST_MOTION }).length).toBe(1280 * 720 * 4);
+      r.close();
+      wide.close();
+    });
+  }
+});
+
+describe('animator', () => {
+  it('blinks every 2–6 s, stays within small bounds, and is deterministic for a seed', () => {
+    const a = createAnimator({ seed: 7 });
+    const b = createAnimator({ seed: 7 });
+    let blinks = 0;
+    let wasClosed = false;
+    for (let t = 0; t <= 20_000; t += 40) {
+      const m = a.next({ tMs: t, speaking: false, emphasis: 0 });
+      expect(b.next({ tMs: t, speaking: false, emphasis: 0 })).toEqual(m);
+      const closed = m.blink > 0.5;
+      if (closed && !wasClosed) blinks++;
+      wasClosed = closed;
+      expect(Math.abs(m.headX)).toBeLessThan(6);
+      expect(Math.abs(m.tilt)).toBeLessThan(0.06);
+      expect(m.breath).toBeGreaterThanOrEqual(0);
+      expect(m.breath).toBeLessThanOrEqual(1);
+    }
+    expect(blinks).toBeGreaterThanOrEqual(3);
+    expect(blinks).toBeLessThanOrEqual(12);
+  });
+
+  it('raises the brows on emphasis while speaking', () => {
+    const a = createAnimator({ seed: 1 });
+    let brow = 0;
+    for (let t = 0; t < 1000; t += 40) brow = a.next({ tMs: t, speaking: true, emphasis: 1 }).brow;
+    expect(brow).toBeGreaterThan(0.5);
+  });
+});
