@@ -60,5 +60,15 @@ describe('avatar packs', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/oops\/avatar\.json: id/);
     expect(readAvatarCatalog(['/nonexistent']).errors[0]).toMatch(/does not exist/);
+    const typo = pack(root, 'typo', { ...base, id: 'typo', clothes: {} });
+    expect(() => loadAvatarPack(typo)).toThrow(/clothes/);
+  });
+
+  it('the worked example in docs/avatars.md validates', () => {
+    const docs = new URL('../../../../docs/avatars/example-pack/', import.meta.url).pathname;
+    expect(readAvatarCatalog([docs])).toEqual({
+      avatars: [expect.objectContaining({ id: 'nadia' })],
+      errors: [],
+    });
   });
 });

@@ -8,47 +8,50 @@ import { Value } from '@sinclair/typebox/value';
 const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour like #a0522d' });
 const Fraction = (def: number) => Type.Number({ minimum: 0, maximum: 1, default: def });
 
-export const AvatarManifest = Type.Object({
-  id: Type.String({
-    pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
-    description: 'lower-case letters, digits and dashes',
-  }),
-  name: Type.String({ minLength: 1, maxLength: 80 }),
-  version: Type.Literal(1),
-  description: Type.Optional(Type.String({ maxLength: 500 })),
-  render: Type.Literal('vector'),
-  background: Type.Object({ top: Colour, bottom: Colour }),
-  skin: Type.Object({ tone: Colour, shadow: Colour, blush: Colour }),
-  face: Type.Object({
-    width: Fraction(0.5),
-    length: Fraction(0.5),
-    jaw: Fraction(0.5),
-    chin: Fraction(0.5),
-  }),
-  hair: Type.Object({
-    style: Type.Union(['afro', 'short', 'bob', 'long', 'bun', 'buzz', 'wavy'].map((s) => Type.Literal(s))),
-    color: Colour,
-    highlight: Colour,
-  }),
-  eyes: Type.Object({
-    iris: Colour,
-    shape: Type.Union([Type.Literal('round'), Type.Literal('almond')]),
-    size: Fraction(0.5),
-  }),
-  brows: Type.Object({ color: Colour, thickness: Fraction(0.5) }),
-  lips: Type.Object({ color: Colour, thickness: Fraction(0.5) }),
-  nose: Type.Object({ width: Fraction(0.5) }),
-  clothing: Type.Object({
-    style: Type.Union(['tshirt', 'collar', 'blazer', 'hoodie', 'turtleneck'].map((s) => Type.Literal(s))),
-    color: Colour,
-    accent: Colour,
-  }),
-  beard: Type.Object({
-    style: Type.Union([Type.Literal('none'), Type.Literal('stubble'), Type.Literal('full')]),
-    color: Colour,
-  }),
-  accessories: Type.Object({ glasses: Type.Boolean(), earrings: Type.Boolean() }),
-});
+export const AvatarManifest = Type.Object(
+  {
+    id: Type.String({
+      pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
+      description: 'lower-case letters, digits and dashes',
+    }),
+    name: Type.String({ minLength: 1, maxLength: 80 }),
+    version: Type.Literal(1),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    render: Type.Literal('vector'),
+    background: Type.Object({ top: Colour, bottom: Colour }),
+    skin: Type.Object({ tone: Colour, shadow: Colour, blush: Colour }),
+    face: Type.Object({
+      width: Fraction(0.5),
+      length: Fraction(0.5),
+      jaw: Fraction(0.5),
+      chin: Fraction(0.5),
+    }),
+    hair: Type.Object({
+      style: Type.Union(['afro', 'short', 'bob', 'long', 'bun', 'buzz', 'wavy'].map((s) => Type.Literal(s))),
+      color: Colour,
+      highlight: Colour,
+    }),
+    eyes: Type.Object({
+      iris: Colour,
+      shape: Type.Union([Type.Literal('round'), Type.Literal('almond')]),
+      size: Fraction(0.5),
+    }),
+    brows: Type.Object({ color: Colour, thickness: Fraction(0.5) }),
+    lips: Type.Object({ color: Colour, thickness: Fraction(0.5) }),
+    nose: Type.Object({ width: Fraction(0.5) }),
+    clothing: Type.Object({
+      style: Type.Union(['tshirt', 'collar', 'blazer', 'hoodie', 'turtleneck'].map((s) => Type.Literal(s))),
+      color: Colour,
+      accent: Colour,
+    }),
+    beard: Type.Object({
+      style: Type.Union([Type.Literal('none'), Type.Literal('stubble'), Type.Literal('full')]),
+      color: Colour,
+    }),
+    accessories: Type.Object({ glasses: Type.Boolean(), earrings: Type.Boolean() }),
+  },
+  { additionalProperties: false },
+);
 export type AvatarManifest = Static<typeof AvatarManifest>;
 
 export class AvatarPackError extends Error {

@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_DOCS, ConfigError, loadConfig } from './config.js';
+
+describe('config', () => {
+  it('has documented defaults', () => {
+    const c = loadConfig({ MOUTHPIECE_TURN: 'off' });
+    expect(c).toMatchObject({
+      port: 8080,
+      idleTimeoutMs: 30_000,
+      maxSessionDurationMs: 3_600_000,
+      engine: 'process',
+      videoWidth: 512,
+      videoHeight: 512,
+      videoFps: 25,
+    });
+    expect(c.publicUrl).toBe('http://localhost:8080');
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('rejects bad values with a message naming the variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ MOUTHPIECE_VIDEO_SIZE: '511x512' })).toThrow(/MOUTHPIECE_VIDEO_SIZE/);
+    expect(() => loadConfig({ MOUTHPIECE_ENGINE: 'gpu' })).toThrow(
+      /MOUTHPIECE_ENGINE must be one of process, fake/,
+    );
+    expect(() => loadConfig({ MOUTHPIECE_TURN: 'external' })).toThrow(/MOUTHPIECE_TURN_HOST/);
+    expect(() => loadConfig({ MOUTHPIECE_JWT_SECRET: 'short' })).toThrow(/32 characters/);
+    expect(() => loadConfig({ MOUTHPIECE_PUBLIC_URL: 'not a url' })).toThrow(/MOUTHPIECE_PUBLIC_URL/);
+  });
+
+  it('the README documents every variable', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    for (const d of CONFIG_DOCS) expect(readme).toContain(`\`${d.name}\``);
+  });
+});
