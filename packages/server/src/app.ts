@@ -33,8 +33,10 @@ export interface AppDeps {
   clock: Clock;
   jwtSecret: string;
   turn: TurnSettings;
-  /** Fastify logger option (pino options, an instance, or false). */
+  /** Fastify logger option (pino options, or false). */
   logger?: FastifyServerOptions['logger'];
+  /** A ready pino logger (wins over `logger`). */
+  loggerInstance?: FastifyServerOptions['loggerInstance'];
   metrics?: Metrics;
 }
 
@@ -69,7 +71,9 @@ const SESSION_ROUTE =
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(deps.config.logLevel),
+    ...(deps.loggerInstance
+      ? { loggerInstance: deps.loggerInstance }
+      : { logger: deps.logger ?? loggerOptions(deps.config.logLevel) }),
     trustProxy: deps.config.trustProxy,
     bodyLimit: 1024 * 1024,
     disableRequestLogging: true,

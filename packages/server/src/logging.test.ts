@@ -1,0 +1,144 @@
+import { Writable } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeEngineHost, ManualClock } from '@mouthpiece/engine/testing';
+import { buildApp, loggerOptions } from './app.js';
+import { testConfig } from './config.js';
+import { openSqliteStores } from './storage/sqlite/index.js';
+import { createCredential } from './cli/run.js';
+import { startServer } from './server.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('logs', () => {
+  it('never contain credentials, tokens, viewer tokens or spoken text above debug', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const stores = openSqliteStores(':memory:');
+    const { secret } = createCredential(
+      stores,
+      {
+        name: 'log',
+        permissions: ['session:create'],
+        maxSessions: 5,
+        maxSessionDurationMs: 60_000,
+        maxTextLength: 100,
+        requestsPerSecond: 0,
+        expiresInMs: null,
+      },
+      Date.now(),
+    );
+    const opts = loggerOptions('info') as pino.LoggerOptions;
+    const app = await buildApp({
+      config: testConfig({ logLevel: 'info' }),
+      stores,
+      engine: new FakeEngineHost({ clock: new ManualClock() }),
+      clock: new ManualClock(Date.now()),
+      jwtSecret: 'x'.repeat(40),
+      turn: { mode: 'off', host: 'localhost', ports: [], secret: '' },
+      logger: false,
+      loggerInstance: pino(opts, sink),
+    });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/v1/avatar-session',
+      headers: { authorization: `KS ${secret}` },
+      payload: { visualConfig: { avatarId: 'amara' } },
+    });
+    const { sessionId, token } = created.json();
+    const init = (
+      await app.inject({
+        method: 'POST',
+        url: `/v1/avatar-session/${sessionId}/init-client`,
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json();
+    const vt = new URL(init.whepUrl).searchParams.get('vt')!;
+    await app.inject({
+      method: 'POST',
+      url: `/v1/avatar-session/${sessionId}/say-text`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { text: 'the secret plan' },
+    });
+    await app.inject({
+      method: 'POST',
+      url: `/v1/avatar-session/${sessionId}/whep?vt=${vt}`,
+      headers: { 'content-type': 'application/sdp' },
+      payload: 'garbage',
+    });
+    await app.inject({
+      method: 'POST',
+      url: `/v1/avatar-session/${sessionId}/keep-alive`,
+      headers: { authorization: 'Bearer not-a-token' },
+    });
+    await app.inject({
+      method: 'POST',
+      url: `/v1/avatar-session/${sessionId}/end`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await app.close();
+    const all = lines.join('');
+    expect(all).toContain('session created');
+    expect(all).toContain('session ended');
+    for (const s of [secret, token, vt, 'the secret plan', 'not-a-token']) expect(all).not.toContain(s);
+  });
+});
+
+describe('startServer', () => {
+  it('marks sessions left active by a previous run as ended (server_restart) and keeps credentials', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mp-restart-'));
+    dirs.push(dataDir);
+    const stores = openSqliteStores(join(dataDir, 'mouthpiece.db'));
+    const { record } = createCredential(
+      stores,
+      {
+        name: 'keep',
+        permissions: ['session:create'],
+        maxSessions: 5,
+        maxSessionDurationMs: 60_000,
+        maxTextLength: 100,
+        requestsPerSecond: 0,
+        expiresInMs: null,
+      },
+      Date.now(),
+    );
+    stores.sessions.insert({
+      id: 'AAAAAAAAAAAAAAAAAAAAAA',
+      credentialId: record.id,
+      avatarId: 'amara',
+      voiceId: 'en-us-female',
+      voiceSpeed: 1,
+      viewerToken: 'v',
+      status: 'active',
+      createdAt: Date.now() - 1000,
+      expiresAt: Date.now() + 60_000,
+      endedAt: null,
+      endReason: null,
+    });
+    stores.close();
+    const server = await startServer(testConfig({ dataDir, port: 0, host: '127.0.0.1' }));
+    try {
+      const res = await fetch(`${server.url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(server.app.ctx.stores.sessions.get('AAAAAAAAAAAAAAAAAAAAAA')).toMatchObject({
+        status: 'ended',
+        endReason: 'server_restart',
+      });
+      expect(server.app.ctx.stores.credentials.get(record.id)?.name).toBe('keep');
+    } finally {
+      await server.close();
+      await server.close();
+    }
+  });
+});
