@@ -84,8 +84,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const secret = (JSON.parse(created.stdout) as { secret: string }).secret;
   const proc = spawn(process.execPath, [CLI, 'serve'], { env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
-  proc.stdout!.on('data', (d: Buffer) => logs.push(d.toString()));
-  proc.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
+  proc.stdout.on('data', (d: Buffer) => logs.push(d.toString()));
+  proc.stderr.on('data', (d: Buffer) => logs.push(d.toString()));
   const url = `http://${host}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
