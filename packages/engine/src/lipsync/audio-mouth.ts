@@ -1,22 +1,26 @@
 /**
- * Mouth movement from audio alone (uploads): openness from band energies weighted towards the
- * first-formant region (where jaw opening shows), normalised per clip by percentiles; lip
- * closures where energy dips inside speech. Zero-phase smoothing keeps it aligned with the sound.
- * Mouth *shape* is not recoverable from audio across voices (notes §3), so the shapes used are
- * the open/closed series X → B → C → D, and A for closures.
+ * Mouth movement from audio alone (uploads, notes §3 and §5.7): openness from the trained ridge
+ * model, lip closures where the nearest-class-mean classifier hears a bilabial inside speech.
+ * Analysis is offline, so windows are centred and smoothing is zero-phase: nothing lags the
+ * sound. Mouth *shape* is not recoverable from audio across voices, so the shapes used are the
+ * open/closed series X → B → C → D, and A for closures, which like the phoneme track are held
+ * ≥ 60 ms and lead the sound by 20 ms.
  */
 import { REST_MOUTH, Viseme, type MouthParams } from '../face-state.js';
-import { BAND_COUNT, HOP_SAMPLES, bandEnergies } from './audio-features.js';
+import { HOP_SAMPLES, bandEnergiesAsync, type BandEnergies } from './audio-features.js';
+import { AUDIO_MODEL, predictFrames, type AudioModelWeights } from './audio-model.js';
 import { MOUTH_SHAPES, mixMouth } from './mouth-shapes.js';
-import type { MouthTrack } from './mouth-track.js';
+import { LEAD_MS, MIN_CLOSURE_MS, type MouthTrack } from './mouth-track.js';
 
-/** Band weights: F1 region (300–1200 Hz) carries jaw opening; high bands mark fricatives. */
-const OPEN_WEIGHTS = [0.2, 0.6, 1.0, 1.0, 0.9, 0.5, 0.3, 0.1, 0.05, 0.05];
-
-function percentile(values: Float32Array, p: number): number {
-  const sorted = Float32Array.from(values).sort();
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.floor(p * (sorted.length - 1))))] ?? 0;
-}
+/** Half-width (frames) of the triangular zero-phase smoothing of openness. */
+const SMOOTH_FRAMES = 2;
+/** A closure needs speech (openness above this) within ±SPEECH_NEAR_FRAMES. */
+const SPEECH_OPEN = 0.3;
+const SPEECH_NEAR_FRAMES = 15;
+/** Shortest run of closure-class frames believed (10 ms frames). */
+const MIN_CLOSURE_RUN = 1;
+/** …during which the regression must also think the mouth nearly shut. */
+const CLOSURE_MAX_OPEN = 0.4;
 
 function smooth(x: Float32Array, radius: number): Float32Array {
   const out = new Float32Array(x.length);
@@ -36,53 +40,41 @@ function smooth(x: Float32Array, radius: number): Float32Array {
 }
 
 export interface AudioMouthAnalysis {
-  /** 0..1 per 10 ms frame. */
+  /** 0..1 per 10 ms frame (frame f is centred on sample f·480 + 240), smoothed. */
   openness: Float32Array;
-  /** Frames judged lip closures inside speech. */
+  /** 1 where the lips are judged closed inside speech (held ≥ 60 ms, ending at the release). */
   closures: Uint8Array;
 }
 
-export function analyzeOpenness(pcm48k: Int16Array): AudioMouthAnalysis {
-  const { frames, bands } = bandEnergies(pcm48k);
-  const raw = new Float32Array(frames);
-  const loud = new Float32Array(frames);
-  for (let f = 0; f < frames; f++) {
-    let acc = 0;
-    let total = 0;
-    for (let b = 0; b < BAND_COUNT; b++) {
-      const e = bands[f * BAND_COUNT + b]!;
-      acc += OPEN_WEIGHTS[b]! * e;
-      total = Math.max(total, e);
-    }
-    raw[f] = acc;
-    loud[f] = total;
-  }
-  const floor = percentile(raw, 0.1);
-  const top = percentile(raw, 0.95);
-  const loudFloor = percentile(loud, 0.1);
-  const loudTop = percentile(loud, 0.95);
-  const span = Math.max(1e-6, top - floor);
-  const openness = new Float32Array(frames);
-  for (let f = 0; f < frames; f++) openness[f] = Math.min(1, Math.max(0, (raw[f]! - floor) / span));
-  const sm = smooth(openness, 2);
-  // closures: a dip well below the local maximum while speech is around (±150 ms)
+export function analyzeOpenness(
+  input: Int16Array | BandEnergies,
+  model: Readonly<AudioModelWeights> = AUDIO_MODEL,
+): AudioMouthAnalysis {
+  const pred = predictFrames(input, model);
+  const frames = pred.frames;
+  const openness = smooth(pred.openness, SMOOTH_FRAMES);
   const closures = new Uint8Array(frames);
-  const speechLevel = loudFloor + 0.35 * (loudTop - loudFloor);
+  const minFrames = Math.round(MIN_CLOSURE_MS / 10);
   for (let f = 0; f < frames; f++) {
-    let localMax = 0;
+    if (pred.viseme[f] !== Viseme.A || (f > 0 && pred.viseme[f - 1] === Viseme.A)) continue;
+    let end = f;
+    while (end + 1 < frames && pred.viseme[end + 1] === Viseme.A) end++;
+    if (end - f + 1 < MIN_CLOSURE_RUN) continue;
+    let minOpen = 1;
+    for (let k = f; k <= end; k++) minOpen = Math.min(minOpen, pred.openness[k]!);
+    if (minOpen > CLOSURE_MAX_OPEN) continue;
     let speechNear = false;
-    for (let k = Math.max(0, f - 15); k < Math.min(frames, f + 16); k++) {
-      localMax = Math.max(localMax, sm[k]!);
-      if (loud[k]! > speechLevel) speechNear = true;
-    }
-    if (speechNear && localMax > 0.4 && sm[f]! < 0.3 * localMax) closures[f] = 1;
+    for (let k = Math.max(0, f - SPEECH_NEAR_FRAMES); k < Math.min(frames, end + SPEECH_NEAR_FRAMES); k++)
+      if (openness[k]! > SPEECH_OPEN) speechNear = true;
+    if (!speechNear) continue;
+    for (let k = Math.max(0, Math.min(f, end + 1 - minFrames)); k <= end; k++) closures[k] = 1;
   }
-  return { openness: sm, closures };
+  return { openness, closures };
 }
 
+/** Openness → the open/closed series X → B → C → D, blended; a closure → A. */
 function shapeFor(open: number, closed: boolean): { mouth: MouthParams; viseme: Viseme } {
   if (closed) return { mouth: { ...MOUTH_SHAPES.A }, viseme: Viseme.A };
-  if (open < 0.08) return { mouth: { ...REST_MOUTH }, viseme: Viseme.X };
   const steps: Array<[number, Viseme]> = [
     [0, Viseme.X],
     [0.3, Viseme.B],
@@ -93,7 +85,7 @@ function shapeFor(open: number, closed: boolean): { mouth: MouthParams; viseme: 
     const [x1, v1] = steps[i]!;
     const [x0, v0] = steps[i - 1]!;
     if (open <= x1) {
-      const f = (open - x0) / (x1 - x0);
+      const f = Math.max(0, (open - x0) / (x1 - x0));
       return {
         mouth: mixMouth([
           { w: 1 - f, p: MOUTH_SHAPES[v0] },
@@ -106,16 +98,34 @@ function shapeFor(open: number, closed: boolean): { mouth: MouthParams; viseme: 
   return { mouth: { ...MOUTH_SHAPES.D }, viseme: Viseme.D };
 }
 
-export function analyzeAudioMouth(pcm48k: Int16Array): MouthTrack {
-  const { openness, closures } = analyzeOpenness(pcm48k);
+function trackOf({ openness, closures }: AudioMouthAnalysis, durationSamples: number): MouthTrack {
   const n = openness.length;
-  const idx = (sample: number): number => Math.min(n - 1, Math.max(0, Math.round(sample / HOP_SAMPLES)));
+  const shapes = Array.from(openness, (o, f) => shapeFor(o, closures[f] === 1));
+  const lead = (LEAD_MS * 48_000) / 1000;
+  // the mouth shows at `sample` what sounds LEAD_MS later
+  const idx = (sample: number): number =>
+    Math.min(n - 1, Math.max(0, Math.round((sample + lead - HOP_SAMPLES / 2) / HOP_SAMPLES)));
   return {
-    durationSamples: pcm48k.length,
-    at: (sample) =>
-      n === 0 ? { ...REST_MOUTH } : shapeFor(openness[idx(sample)]!, closures[idx(sample)] === 1).mouth,
-    visemeAt: (sample) =>
-      n === 0 ? Viseme.X : shapeFor(openness[idx(sample)]!, closures[idx(sample)] === 1).viseme,
+    durationSamples,
+    at: (sample) => (n === 0 ? { ...REST_MOUTH } : { ...shapes[idx(sample)]!.mouth }),
+    visemeAt: (sample) => (n === 0 ? Viseme.X : shapes[idx(sample)]!.viseme),
     emphasisAt: (sample) => (n === 0 ? 0 : Math.max(0, (openness[idx(sample)]! - 0.7) / 0.3)),
   };
+}
+
+/** The mouth track of speech known only as audio (≈ 3.5 ms of CPU per second of audio). */
+export function analyzeAudioMouth(
+  pcm48k: Int16Array,
+  model: Readonly<AudioModelWeights> = AUDIO_MODEL,
+): MouthTrack {
+  return trackOf(analyzeOpenness(pcm48k, model), pcm48k.length);
+}
+
+/** The same result as analyzeAudioMouth, yielding to the event loop every few milliseconds of work. */
+export async function analyzeAudioMouthAsync(
+  pcm48k: Int16Array,
+  model: Readonly<AudioModelWeights> = AUDIO_MODEL,
+): Promise<MouthTrack> {
+  const bands = await bandEnergiesAsync(pcm48k);
+  return trackOf(analyzeOpenness(bands, model), pcm48k.length);
 }

@@ -27,9 +27,11 @@ export const DOMINANCE: Readonly<Record<Viseme, number>> = {
 };
 
 export function mixMouth(parts: ReadonlyArray<{ w: number; p: Readonly<MouthParams> }>): MouthParams {
+  const weighted = parts.filter((x) => x.w > 0);
+  if (weighted.length === 1) return { ...weighted[0]!.p }; // exact, no rounding drift
   const out: MouthParams = { open: 0, width: 0, round: 0, teeth: 0, lipBite: 0, tongue: 0 };
   let total = 0;
-  for (const { w, p } of parts) {
+  for (const { w, p } of weighted) {
     total += w;
     out.open += w * p.open;
     out.width += w * p.width;

@@ -1,16 +1,19 @@
 /**
  * A mouth track: mouth parameters over a speech segment's 48 kHz timeline (notes §5): visemes from
  * phoneme events, closures (A) and lip-bites (G) held ≥ 60 ms ending at their release, dominance
- * blending with raised-cosine ramps of 40 ms (the notes measured 40–80 ms as working), targets leading the sound by 20 ms. Tabulated at
- * 100 Hz so the media tick samples it in O(1).
+ * blending with raised-cosine cross-fades over 60 ms (the notes measured 40–80 ms as working),
+ * short pauses absorbed, targets leading the sound by 20 ms. Tabulated at 100 Hz so the media
+ * tick samples it in O(1).
  */
 import { REST_MOUTH, Viseme, type MouthParams } from '../face-state.js';
 import { DOMINANCE, MOUTH_SHAPES, mixMouth } from './mouth-shapes.js';
-import { isStressed, visemeOf } from './visemes.js';
+import { isMarker, isStressed, visemeOf } from './visemes.js';
 
 export const LEAD_MS = 20;
-export const BLEND_MS = 40;
+export const BLEND_MS = 60;
 export const MIN_CLOSURE_MS = 60;
+/** Pauses shorter than this inside speech do not bring the mouth to rest. */
+export const SHORT_PAUSE_MS = 80;
 const TABLE_HZ = 100;
 
 export interface MouthTrack {
@@ -45,6 +48,7 @@ function segmentsOf(
   durationMs: number,
 ): Segment[] {
   const segs: Segment[] = [];
+  phonemes = phonemes.filter((p) => !isMarker(p.ipa));
   for (let i = 0; i < phonemes.length; i++) {
     const p = phonemes[i]!;
     const start = (p.startSample / rate) * 1000;
@@ -71,18 +75,60 @@ function segmentsOf(
   // silence before the first and after the last sound
   const first = segs[0]?.start ?? durationMs;
   const last = segs.at(-1)?.end ?? 0;
-  const kept = segs.filter((s) => s.end > s.start);
-  return [
+  const all = [
     { viseme: Viseme.X, start: -1000, end: first, stressed: false },
-    ...kept,
+    ...segs.filter((s) => s.end > s.start),
     { viseme: Viseme.X, start: last, end: durationMs + 1000, stressed: false },
   ];
+  // a short pause between sounds is not a rest: its neighbours meet in its middle
+  for (let i = 1; i + 1 < all.length; i++) {
+    const s = all[i]!;
+    if (s.viseme !== Viseme.X || s.end - s.start >= SHORT_PAUSE_MS) continue;
+    const mid = (s.start + s.end) / 2;
+    all[i - 1]!.end = Math.max(all[i - 1]!.end, mid);
+    all[i + 1]!.start = Math.min(all[i + 1]!.start, mid);
+    s.end = s.start;
+  }
+  // merge runs of one shape
+  const merged: Segment[] = [];
+  for (const s of all) {
+    if (s.end <= s.start) continue;
+    const prev = merged.at(-1);
+    if (prev && prev.viseme === s.viseme && s.start - prev.end < 1) {
+      prev.end = Math.max(prev.end, s.end);
+      prev.stressed ||= s.stressed;
+    } else merged.push({ ...s });
+  }
+  return merged;
 }
 
-function ramp(t: number, start: number, end: number): number {
-  if (t >= start && t <= end) return 1;
-  const d = t < start ? start - t : t - end;
-  return d >= BLEND_MS ? 0 : 0.5 * (1 + Math.cos((Math.PI * d) / BLEND_MS));
+/**
+ * A segment's raised-cosine weight at time t. Ordinary segments cross-fade with their neighbours
+ * over BLEND_MS centred on each boundary (weight ½ at the boundary), so even a 50 ms vowel between
+ * two closures opens; closures and lip-bites keep full weight over their whole (≥ 60 ms) interval
+ * and fade out over BLEND_MS / 2 outside it, so they are held yet never swallow a neighbour.
+ */
+function weightAt(t: number, s: Segment): number {
+  const half = BLEND_MS / 2;
+  const u = Math.min(t - s.start, s.end - t); // depth inside the segment (negative outside)
+  if (s.viseme === Viseme.A || s.viseme === Viseme.G) {
+    if (u >= 0) return 1;
+    return u <= -half ? 0 : 0.5 * (1 + Math.cos((Math.PI * u) / half));
+  }
+  if (u >= half) return 1;
+  if (u <= -half) return 0;
+  return 0.5 + 0.5 * Math.sin((Math.PI * u) / (2 * half));
+}
+
+function sameMouth(a: MouthParams, b: MouthParams): boolean {
+  return (
+    a.open === b.open &&
+    a.width === b.width &&
+    a.round === b.round &&
+    a.teeth === b.teeth &&
+    a.lipBite === b.lipBite &&
+    a.tongue === b.tongue
+  );
 }
 
 function tabulate(segs: Segment[], totalSamples: number, rate: number, durationMs: number): MouthTrack {
@@ -100,11 +146,9 @@ function tabulate(segs: Segment[], totalSamples: number, rate: number, durationM
     let emph = 0;
     for (let i = from; i < segs.length && segs[i]!.start - BLEND_MS <= t; i++) {
       const s = segs[i]!;
-      const r = ramp(t, s.start, s.end);
+      const r = weightAt(t, s);
       if (r <= 0) continue;
-      // closures and lip-bites are held for their whole interval: inside it they all but win
-      const hold = s.viseme === Viseme.A || s.viseme === Viseme.G ? 1 + 9 * r ** 4 : 1;
-      const w = DOMINANCE[s.viseme] * r * hold;
+      const w = DOMINANCE[s.viseme] * r;
       parts.push({ w, p: MOUTH_SHAPES[s.viseme] });
       if (w > bestW) {
         bestW = w;
@@ -126,7 +170,7 @@ function tabulate(segs: Segment[], totalSamples: number, rate: number, durationM
       const f = x - i;
       const a = mouths[i]!;
       const b = mouths[Math.min(n - 1, i + 1)]!;
-      if (f === 0 || a === b) return { ...a };
+      if (f === 0 || sameMouth(a, b)) return { ...a };
       return mixMouth([
         { w: 1 - f, p: a },
         { w: f, p: b },
@@ -136,8 +180,4 @@ function tabulate(segs: Segment[], totalSamples: number, rate: number, durationM
     emphasisAt: (sample) => emphasis[indexOf(sample)]!,
   };
 }
-
-/** The sample at the centre of a video frame's interval: frame n covers [n, n+1)/fps. */
-export function frameCenterSample(frameIndex: number, fps: number, sampleRateHz = 48_000): number {
-  return Math.round(((frameIndex + 0.5) / fps) * sampleRateHz);
-}
+export { frameCenterSample } from './sample-frame.js';

@@ -1,36 +1,51 @@
 /**
- * espeak-ng IPA phoneme ids (any language; stress ˈˌ, length ː and tie bars stripped) → the
- * Preston Blair / Rhubarb mouth shapes A–H, X. An empty id is a pause (X); unknown sounds → B.
+ * espeak-ng IPA phoneme ids (any language; stress ˈˌ, length ː, tie bars, tone digits and
+ * diacritics stripped) → the Preston Blair / Rhubarb mouth shapes A–H, X. An empty id is a pause
+ * (X); language-switch markers like "(en)" carry no sound; unknown sounds → B.
  */
 import { Viseme } from '../face-state.js';
+import { MOUTH_SHAPES } from './mouth-shapes.js';
 
 const CLOSED = new Set(['p', 'b', 'm', 'ɓ', 'ʙ', 'ɱ']);
-const LIP_BITE = new Set(['f', 'v', 'ɸ', 'β']);
-const PUCKER = new Set(['u', 'ʊ', 'w', 'ɥ', 'y', 'ʏ', 'ʍ', 'ɯ', 'ɵ']);
-const ROUNDED = new Set(['o', 'ɔ', 'ɒ', 'ø', 'œ', 'ɜ', 'ɞ', 'ɚ', 'ɝ', 'ɤ']);
-const WIDE = new Set(['a', 'ɑ', 'æ', 'ɐ', 'ɶ', 'ä']);
-const OPEN = new Set(['ɛ', 'e', 'ʌ', 'ə', 'ɘ', 'ɨ', 'ɪ']);
+const LIP_BITE = new Set(['f', 'v', 'ɸ', 'β', 'ʋ']);
 const TONGUE = new Set(['l', 'ɫ', 'ɬ', 'ɮ', 'ʎ', 'ɭ', 'θ', 'ð']);
+const GLIDE_W = new Set(['w', 'ɥ', 'ʍ']);
+const VOWELS: ReadonlyMap<string, Viseme> = new Map([
+  ...[...'uʊyʏɯɵ'].map((c) => [c, Viseme.F] as const),
+  ...[...'oɔɒøœɜɞɚɝɤ'].map((c) => [c, Viseme.E] as const),
+  ...[...'aɑæɐɶä'].map((c) => [c, Viseme.D] as const),
+  ...[...'ɛeʌəɘɨɪ'].map((c) => [c, Viseme.C] as const),
+  ['i', Viseme.B] as const,
+]);
 
 export function normalizeIpa(ipa: string): string {
   return ipa
-    .replace(/[ˈˌːˑ͡‿_!;#^\d]/g, '')
     .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '');
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[ˈˌːˑ‿_!;#^.\-\d\p{Cc}]/gu, ''); // tie bars (U+0361) went with the diacritics
+}
+
+/** espeak's language-switch markers, e.g. "(en)": events without a sound of their own. */
+export function isMarker(ipa: string): boolean {
+  return /^\(.*\)$/.test(ipa.trim());
 }
 
 export function visemeOf(ipa: string): Viseme {
-  const p = normalizeIpa(ipa);
-  if (p === '') return Viseme.X;
-  const first = [...p][0]!;
+  if (isMarker(ipa)) return Viseme.X;
+  const p = [...normalizeIpa(ipa)];
+  const first = p[0];
+  if (first === undefined) return Viseme.X;
   if (CLOSED.has(first)) return Viseme.A;
   if (LIP_BITE.has(first)) return Viseme.G;
-  if (PUCKER.has(first)) return Viseme.F;
-  if (ROUNDED.has(first)) return Viseme.E;
-  if (WIDE.has(first)) return Viseme.D;
-  if (OPEN.has(first)) return Viseme.C;
   if (TONGUE.has(first)) return Viseme.H;
-  if (first === 'i') return Viseme.B;
+  // a diphthong or glide + vowel ("aɪ", "iɑ", "ua", "ju") shows its most open vowel
+  let best: Viseme | undefined;
+  for (const c of p) {
+    const v = VOWELS.get(c);
+    if (v !== undefined && (best === undefined || MOUTH_SHAPES[v].open > MOUTH_SHAPES[best].open)) best = v;
+  }
+  if (best !== undefined) return best;
+  if (GLIDE_W.has(first)) return Viseme.F;
   return Viseme.B;
 }
 
