@@ -2,6 +2,7 @@
  * The media path as a user sees it: real server, real engine process, real Chromium over WHEP.
  * Assertions are counters that rise and levels that differ, never rates or timings.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
@@ -95,11 +96,13 @@ describe('media in a real browser', () => {
         window.mpTest.waitFor(() => window.mpTest.events.some((e) => e.type === 'speakingStart'), 10000),
       ),
     ).toBe(true);
-    const [speakingRms, speakingMouth] = await Promise.all([
-      page.evaluate(() => window.mpTest.peakRms(1500)),
-      page.evaluate(() => window.mpTest.mouthMotion(1500)),
-    ]);
-    expect(speakingRms).toBeGreaterThan(Math.max(0.02, idleRms * 3));
+    expect(
+      await page.evaluate(
+        (floor) => window.mpTest.waitFor(() => window.mpTest.audioRms() > floor, 8000),
+        Math.max(0.02, idleRms * 3),
+      ),
+    ).toBe(true);
+    const speakingMouth = await page.evaluate(() => window.mpTest.mouthMotion(1500));
     expect(speakingMouth).toBeGreaterThan(idleMouth * 1.5 + 0.5);
     expect(
       await page.evaluate(() =>
@@ -119,6 +122,40 @@ describe('media in a real browser', () => {
       turnId: 'turn-1',
       interrupted: false,
     });
+    await page.close();
+  });
+
+  it('say-audio: an uploaded MP3 is decoded, spoken and lip-synced; junk answers 400', async () => {
+    const { page, sessionId, token } = await connectedPage();
+    const mp3 = readFileSync(
+      new URL('../packages/engine/test-fixtures/audio/speech-44k.mp3', import.meta.url),
+    );
+    const form = new FormData();
+    form.append('turnId', 'upload-1');
+    form.append('duration', '1.6');
+    form.append('audio', new Blob([mp3], { type: 'audio/mpeg' }), 'speech.mp3');
+    const r = await server.api(`/v1/avatar-session/${sessionId}/say-audio`, { token, body: form });
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { decodedDuration: number };
+    expect(body.decodedDuration).toBeGreaterThan(1);
+    expect(
+      await page.evaluate(() =>
+        window.mpTest.waitFor(
+          () => window.mpTest.events.some((e) => e.type === 'speakingStart' && e.turnId === 'upload-1'),
+          10000,
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      await page.evaluate(() => window.mpTest.waitFor(() => window.mpTest.audioRms() > 0.02, 8000)),
+    ).toBe(true);
+    const junk = new FormData();
+    junk.append('turnId', 'junk');
+    junk.append('duration', '1');
+    junk.append('audio', new Blob([new Uint8Array(5000).fill(7)]), 'blob');
+    const bad = await server.api(`/v1/avatar-session/${sessionId}/say-audio`, { token, body: junk });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/^Invalid audio file/);
     await page.close();
   });
 

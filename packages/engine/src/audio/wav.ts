@@ -76,7 +76,7 @@ function sampleAt(v: DataView, p: number, bits: number, float: boolean): number 
     case 16:
       return v.getInt16(p, true) / 32768;
     case 24:
-      return ((v.getUint8(p) | (v.getUint8(p + 1) << 8) | (v.getInt8(p + 2) << 16))) / 8_388_608;
+      return (v.getUint8(p) | (v.getUint8(p + 1) << 8) | (v.getInt8(p + 2) << 16)) / 8_388_608;
     default:
       return v.getInt32(p, true) / 2_147_483_648;
   }

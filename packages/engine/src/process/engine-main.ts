@@ -16,6 +16,7 @@ import {
   type ViewerOffer,
 } from '../host/types.js';
 import { EngineSession } from '../session/engine-session.js';
+import { createAudioDecoder } from '../audio/decoder.js';
 import { createTts } from '../speech/tts.js';
 import { findVoice } from '../speech/voices.js';
 
@@ -32,6 +33,7 @@ const emit = (event: EngineEvent): void => send({ kind: 'event', event });
 let options: EngineProcessOptions | undefined;
 let avatars = new Map<string, AvatarManifest>();
 const tts = createTts();
+const decoder = createAudioDecoder();
 const sessions = new Map<string, EngineSession>();
 
 const scheduler = new MediaScheduler((tick) => {
@@ -75,6 +77,7 @@ const methods: Record<string, (...args: never[]) => unknown> = {
         voiceId: o.voiceId,
         voiceSpeed: o.voiceSpeed,
         tts,
+        decoder,
         width: options.videoWidth,
         height: options.videoHeight,
         fps: options.fps,

@@ -5,10 +5,11 @@
  */
 import wrtc, { type RtcIceServer } from '@roamhq/wrtc';
 import type { ServerMessage } from '@mouthpiece/protocol';
-import { analyzeAudioMouth } from '../lipsync/audio-mouth.js';
+import { analyzeAudioMouthAsync } from '../lipsync/audio-mouth.js';
 import { createAnimator, type Animator } from '../animation/animator.js';
 import type { AvatarManifest } from '../avatar/manifest.js';
-import { decodeAudio, AudioValidationError } from '../audio/decode.js';
+import { AudioValidationError } from '../audio/decode.js';
+import type { AudioDecoder } from '../audio/decoder.js';
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
 import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
 import { EngineError } from '../host/types.js';
@@ -25,6 +26,7 @@ export interface EngineSessionOptions {
   voiceId: string;
   voiceSpeed: number;
   tts: Tts;
+  decoder: AudioDecoder;
   width: number;
   height: number;
   fps: number;
@@ -101,14 +103,16 @@ export class EngineSession {
   async sayAudio(clip: AudioClip): Promise<SayAudioAnswer> {
     let decoded;
     try {
-      decoded = await decodeAudio(clip.audio);
+      decoded = await this.#o.decoder.decode(clip.audio);
     } catch (err) {
       if (err instanceof AudioValidationError) return { kind: 'invalid_audio', reason: err.message };
       throw err;
     }
     if (this.#closed) throw new EngineError('unknown_session', 'The session has ended');
     const audio = new TurnAudio(clip.turnId);
-    audio.set(audio.reserve(), { pcm: decoded.pcm, mouth: analyzeAudioMouth(decoded.pcm), words: [] });
+    const mouth = await analyzeAudioMouthAsync(decoded.pcm); // yields between slices: the tick never waits
+    if (this.#closed) throw new EngineError('unknown_session', 'The session has ended');
+    audio.set(audio.reserve(), { pcm: decoded.pcm, mouth, words: [] });
     audio.markComplete();
     const answer = this.#queue.addAudio(clip.turnId, { audio });
     return answer === 'queued'
