@@ -6,6 +6,9 @@
 import wrtc, { type RtcIceServer } from '@roamhq/wrtc';
 import type { ServerMessage } from '@mouthpiece/protocol';
 import { analyzeAudioMouthAsync } from '../lipsync/audio-mouth.js';
+import { MISMATCH_COST } from '../lipsync/align-transcript.js';
+import { buildMouthTrack } from '../lipsync/mouth-track.js';
+import { splitSentences } from '../speech/sentences.js';
 import { createAnimator, type Animator } from '../animation/animator.js';
 import type { AvatarManifest } from '../avatar/manifest.js';
 import { AudioValidationError } from '../audio/decode.js';
@@ -284,10 +287,36 @@ export class EngineSession {
     if (!turn) return;
     if (turn.kind === 'audio' && turn.audio) {
       this.#player.start(turn.audio.audio);
+      const transcript = turn.chunks.join('').trim();
+      if (transcript) void this.#alignTranscript(turn.audio.audio, transcript);
     } else {
       const synth = this.#synthFor(turn.turnId);
       synth.finish();
       this.#player.start(synth.audio);
+    }
+  }
+
+  /**
+   * With a transcript (say-text chunks sharing the upload's turnId), espeak's reading of it is
+   * aligned to the upload in the decoder worker, and the clip gets real mouth shapes instead of
+   * openness alone. Until that lands (or if the transcript does not match) the audio model drives.
+   */
+  async #alignTranscript(audio: TurnAudio, transcript: string): Promise<void> {
+    const piece = audio.pieces[0];
+    if (!piece) return;
+    try {
+      const reference = [];
+      for (const sentence of splitSentences(transcript)) {
+        const seg = await this.#o.tts.synthesize({ text: sentence, voiceId: this.#o.voiceId, speed: 1 });
+        reference.push({ pcm: seg.pcm, phonemes: seg.phonemes });
+      }
+      if (reference.length === 0 || this.#closed) return;
+      const alignment = await this.#o.decoder.align(piece.pcm, reference);
+      if (alignment.meanCost <= MISMATCH_COST && !this.#closed) {
+        piece.mouth = buildMouthTrack({ phonemes: alignment.phonemes, totalSamples: piece.pcm.length });
+      }
+    } catch {
+      // alignment is an improvement; the audio model keeps driving the mouth
     }
   }
 
