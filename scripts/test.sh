@@ -8,6 +8,9 @@ results=.test-results
 rm -rf "$results" && mkdir -p "$results"
 status=0
 
+echo "== lint (typescript-eslint, type-checked)"
+npx eslint . || status=1
+
 echo "== unit and integration tests"
 npx vitest run --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
 

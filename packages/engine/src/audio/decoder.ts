@@ -54,7 +54,7 @@ export function createAudioDecoder(): AudioDecoder {
   const call = <T>(msg: object): Promise<T> => {
     const id = ++seq;
     return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (d: never) => void, reject });
+      pending.set(id, { resolve: resolve, reject });
       worker.postMessage({ id, ...msg });
     });
   };
