@@ -44,12 +44,20 @@ describe('MediaScheduler', () => {
   it('catches up late ticks in order, and skips (counted) beyond the limit', () => {
     const clock = new FakeClock();
     const ticks: number[] = [];
-    const s = new MediaScheduler((k) => ticks.push(k), { clock, maxCatchUpTicks: 10 });
+    const late: number[] = [];
+    const s = new MediaScheduler(
+      (k, catchingUp) => {
+        ticks.push(k);
+        if (catchingUp) late.push(k);
+      },
+      { clock, maxCatchUpTicks: 10 },
+    );
     s.start();
     clock.run(1000); // tick 0
     clock.t = 1055; // a 55 ms stall: 5 ticks late, caught up
     clock.run(1055);
     expect(ticks).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(late).toEqual([1, 2, 3, 4]); // only the last tick of a late batch renders
     clock.t = 1555; // a 500 ms stall: skipped ahead
     clock.run(1555);
     expect(s.stats.skippedTicks).toBeGreaterThan(40);

@@ -25,15 +25,16 @@ export class MediaScheduler {
   readonly #clock: SchedulerClock;
   readonly #tickMs: number;
   readonly #maxCatchUp: number;
-  readonly #onTick: (tickIndex: number) => void;
+  readonly #onTick: (tickIndex: number, catchingUp: boolean) => void;
   #t0 = 0;
   #next = 0;
   #timer: unknown;
   #running = false;
   readonly stats: SchedulerStats = { ticks: 0, skippedTicks: 0, maxLateMs: 0 };
 
+  /** `catchingUp` is true for every tick of a late batch but its last: skippable work should skip. */
   constructor(
-    onTick: (tickIndex: number) => void,
+    onTick: (tickIndex: number, catchingUp: boolean) => void,
     opts: { clock?: SchedulerClock; tickMs?: number; maxCatchUpTicks?: number } = {},
   ) {
     this.#onTick = onTick;
@@ -77,7 +78,7 @@ export class MediaScheduler {
     }
     this.stats.maxLateMs = Math.max(this.stats.maxLateMs, now - (this.#t0 + this.#next * this.#tickMs));
     for (let i = 0; i < behind; i++) {
-      this.#onTick(this.#next++);
+      this.#onTick(this.#next++, i < behind - 1);
       this.stats.ticks++;
     }
     this.#schedule();

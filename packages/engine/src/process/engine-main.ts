@@ -36,10 +36,10 @@ const tts = createTts();
 const decoder = createAudioDecoder();
 const sessions = new Map<string, EngineSession>();
 
-const scheduler = new MediaScheduler((tick) => {
+const scheduler = new MediaScheduler((tick, catchingUp) => {
   for (const s of sessions.values()) {
     try {
-      s.tick(tick);
+      s.tick(tick, catchingUp);
     } catch (err) {
       failSession(s, err);
     }
@@ -63,7 +63,15 @@ function session(id: string): EngineSession {
 }
 
 const methods: Record<string, (...args: never[]) => unknown> = {
-  ping: () => ({ pid: process.pid, sessions: sessions.size, scheduler: scheduler.stats }),
+  ping: () => ({
+    pid: process.pid,
+    sessions: sessions.size,
+    scheduler: scheduler.stats,
+    frames: [...sessions.values()].reduce(
+      (a, s) => ({ sent: a.sent + s.framesSent, skipped: a.skipped + s.framesSkipped }),
+      { sent: 0, skipped: 0 },
+    ),
+  }),
   createSession: (o: EngineSessionOptions) => {
     if (!options) throw new EngineError('engine_unavailable', 'The engine is not initialised');
     const avatar = avatars.get(o.avatarId);

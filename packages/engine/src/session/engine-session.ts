@@ -67,6 +67,9 @@ export class EngineSession {
   #closed = false;
   /** Frames rendered and skipped, for stats. */
   framesSent = 0;
+  framesSkipped = 0;
+  /** Which tick of each frame interval this session renders on (spreads the work). */
+  readonly #phase: number;
 
   constructor(o: EngineSessionOptions) {
     this.id = o.sessionId;
@@ -74,6 +77,7 @@ export class EngineSession {
     this.#queue = new SpeechQueue<ClipItem>();
     this.#renderer = createRenderer(o.avatar, { width: o.width, height: o.height });
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
+    this.#phase = hashSeed(o.sessionId) % Math.max(1, Math.round(100 / o.fps));
     this.#i420 = new Uint8Array((o.width * o.height * 3) / 2);
     this.#queue.onEvent((e) => {
       switch (e.type) {
@@ -186,8 +190,12 @@ export class EngineSession {
     this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId });
   }
 
-  /** One 10 ms media tick: audio every tick, a video frame when one is due. */
-  tick(tickIndex: number): void {
+  /**
+   * One 10 ms media tick: audio every tick, a video frame when one is due. Sessions render on
+   * staggered ticks (a per-session phase) so frames of many sessions do not pile onto one tick;
+   * a frame due during a late catch-up batch is skipped, never rendered late.
+   */
+  tick(tickIndex: number, catchingUp = false): void {
     if (this.#closed) return;
     const viewer = this.#viewer;
     const events = this.#player.pull(this.#chunk);
@@ -200,9 +208,13 @@ export class EngineSession {
       channelCount: 1,
       numberOfFrames: 480,
     });
-    const frame = Math.floor((tickIndex * 10 * this.#o.fps) / 1000);
+    const frame = Math.floor(((tickIndex + this.#phase) * 10 * this.#o.fps) / 1000);
     if (frame === this.#lastFrame) return;
     this.#lastFrame = frame;
+    if (catchingUp) {
+      this.framesSkipped++;
+      return;
+    }
     this.#renderFrame(tickIndex * 10);
   }
 

@@ -53,7 +53,7 @@ export class Espeak {
   }
 
   static async load(): Promise<Espeak> {
-    const m = (await (init as unknown as () => Promise<EspeakModule>)());
+    const m = await (init as unknown as () => Promise<EspeakModule>)();
     return new Espeak(m);
   }
 
