@@ -1,1 +1,5 @@
-export {};
+export { AvatarSession, type AvatarSessionConfig, type AvatarSessionEvents } from './avatar-session.js';
+export { MouthpieceError, errorForStatus } from './errors.js';
+export { ClientErrorCode as ErrorCode, ConnectionState, SessionState } from '@mouthpiece/protocol';
+export { iceServersFor, type TurnConfig } from './turn.js';
+export { DEFAULT_RETRY, backoffMs, retryConfig, shouldRetry, type RetryConfig } from './retry.js';

@@ -1,0 +1,76 @@
+/** HTTP calls to the avatar-session API with the retry policy and error mapping. */
+import { errorForStatus, MouthpieceError } from './errors.js';
+import {
+  backoffMs,
+  parseRetryAfter,
+  shouldRetry,
+  type AttemptFailure,
+  type RetryConfig,
+  type RetryKind,
+} from './retry.js';
+import type { Logger } from './logger.js';
+import { ClientErrorCode } from '@mouthpiece/protocol';
+
+export interface RequestOptions {
+  auth: { bearer: string } | { ks: string } | undefined;
+  json?: unknown;
+  form?: FormData;
+  kind: RetryKind;
+  keepalive?: boolean;
+}
+
+export class ApiClient {
+  readonly #base: string;
+  readonly #retry: RetryConfig;
+  readonly #log: Logger;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(
+    baseUrl: string,
+    retry: RetryConfig,
+    log: Logger,
+    sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+  ) {
+    this.#base = baseUrl.replace(/\/+$/, '');
+    this.#retry = retry;
+    this.#log = log;
+    this.#sleep = sleep;
+  }
+
+  async post<T>(path: string, o: RequestOptions): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (o.auth && 'bearer' in o.auth) headers['Authorization'] = `Bearer ${o.auth.bearer}`;
+    if (o.auth && 'ks' in o.auth) headers['Authorization'] = `KS ${o.auth.ks}`;
+    if (o.json !== undefined) headers['Content-Type'] = 'application/json';
+    for (let attempt = 1; ; attempt++) {
+      let failure: AttemptFailure;
+      try {
+        const res = await fetch(`${this.#base}${path}`, {
+          method: 'POST',
+          headers,
+          body: o.form ?? (o.json !== undefined ? JSON.stringify(o.json) : undefined),
+          ...(o.keepalive ? { keepalive: true } : {}),
+        });
+        if (res.ok) return (await res.json()) as T;
+        const body = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
+        const err = errorForStatus(res.status, body.error ?? `HTTP ${res.status}`, body.code);
+        failure = { status: res.status, retryAfterSec: parseRetryAfter(res.headers.get('Retry-After')) };
+        if (attempt >= this.#retry.maxAttempts || !shouldRetry(o.kind, failure)) throw err;
+      } catch (err) {
+        if (err instanceof MouthpieceError) throw err;
+        failure = { network: true };
+        if (attempt >= this.#retry.maxAttempts) {
+          throw new MouthpieceError(
+            ClientErrorCode.API_REQUEST_FAILED,
+            `Request failed: ${err instanceof Error ? err.message : String(err)}`,
+          );
+        }
+      }
+      const wait = backoffMs(this.#retry, attempt, failure);
+      this.#log.warn(
+        `retrying ${path.replace(/\/v1\/avatar-session\/[^/]+/, '/v1/avatar-session/…')} in ${wait} ms`,
+      );
+      await this.#sleep(wait);
+    }
+  }
+}

@@ -1,0 +1,460 @@
+/**
+ * AvatarSession: show and drive a Mouthpiece avatar in a page (spec §6). Backend-created pattern:
+ * `initSession({sessionId, token})`; frontend-only pattern (demos only — never ship a credential
+ * to browsers): `createSession()` with `credential` in the config.
+ */
+import {
+  ClientErrorCode,
+  ConnectionState,
+  KEEP_ALIVE_INTERVAL_MS,
+  RTC_CONNECTION_TIMEOUT_MS,
+  SessionState,
+  TypedEmitter,
+  parseServerMessage,
+  type CreateSessionResponse,
+  type InitClientResponse,
+  type SayTextResponse,
+} from '@mouthpiece/protocol';
+import { ApiClient } from './api-client.js';
+import { MouthpieceError } from './errors.js';
+import { createLogger, type LogLevel, type Logger } from './logger.js';
+import { retryConfig, type RetryConfig } from './retry.js';
+import { CONNECTION_TRANSITIONS, SESSION_TRANSITIONS, StateMachine } from './states.js';
+import { iceServersFor } from './turn.js';
+import { closeWhep, connectWhep, type WhepConnection } from './whep-client.js';
+
+export interface AvatarSessionConfig extends Partial<RetryConfig> {
+  baseUrl: string;
+  logLevel?: LogLevel;
+  iceTransportPolicy?: RTCIceTransportPolicy;
+  retry?: Partial<RetryConfig>;
+  /** Frontend-only pattern, for demos: a session credential in the page. Never in production. */
+  credential?: string;
+}
+
+export interface AvatarSessionEvents {
+  stateChange: SessionState;
+  connectionChange: ConnectionState;
+  error: { code: ClientErrorCode; message: string; details?: unknown };
+  speakingStart: { turnId: string };
+  speakingEnd: { turnId: string; interrupted: boolean };
+  word: { turnId: string; text: string; startMs: number; endMs: number };
+  videoReady: { width: number; height: number };
+  autoplayBlocked: Record<string, never>;
+  [k: string]: unknown;
+}
+
+type EventName = keyof AvatarSessionEvents & string;
+
+export class AvatarSession {
+  readonly #log: Logger;
+  readonly #api: ApiClient;
+  readonly #config: AvatarSessionConfig;
+  readonly #events: TypedEmitter<AvatarSessionEvents>;
+  readonly #session: StateMachine<SessionState>;
+  readonly #connection: StateMachine<ConnectionState>;
+  #sessionId: string | null = null;
+  #token: string | null = null;
+  #whep: WhepConnection | undefined;
+  #init: InitClientResponse | undefined;
+  #video: HTMLVideoElement | undefined;
+  #keepAlive: ReturnType<typeof setInterval> | undefined;
+  #connectTimer: ReturnType<typeof setTimeout> | undefined;
+  #unload = (): void => this.#onPageHide();
+
+  constructor(config: AvatarSessionConfig) {
+    if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl)) {
+      throw new MouthpieceError(
+        ClientErrorCode.INVALID_CONFIGURATION,
+        'baseUrl is required (an absolute http(s) URL)',
+      );
+    }
+    this.#config = config;
+    this.#log = createLogger(config.logLevel ?? 'info');
+    this.#api = new ApiClient(config.baseUrl, retryConfig(config), this.#log);
+    this.#events = new TypedEmitter<AvatarSessionEvents>((err, event) =>
+      this.#log.error(`a "${String(event)}" listener threw`, err),
+    );
+    this.#session = new StateMachine<SessionState>(SessionState.IDLE, SESSION_TRANSITIONS, (s) =>
+      this.#events.emit('stateChange', s),
+    );
+    this.#connection = new StateMachine<ConnectionState>(
+      ConnectionState.DISCONNECTED,
+      CONNECTION_TRANSITIONS,
+      (s) => this.#events.emit('connectionChange', s),
+    );
+  }
+
+  on<K extends EventName>(event: K, listener: (payload: AvatarSessionEvents[K]) => void): () => void {
+    return this.#events.on(event, listener);
+  }
+
+  off<K extends EventName>(event: K, listener: (payload: AvatarSessionEvents[K]) => void): void {
+    this.#events.off(event, listener);
+  }
+
+  getSessionId(): string | null {
+    return this.#sessionId;
+  }
+
+  getSessionState(): SessionState {
+    return this.#session.state;
+  }
+
+  getConnectionState(): ConnectionState {
+    return this.#connection.state;
+  }
+
+  /** Frontend-only pattern: create → init-client → WHEP → keep-alive → video. */
+  async createSession(o: {
+    avatarId: string;
+    voiceId?: string;
+    voiceSpeed?: number;
+    videoContainerId?: string;
+  }): Promise<string> {
+    if (!this.#config.credential) {
+      throw new MouthpieceError(
+        ClientErrorCode.INVALID_CONFIGURATION,
+        'createSession needs `credential` in the config (demos only); use initSession in production',
+      );
+    }
+    this.#begin();
+    try {
+      const body = {
+        visualConfig: { avatarId: o.avatarId },
+        ...(o.voiceId !== undefined || o.voiceSpeed !== undefined
+          ? { voiceConfig: { id: o.voiceId, speed: o.voiceSpeed } }
+          : {}),
+      };
+      const created = await this.#api.post<CreateSessionResponse>('/v1/avatar-session', {
+        auth: { ks: this.#config.credential },
+        json: body,
+        kind: 'unsafe',
+      });
+      await this.#start(created.sessionId, created.token, o.videoContainerId);
+      return created.sessionId;
+    } catch (err) {
+      throw this.#fail(err);
+    }
+  }
+
+  /** Backend-created pattern: the same without create. */
+  async initSession(
+    s: { sessionId: string; token: string },
+    o: { videoContainerId?: string } = {},
+  ): Promise<void> {
+    if (!s?.sessionId || !s?.token)
+      throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, 'sessionId and token are required');
+    this.#begin();
+    try {
+      await this.#start(s.sessionId, s.token, o.videoContainerId);
+    } catch (err) {
+      throw this.#fail(err);
+    }
+  }
+
+  /** Puts the avatar's video into the element with this id (autoplay, playsinline, 100 %). */
+  attachVideo(containerId: string): HTMLVideoElement {
+    const container = document.getElementById(containerId);
+    if (!container)
+      throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, `No element with id "${containerId}"`);
+    const video = this.#video ?? document.createElement('video');
+    video.autoplay = true;
+    video.playsInline = true;
+    video.setAttribute('playsinline', '');
+    video.style.width = '100%';
+    video.style.height = '100%';
+    if (this.#whep) video.srcObject = this.#whep.stream;
+    container.appendChild(video);
+    this.#video = video;
+    this.#play();
+    return video;
+  }
+
+  async sayText(text: string, turnId?: string, isFinal = true): Promise<string> {
+    this.#requireReady();
+    const r = await this.#api.post<SayTextResponse>(`/v1/avatar-session/${this.#sessionId}/say-text`, {
+      auth: { bearer: this.#token! },
+      json: { text, isFinal, ...(turnId ? { turnId } : {}) },
+      kind: 'unsafe',
+    });
+    return r.turnId;
+  }
+
+  async sayAudio(audioFile: Blob, turnId: string, duration: number): Promise<void> {
+    this.#requireReady();
+    const form = new FormData();
+    form.append('turnId', turnId);
+    form.append('duration', String(duration));
+    form.append('audio', audioFile, (audioFile as File).name ?? 'audio.mp3');
+    await this.#api.post(`/v1/avatar-session/${this.#sessionId}/say-audio`, {
+      auth: { bearer: this.#token! },
+      form,
+      kind: 'unsafe',
+    });
+  }
+
+  async interrupt(): Promise<void> {
+    this.#requireReady();
+    await this.#api.post(`/v1/avatar-session/${this.#sessionId}/interrupt`, {
+      auth: { bearer: this.#token! },
+      json: {},
+      kind: 'safe',
+    });
+  }
+
+  async endSession(): Promise<void> {
+    const id = this.#sessionId;
+    const token = this.#token;
+    this.#teardown();
+    if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
+    if (id && token) {
+      try {
+        await this.#api.post(`/v1/avatar-session/${id}/end`, {
+          auth: { bearer: token },
+          json: {},
+          kind: 'safe',
+        });
+      } catch (err) {
+        if (!(err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND)) throw err;
+      }
+    }
+  }
+
+  /** After a user gesture, when the browser blocked autoplay with sound. */
+  unmute(): void {
+    if (!this.#video) return;
+    this.#video.muted = false;
+    void this.#video.play().catch(() => undefined);
+  }
+
+  #begin(): void {
+    if (this.#session.state !== SessionState.IDLE && this.#session.state !== SessionState.ERROR) {
+      throw new MouthpieceError(
+        ClientErrorCode.INVALID_STATE,
+        `Cannot start a session in state ${this.#session.state}`,
+      );
+    }
+    this.#session.transition(SessionState.CREATING);
+  }
+
+  async #start(sessionId: string, token: string, videoContainerId?: string): Promise<void> {
+    this.#sessionId = sessionId;
+    this.#token = token;
+    this.#init = await this.#api.post<InitClientResponse>(`/v1/avatar-session/${sessionId}/init-client`, {
+      auth: { bearer: token },
+      json: {},
+      kind: 'safe',
+    });
+    await this.#connect();
+    this.#keepAlive = setInterval(() => void this.#sendKeepAlive(), KEEP_ALIVE_INTERVAL_MS);
+    window.addEventListener('pagehide', this.#unload);
+    this.#session.transition(SessionState.READY);
+    if (videoContainerId) this.attachVideo(videoContainerId);
+  }
+
+  async #connect(): Promise<void> {
+    const init = this.#init!;
+    this.#connection.transition(ConnectionState.CONNECTING);
+    clearTimeout(this.#connectTimer);
+    this.#connectTimer = setTimeout(
+      () => this.#connectionFailed('WebRTC connection timed out (30 s)'),
+      RTC_CONNECTION_TIMEOUT_MS,
+    );
+    let whep: WhepConnection;
+    try {
+      whep = await connectWhep(
+        init.whepUrl,
+        iceServersFor(init.turn, init.iceServers),
+        this.#config.iceTransportPolicy ?? 'all',
+      );
+    } catch (err) {
+      clearTimeout(this.#connectTimer);
+      this.#connection.transition(ConnectionState.FAILED);
+      const status = (err as { status?: number }).status;
+      throw new MouthpieceError(
+        status === 404 || status === 410
+          ? ClientErrorCode.SESSION_NOT_FOUND
+          : ClientErrorCode.RTC_CONNECTION_FAILED,
+        err instanceof Error ? err.message : String(err),
+        status ? { status } : undefined,
+      );
+    }
+    this.#whep = whep;
+    if (this.#video) this.#video.srcObject = whep.stream;
+    whep.channel.onmessage = (e: MessageEvent<string>) => this.#onMessage(e.data);
+    whep.pc.onconnectionstatechange = () => this.#onPeerState(whep);
+    this.#watchFirstFrame(whep);
+  }
+
+  #onPeerState(whep: WhepConnection): void {
+    if (whep !== this.#whep) return;
+    switch (whep.pc.connectionState) {
+      case 'connected':
+        clearTimeout(this.#connectTimer);
+        this.#connection.transition(ConnectionState.CONNECTED);
+        break;
+      case 'disconnected':
+      case 'failed':
+        if (this.#session.state === SessionState.READY) void this.#reconnect();
+        break;
+      case 'new':
+      case 'connecting':
+      case 'closed':
+        break;
+    }
+  }
+
+  async #reconnect(): Promise<void> {
+    this.#log.warn('connection lost; reconnecting');
+    if (this.#whep) closeWhep(this.#whep);
+    this.#whep = undefined;
+    try {
+      await this.#connect();
+    } catch (err) {
+      this.#connectionFailed(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  #connectionFailed(message: string): void {
+    if (this.#connection.can(ConnectionState.FAILED)) this.#connection.transition(ConnectionState.FAILED);
+    if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
+    this.#events.emit('error', { code: ClientErrorCode.RTC_CONNECTION_FAILED, message });
+  }
+
+  #watchFirstFrame(whep: WhepConnection): void {
+    let sent = false;
+    const ready = (width: number, height: number): void => {
+      if (sent || whep !== this.#whep) return;
+      sent = true;
+      const send = (): void => whep.channel.send(JSON.stringify({ type: 'ready' }));
+      if (whep.channel.readyState === 'open') send();
+      else whep.channel.addEventListener('open', send, { once: true });
+      this.#events.emit('videoReady', { width, height });
+    };
+    const poll = setInterval(() => {
+      if (sent || whep !== this.#whep) return clearInterval(poll);
+      const v = this.#video;
+      if (v && 'requestVideoFrameCallback' in v && v.videoWidth > 0) {
+        v.requestVideoFrameCallback(() => ready(v.videoWidth, v.videoHeight));
+        return clearInterval(poll);
+      }
+      void whep.pc.getStats().then((stats) =>
+        stats.forEach(
+          (s: {
+            type: string;
+            kind?: string;
+            framesDecoded?: number;
+            frameWidth?: number;
+            frameHeight?: number;
+          }) => {
+            if (s.type === 'inbound-rtp' && s.kind === 'video' && (s.framesDecoded ?? 0) > 0)
+              ready(s.frameWidth ?? 0, s.frameHeight ?? 0);
+          },
+        ),
+      );
+    }, 50);
+  }
+
+  #onMessage(raw: string): void {
+    const m = parseServerMessage(raw);
+    if (!m) return;
+    switch (m.type) {
+      case 'speakingStart':
+        this.#events.emit('speakingStart', { turnId: m.turnId });
+        break;
+      case 'speakingEnd':
+        this.#events.emit('speakingEnd', { turnId: m.turnId, interrupted: m.interrupted });
+        break;
+      case 'word':
+        this.#events.emit('word', { turnId: m.turnId, text: m.text, startMs: m.startMs, endMs: m.endMs });
+        break;
+      case 'sessionEnded':
+        this.#ended(`The session ended (${m.reason})`);
+        break;
+      case 'hello':
+        break;
+    }
+  }
+
+  async #sendKeepAlive(): Promise<void> {
+    if (!this.#sessionId || !this.#token) return;
+    try {
+      await this.#api.post(`/v1/avatar-session/${this.#sessionId}/keep-alive`, {
+        auth: { bearer: this.#token },
+        json: {},
+        kind: 'safe',
+      });
+    } catch (err) {
+      if (err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND)
+        this.#ended(err.message, err);
+      else
+        this.#events.emit(
+          'error',
+          err instanceof MouthpieceError
+            ? err.toJSON()
+            : { code: ClientErrorCode.API_REQUEST_FAILED, message: String(err) },
+        );
+    }
+  }
+
+  #ended(message: string, err?: MouthpieceError): void {
+    this.#teardown();
+    if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
+    this.#events.emit('error', err?.toJSON() ?? { code: ClientErrorCode.SESSION_NOT_FOUND, message });
+  }
+
+  #teardown(): void {
+    clearInterval(this.#keepAlive);
+    clearTimeout(this.#connectTimer);
+    window.removeEventListener('pagehide', this.#unload);
+    if (this.#whep) closeWhep(this.#whep);
+    this.#whep = undefined;
+    if (this.#connection.can(ConnectionState.CLOSED)) this.#connection.transition(ConnectionState.CLOSED);
+  }
+
+  #onPageHide(): void {
+    if (this.#whep) closeWhep(this.#whep, true);
+    if (this.#sessionId && this.#token) {
+      void fetch(`${this.#config.baseUrl.replace(/\/+$/, '')}/v1/avatar-session/${this.#sessionId}/end`, {
+        method: 'POST',
+        keepalive: true,
+        headers: { Authorization: `Bearer ${this.#token}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      }).catch(() => undefined);
+    }
+  }
+
+  #play(): void {
+    const v = this.#video;
+    if (!v) return;
+    v.muted = false;
+    v.play().catch(() => {
+      v.muted = true;
+      void v.play().catch(() => undefined);
+      this.#events.emit('autoplayBlocked', {});
+    });
+  }
+
+  #requireReady(): void {
+    if (this.#session.state !== SessionState.READY || !this.#sessionId || !this.#token) {
+      throw new MouthpieceError(
+        ClientErrorCode.INVALID_STATE,
+        `The session is ${this.#session.state}, not READY`,
+      );
+    }
+  }
+
+  #fail(err: unknown): MouthpieceError {
+    const e =
+      err instanceof MouthpieceError
+        ? err
+        : new MouthpieceError(
+            ClientErrorCode.API_REQUEST_FAILED,
+            err instanceof Error ? err.message : String(err),
+          );
+    this.#teardown();
+    if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
+    return e;
+  }
+}

@@ -1,0 +1,28 @@
+/** Client errors: the spec's six codes, with the HTTP status and server code in `details`. */
+import { ClientErrorCode } from '@mouthpiece/protocol';
+
+export class MouthpieceError extends Error {
+  readonly code: ClientErrorCode;
+  readonly details: { status?: number; code?: string; [k: string]: unknown } | undefined;
+
+  constructor(code: ClientErrorCode, message: string, details?: MouthpieceError['details']) {
+    super(message);
+    this.name = 'MouthpieceError';
+    this.code = code;
+    this.details = details;
+  }
+
+  toJSON(): { code: ClientErrorCode; message: string; details?: MouthpieceError['details'] } {
+    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+/** 401/403 → UNAUTHORIZED, 404/410 → SESSION_NOT_FOUND, anything else → API_REQUEST_FAILED. */
+export function errorForStatus(status: number, message: string, serverCode?: string): MouthpieceError {
+  const details = { status, ...(serverCode ? { code: serverCode } : {}) };
+  if (status === 401 || status === 403)
+    return new MouthpieceError(ClientErrorCode.UNAUTHORIZED, message, details);
+  if (status === 404 || status === 410)
+    return new MouthpieceError(ClientErrorCode.SESSION_NOT_FOUND, message, details);
+  return new MouthpieceError(ClientErrorCode.API_REQUEST_FAILED, message, details);
+}
