@@ -1,0 +1,160 @@
+/** The browser SDK served at /sdk/mouthpiece.js, used as a page would use it. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from './harness/browser.js';
+import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+
+let server: TestServer;
+let browser: TestBrowser;
+beforeAll(async () => {
+  requireE2eEnvironment();
+  server = await startServer();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function sdkPage(): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.goto(`${server.url}/healthz`);
+  await page.setContent('<html><body><div id="avatar" style="width:256px;height:256px"></div></body></html>');
+  await page.addScriptTag({ url: `${server.url}/sdk/mouthpiece.js` });
+  return page;
+}
+
+describe('AvatarSession in Chromium', () => {
+  it('frontend-only: create → READY/CONNECTED, video plays, speech events in order, interrupt, end → ENDED/CLOSED', async () => {
+    const page = await sdkPage();
+    const r = await page.evaluate(
+      async ({ baseUrl, credential }) => {
+        const M = (window as unknown as { Mouthpiece: { AvatarSession: new (c: object) => any } }).Mouthpiece;
+        const s = new M.AvatarSession({ baseUrl, credential, logLevel: 'warn' });
+        const log: string[] = [];
+        s.on('stateChange', (x: string) => log.push(`state:${x}`));
+        s.on('connectionChange', (x: string) => log.push(`conn:${x}`));
+        s.on('speakingStart', (e: { turnId: string }) => log.push(`start:${e.turnId}`));
+        s.on('speakingEnd', (e: { turnId: string; interrupted: boolean }) =>
+          log.push(`end:${e.turnId}:${e.interrupted}`),
+        );
+        s.on('videoReady', () => log.push('videoReady'));
+        const sessionId = await s.createSession({
+          avatarId: 'mei',
+          voiceId: 'en-us-female',
+          voiceSpeed: 1.2,
+          videoContainerId: 'avatar',
+        });
+        (window as unknown as { s: unknown; log: string[] }).s = s;
+        (window as unknown as { log: string[] }).log = log;
+        const wait = async (pred: () => boolean, ms: number) => {
+          const end = performance.now() + ms;
+          while (performance.now() < end && !pred()) await new Promise((res) => setTimeout(res, 50));
+          return pred();
+        };
+        await wait(() => log.includes('conn:CONNECTED') && log.includes('videoReady'), 15000);
+        const turn = await s.sayText('Hello from the browser library.', 'sdk-1');
+        await wait(() => log.includes('end:sdk-1:false'), 15000);
+        await s.sayText(
+          'This is a much longer sentence that will be interrupted before it can finish speaking.',
+          'sdk-2',
+        );
+        await wait(() => log.includes('start:sdk-2'), 10000);
+        await s.interrupt();
+        await wait(() => log.includes('end:sdk-2:true'), 5000);
+        const video = document.querySelector('#avatar video') as HTMLVideoElement;
+        const states = {
+          session: s.getSessionState(),
+          connection: s.getConnectionState(),
+          width: video.videoWidth,
+          playsinline: video.playsInline,
+        };
+        await s.endSession();
+        return {
+          sessionId,
+          turn,
+          log,
+          states,
+          after: { session: s.getSessionState(), connection: s.getConnectionState() },
+        };
+      },
+      { baseUrl: server.url, credential: server.secret },
+    );
+    expect(r.states).toMatchObject({
+      session: 'READY',
+      connection: 'CONNECTED',
+      width: 512,
+      playsinline: true,
+    });
+    expect(r.turn).toBe('sdk-1');
+    expect(r.log.slice(0, 2)).toEqual(['state:CREATING', 'conn:CONNECTING']);
+    const idx = (x: string) => r.log.indexOf(x);
+    expect(idx('state:READY')).toBeGreaterThan(0);
+    expect(idx('start:sdk-1')).toBeLessThan(idx('end:sdk-1:false'));
+    expect(idx('end:sdk-1:false')).toBeLessThan(idx('start:sdk-2'));
+    expect(idx('start:sdk-2')).toBeLessThan(idx('end:sdk-2:true'));
+    expect(r.after).toEqual({ session: 'ENDED', connection: 'CLOSED' });
+    const sessions = await (await fetch(`${server.url}/metrics`)).text();
+    expect(sessions).toMatch(/mouthpiece_sessions_ended_total\{reason="ended_by_client"\} [1-9]/);
+  });
+
+  it('backend-created: initSession with a token; server end → ENDED with SESSION_NOT_FOUND; bad config rejected', async () => {
+    const { sessionId, token } = await server.createSession({ visualConfig: { avatarId: 'amara' } });
+    const page = await sdkPage();
+    const r = await page.evaluate(
+      async ({ baseUrl, sessionId, token }) => {
+        const M = (
+          window as unknown as {
+            Mouthpiece: { AvatarSession: new (c: object) => any; ErrorCode: Record<string, string> };
+          }
+        ).Mouthpiece;
+        let configError = '';
+        try {
+          new M.AvatarSession({});
+        } catch (e) {
+          configError = (e as { code: string }).code;
+        }
+        const s = new M.AvatarSession({ baseUrl, logLevel: 'error' });
+        const errors: string[] = [];
+        s.on('error', (e: { code: string }) => errors.push(e.code));
+        await s.initSession({ sessionId, token }, { videoContainerId: 'avatar' });
+        const ready = s.getSessionState();
+        await fetch(`${baseUrl}/v1/avatar-session/${sessionId}/end`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const end = performance.now() + 5000;
+        while (performance.now() < end && s.getSessionState() !== 'ENDED')
+          await new Promise((res) => setTimeout(res, 50));
+        let stateError = '';
+        try {
+          await s.sayText('too late');
+        } catch (e) {
+          stateError = (e as { code: string }).code;
+        }
+        return {
+          configError,
+          ready,
+          ended: s.getSessionState(),
+          errors,
+          stateError,
+          codes: Object.keys(M.ErrorCode),
+        };
+      },
+      { baseUrl: server.url, sessionId, token },
+    );
+    expect(r.configError).toBe('INVALID_CONFIGURATION');
+    expect(r.ready).toBe('READY');
+    expect(r.ended).toBe('ENDED');
+    expect(r.errors).toContain('SESSION_NOT_FOUND');
+    expect(r.stateError).toBe('INVALID_STATE');
+    expect(r.codes.sort()).toEqual([
+      'API_REQUEST_FAILED',
+      'INVALID_CONFIGURATION',
+      'INVALID_STATE',
+      'RTC_CONNECTION_FAILED',
+      'SESSION_NOT_FOUND',
+      'UNAUTHORIZED',
+    ]);
+  });
+});
