@@ -1,0 +1,55 @@
+/** examples/backend-pattern runs as its README says and its page shows the avatar via initSession. */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchBrowser, type TestBrowser } from './harness/browser.js';
+import { freePort, requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+
+let server: TestServer;
+let browser: TestBrowser;
+beforeAll(async () => {
+  requireE2eEnvironment();
+  server = await startServer();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+it('the example backend creates a session and its page plays the avatar without ever seeing the credential', async () => {
+  const port = await freePort();
+  const example = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('../examples/backend-pattern/server.mjs', import.meta.url))],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        MOUTHPIECE_URL: server.url,
+        MOUTHPIECE_CREDENTIAL: server.secret,
+      },
+      stdio: 'ignore',
+    },
+  );
+  try {
+    const host = new URL(server.url).hostname;
+    const page = await browser.context.newPage();
+    for (let i = 0; i < 50; i++) {
+      try {
+        await page.goto(`http://${host}:${port}/`);
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await page.waitForFunction(
+      () => (document.querySelector('#avatar video') as HTMLVideoElement | null)?.videoWidth === 512,
+      null,
+      { timeout: 20_000 },
+    );
+    expect(await page.content()).not.toContain(server.secret);
+  } finally {
+    example.kill();
+  }
+});
