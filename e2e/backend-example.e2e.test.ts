@@ -44,7 +44,7 @@ it('the example backend creates a session and its page plays the avatar without 
       }
     }
     await page.waitForFunction(
-      () => (document.querySelector('#avatar video') as HTMLVideoElement | null)?.videoWidth === 512,
+      () => document.querySelector<HTMLVideoElement>('#avatar video')?.videoWidth === 512,
       null,
       { timeout: 20_000 },
     );

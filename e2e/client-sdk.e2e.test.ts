@@ -117,13 +117,17 @@ describe('AvatarSession in Chromium', () => {
         const s = new M.AvatarSession({ baseUrl, logLevel: 'error' });
         const errors: string[] = [];
         s.on('error', (e: { code: string }) => errors.push(e.code));
+        let video = false;
+        s.on('videoReady', () => (video = true));
         await s.initSession({ sessionId, token }, { videoContainerId: 'avatar' });
         const ready = s.getSessionState();
+        const until = performance.now() + 15000;
+        while (performance.now() < until && !video) await new Promise((res) => setTimeout(res, 50));
         await fetch(`${baseUrl}/v1/avatar-session/${sessionId}/end`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}` },
         });
-        const end = performance.now() + 5000;
+        const end = performance.now() + 15000;
         while (performance.now() < end && s.getSessionState() !== 'ENDED')
           await new Promise((res) => setTimeout(res, 50));
         let stateError = '';

@@ -312,7 +312,9 @@ export class AvatarSession {
     try {
       await this.#connect();
     } catch (err) {
-      this.#connectionFailed(err instanceof Error ? err.message : String(err));
+      if (err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND)
+        this.#ended(err.message, err);
+      else this.#connectionFailed(err instanceof Error ? err.message : String(err));
     }
   }
 
