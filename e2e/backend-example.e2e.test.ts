@@ -1,21 +1,11 @@
 /** examples/backend-pattern runs as its README says and its page shows the avatar via initSession. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './harness/browser.js';
-import { freePort, requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+import { expect, it } from 'vitest';
+import { useStack } from './harness/stack.js';
+import { freePort } from './harness/server.js';
 
-let server: TestServer;
-let browser: TestBrowser;
-beforeAll(async () => {
-  requireE2eEnvironment();
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const stack = useStack();
 
 it('the example backend creates a session and its page plays the avatar without ever seeing the credential', async () => {
   const port = await freePort();
@@ -26,15 +16,15 @@ it('the example backend creates a session and its page plays the avatar without 
       env: {
         ...process.env,
         PORT: String(port),
-        MOUTHPIECE_URL: server.url,
-        MOUTHPIECE_CREDENTIAL: server.secret,
+        MOUTHPIECE_URL: stack.server.url,
+        MOUTHPIECE_CREDENTIAL: stack.server.secret,
       },
       stdio: 'ignore',
     },
   );
   try {
-    const host = new URL(server.url).hostname;
-    const page = await browser.context.newPage();
+    const host = new URL(stack.server.url).hostname;
+    const page = await stack.browser.context.newPage();
     for (let i = 0; i < 50; i++) {
       try {
         await page.goto(`http://${host}:${port}/`);
@@ -48,7 +38,7 @@ it('the example backend creates a session and its page plays the avatar without 
       null,
       { timeout: 20_000 },
     );
-    expect(await page.content()).not.toContain(server.secret);
+    expect(await page.content()).not.toContain(stack.server.secret);
   } finally {
     example.kill();
   }

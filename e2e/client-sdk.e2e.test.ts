@@ -1,26 +1,15 @@
 /** The browser SDK served at /sdk/mouthpiece.js, used as a page would use it. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useStack } from './harness/stack.js';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from './harness/browser.js';
-import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
 
-let server: TestServer;
-let browser: TestBrowser;
-beforeAll(async () => {
-  requireE2eEnvironment();
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const stack = useStack();
 
 async function sdkPage(): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.goto(`${server.url}/healthz`);
+  const page = await stack.browser.context.newPage();
+  await page.goto(`${stack.server.url}/healthz`);
   await page.setContent('<html><body><div id="avatar" style="width:256px;height:256px"></div></body></html>');
-  await page.addScriptTag({ url: `${server.url}/sdk/mouthpiece.js` });
+  await page.addScriptTag({ url: `${stack.server.url}/sdk/mouthpiece.js` });
   return page;
 }
 
@@ -78,7 +67,7 @@ describe('AvatarSession in Chromium', () => {
           after: { session: s.getSessionState(), connection: s.getConnectionState() },
         };
       },
-      { baseUrl: server.url, credential: server.secret },
+      { baseUrl: stack.server.url, credential: stack.server.secret },
     );
     expect(r.states).toMatchObject({
       session: 'READY',
@@ -94,12 +83,12 @@ describe('AvatarSession in Chromium', () => {
     expect(idx('end:sdk-1:false')).toBeLessThan(idx('start:sdk-2'));
     expect(idx('start:sdk-2')).toBeLessThan(idx('end:sdk-2:true'));
     expect(r.after).toEqual({ session: 'ENDED', connection: 'CLOSED' });
-    const sessions = await (await fetch(`${server.url}/metrics`)).text();
+    const sessions = await (await fetch(`${stack.server.url}/metrics`)).text();
     expect(sessions).toMatch(/mouthpiece_sessions_ended_total\{reason="ended_by_client"\} [1-9]/);
   });
 
   it('backend-created: initSession with a token; server end → ENDED with SESSION_NOT_FOUND; bad config rejected', async () => {
-    const { sessionId, token } = await server.createSession({ visualConfig: { avatarId: 'amara' } });
+    const { sessionId, token } = await stack.server.createSession({ visualConfig: { avatarId: 'amara' } });
     const page = await sdkPage();
     const r = await page.evaluate(
       async ({ baseUrl, sessionId, token }) => {
@@ -145,7 +134,7 @@ describe('AvatarSession in Chromium', () => {
           codes: Object.keys(M.ErrorCode),
         };
       },
-      { baseUrl: server.url, sessionId, token },
+      { baseUrl: stack.server.url, sessionId, token },
     );
     expect(r.configError).toBe('INVALID_CONFIGURATION');
     expect(r.ready).toBe('READY');

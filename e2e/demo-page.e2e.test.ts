@@ -1,27 +1,16 @@
 /** The demo page at `/` (the README quickstart ends there), clicked through as a person would. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './harness/browser.js';
-import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+import { describe, expect, it } from 'vitest';
+import { useStack } from './harness/stack.js';
 
-let server: TestServer;
-let browser: TestBrowser;
-beforeAll(async () => {
-  requireE2eEnvironment();
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const stack = useStack();
 
 const text = (id: string) => `document.getElementById('${id}')?.textContent`;
 
 describe('the demo page', () => {
   it('opens a backend-created session from the URL hash, speaks, and ends', async () => {
-    const { sessionId, token } = await server.createSession({ visualConfig: { avatarId: 'jonas' } });
-    const page = await browser.context.newPage();
-    await page.goto(`${server.url}/#sessionId=${sessionId}&token=${token}`);
+    const { sessionId, token } = await stack.server.createSession({ visualConfig: { avatarId: 'jonas' } });
+    const page = await stack.browser.context.newPage();
+    await page.goto(`${stack.server.url}/#sessionId=${sessionId}&token=${token}`);
     await page.waitForFunction(
       `${text('state')} === 'READY' && ${text('connection')} === 'CONNECTED'`,
       null,
@@ -33,15 +22,15 @@ describe('the demo page', () => {
     expect(await page.textContent('#latency')).toMatch(/say → speakingStart: \d+ ms/);
     await page.click('#end');
     await page.waitForFunction(`${text('state')} === 'ENDED'`, null, { timeout: 10_000 });
-    expect((await server.api(`/v1/avatar-session/${sessionId}/keep-alive`, { token, json: {} })).status).toBe(
-      410,
-    );
+    expect(
+      (await stack.server.api(`/v1/avatar-session/${sessionId}/keep-alive`, { token, json: {} })).status,
+    ).toBe(410);
   });
 
   it('frontend-only: credential, catalog pickers, create, stream word by word, captions, interrupt', async () => {
-    const page = await browser.context.newPage();
-    await page.goto(server.url);
-    await page.fill('#credential', server.secret);
+    const page = await stack.browser.context.newPage();
+    await page.goto(stack.server.url);
+    await page.fill('#credential', stack.server.secret);
     await page.click('#load');
     await page.waitForFunction(
       `document.querySelectorAll('#avatarId option').length >= 3 && document.querySelectorAll('#voiceId option').length >= 13`,

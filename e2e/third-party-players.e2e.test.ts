@@ -4,30 +4,21 @@
  * and opens no data channel. (Eyevinn's webrtc-player is bundled too but not yet passing here:
  * see the issue notes.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './harness/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useStack } from './harness/stack.js';
 import { playersBundle } from './harness/players.js';
-import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
 
-let server: TestServer;
-let browser: TestBrowser;
+const stack = useStack();
 let bundle: string;
 beforeAll(async () => {
-  requireE2eEnvironment();
-  server = await startServer();
-  browser = await launchBrowser();
   bundle = await playersBundle();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
 });
 
 describe('third-party WHEP players', () => {
   it('medooze whip-whep: trickle PATCH and Link headers; frames decode; speech plays without a data channel', async () => {
-    const { sessionId, token } = await server.createSession();
-    const init = await server.initClient(sessionId, token);
-    const page = await browser.newPage(server.url);
+    const { sessionId, token } = await stack.server.createSession();
+    const init = await stack.server.initClient(sessionId, token);
+    const page = await stack.browser.newPage(stack.server.url);
     await page.addScriptTag({ content: bundle });
     const whepPath = new URL(init.whepUrl);
     await page.evaluate(
@@ -65,7 +56,7 @@ describe('third-party WHEP players', () => {
     });
     expect(frames).toBeGreaterThanOrEqual(10);
     // no events channel: playback starts shortly after ICE connects, and audio packets carry it
-    await server.api(`/v1/avatar-session/${sessionId}/say-text`, {
+    await stack.server.api(`/v1/avatar-session/${sessionId}/say-text`, {
       token,
       json: { text: 'Hello from a third party player.' },
     });
@@ -83,7 +74,7 @@ describe('third-party WHEP players', () => {
       return (await bytes()) - a;
     });
     expect(audioBytes).toBeGreaterThan(5000);
-    expect(server.logs.join('')).not.toContain('"level":50');
+    expect(stack.server.logs.join('')).not.toContain('"level":50');
     await page.evaluate(() => (window as unknown as { client: { stop(): Promise<void> } }).client.stop());
   });
 });
