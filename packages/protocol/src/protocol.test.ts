@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { TypedEmitter } from './emitter.js';
+import { parseClientMessage, parseServerMessage } from './data-channel.js';
+import { ERROR_STATUS, ErrorCode, errorBody, isRetryableStatus } from './errors.js';
+
+describe('TypedEmitter', () => {
+  it('delivers payloads, unsubscribes, and survives a throwing listener', () => {
+    const errors: string[] = [];
+    const e = new TypedEmitter<{ a: number; b: string }>((_err, event) => errors.push(String(event)));
+    const got: number[] = [];
+    const off = e.on('a', (n) => got.push(n));
+    e.on('a', () => {
+      throw new Error('boom');
+    });
+    e.on('a', (n) => got.push(n * 10));
+    e.emit('a', 1);
+    off();
+    e.emit('a', 2);
+    expect(got).toEqual([1, 10, 20]);
+    expect(errors).toEqual(['a', 'a']);
+    let once = 0;
+    e.once('b', () => once++);
+    e.emit('b', 'x');
+    e.emit('b', 'y');
+    expect(once).toBe(1);
+    expect(e.listenerCount('a')).toBe(2);
+    e.removeAllListeners();
+    expect(e.listenerCount('a')).toBe(0);
+  });
+});
+
+describe('data channel messages', () => {
+  it('parses known server messages and ignores unknown or malformed ones', () => {
+    expect(parseServerMessage('{"type":"speakingEnd","turnId":"t","interrupted":true}')).toEqual({
+      type: 'speakingEnd',
+      turnId: 't',
+      interrupted: true,
+    });
+    expect(
+      parseServerMessage({ type: 'word', turnId: 't', text: 'hi', startMs: 0, endMs: 100 }),
+    ).toMatchObject({ text: 'hi' });
+    expect(parseServerMessage('{"type":"word","turnId":"t"}')).toBeUndefined();
+    expect(parseServerMessage('{"type":"future"}')).toBeUndefined();
+    expect(parseServerMessage('not json')).toBeUndefined();
+    expect(parseServerMessage('[1]')).toBeUndefined();
+    expect(parseClientMessage('{"type":"ready"}')).toEqual({ type: 'ready' });
+    expect(parseClientMessage('{"type":"other"}')).toBeUndefined();
+  });
+});
+
+describe('errors', () => {
+  it('every code has a 4xx/5xx status; retryable statuses are 408, 429 and 5xx', () => {
+    for (const code of Object.values(ErrorCode)) expect(ERROR_STATUS[code]).toBeGreaterThanOrEqual(400);
+    expect(errorBody('SESSION_ENDED')).toEqual({
+      success: false,
+      error: 'Session ended',
+      code: 'SESSION_ENDED',
+    });
+    expect([408, 429, 500, 503].every(isRetryableStatus)).toBe(true);
+    expect([400, 401, 404, 409, 410].some(isRetryableStatus)).toBe(false);
+  });
+});
