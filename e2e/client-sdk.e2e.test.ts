@@ -150,4 +150,36 @@ describe('AvatarSession in Chromium', () => {
       'UNAUTHORIZED',
     ]);
   });
+
+  it('without data-channel events, speaking is detected from the received audio', async () => {
+    const { sessionId, token } = await stack.server.createSession();
+    const page = await sdkPage();
+    const log = await page.evaluate(
+      async ({ baseUrl, sessionId, token }) => {
+        const s = new (window as any).Mouthpiece.AvatarSession({
+          baseUrl,
+          speakingDetection: 'audio',
+          logLevel: 'error',
+        });
+        const log: string[] = [];
+        s.on('speakingStart', (e: { turnId: string }) => log.push(`start:${e.turnId}`));
+        s.on('speakingEnd', (e: { turnId: string }) => log.push(`end:${e.turnId}`));
+        s.on('videoReady', () => log.push('video'));
+        await s.initSession({ sessionId, token }, { videoContainerId: 'avatar' });
+        const wait = async (pred: () => boolean, ms: number) => {
+          const end = performance.now() + ms;
+          while (performance.now() < end && !pred()) await new Promise((res) => setTimeout(res, 50));
+        };
+        await wait(() => log.includes('video'), 15000);
+        await s.sayText('One sentence, spoken once, to be heard.', 'heard');
+        await wait(() => log.includes('end:'), 15000);
+        await s.endSession();
+        return log;
+      },
+      { baseUrl: stack.server.url, sessionId, token },
+    );
+    expect(log).toContain('start:');
+    expect(log.indexOf('start:')).toBeLessThan(log.indexOf('end:'));
+    expect(log).not.toContain('start:heard'); // the channel's events were not used
+  });
 });

@@ -22,6 +22,7 @@ import { retryConfig, type RetryConfig } from './retry.js';
 import { CONNECTION_TRANSITIONS, SESSION_TRANSITIONS, StateMachine } from './states.js';
 import { iceServersFor } from './turn.js';
 import { closeWhep, connectWhep, type WhepConnection } from './whep-client.js';
+import { detectSpeech, type SpeechDetector } from './speech-detector.js';
 
 export interface AvatarSessionConfig extends Partial<RetryConfig> {
   baseUrl: string;
@@ -30,6 +31,11 @@ export interface AvatarSessionConfig extends Partial<RetryConfig> {
   retry?: Partial<RetryConfig>;
   /** Frontend-only pattern, for demos: a session credential in the page. Never in production. */
   credential?: string;
+  /**
+   * Where speakingStart/speakingEnd come from: the server's data channel (`auto`, falling back to
+   * the received audio when the channel does not open within 3 s), or always the audio (`audio`).
+   */
+  speakingDetection?: 'auto' | 'audio';
 }
 
 export interface AvatarSessionEvents {
@@ -60,6 +66,8 @@ export class AvatarSession {
   #video: HTMLVideoElement | undefined;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
   #connectTimer: ReturnType<typeof setTimeout> | undefined;
+  #detector: SpeechDetector | undefined;
+  #fallbackTimer: ReturnType<typeof setTimeout> | undefined;
   #unload = (): void => this.#onPageHide();
 
   constructor(config: AvatarSessionConfig) {
@@ -282,9 +290,13 @@ export class AvatarSession {
     }
     this.#whep = whep;
     if (this.#video) this.#video.srcObject = whep.stream;
-    whep.channel.onmessage = (e: MessageEvent<string>) => this.#onMessage(e.data);
+    whep.channel.onmessage = (e: MessageEvent<string>) => {
+      if (this.#config.speakingDetection !== 'audio') this.#onMessage(e.data);
+      else if (parseServerMessage(e.data)?.type === 'sessionEnded') this.#onMessage(e.data);
+    };
     whep.pc.onconnectionstatechange = () => this.#onPeerState(whep);
     this.#watchFirstFrame(whep);
+    this.#detectSpeechFallback(whep);
   }
 
   #onPeerState(whep: WhepConnection): void {
@@ -309,6 +321,8 @@ export class AvatarSession {
     this.#log.warn('connection lost; reconnecting');
     if (this.#whep) closeWhep(this.#whep);
     this.#whep = undefined;
+    this.#detector?.stop();
+    this.#detector = undefined;
     try {
       await this.#connect();
     } catch (err) {
@@ -322,6 +336,22 @@ export class AvatarSession {
     if (this.#connection.can(ConnectionState.FAILED)) this.#connection.transition(ConnectionState.FAILED);
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
     this.#events.emit('error', { code: ClientErrorCode.RTC_CONNECTION_FAILED, message });
+  }
+
+  /** Without the events channel, speaking is detected from the received audio (turnId ''). */
+  #detectSpeechFallback(whep: WhepConnection): void {
+    const start = (): void => {
+      const track = whep.stream.getAudioTracks()[0];
+      if (!track || whep !== this.#whep || this.#detector) return;
+      this.#log.info('speaking events from the received audio');
+      this.#detector = detectSpeech(track, {
+        start: () => this.#events.emit('speakingStart', { turnId: '' }),
+        end: () => this.#events.emit('speakingEnd', { turnId: '', interrupted: false }),
+      });
+    };
+    clearTimeout(this.#fallbackTimer);
+    if (this.#config.speakingDetection === 'audio') this.#fallbackTimer = setTimeout(start, 200);
+    else this.#fallbackTimer = setTimeout(() => whep.channel.readyState !== 'open' && start(), 3000);
   }
 
   #watchFirstFrame(whep: WhepConnection): void {
@@ -408,6 +438,9 @@ export class AvatarSession {
 
   #teardown(): void {
     clearInterval(this.#keepAlive);
+    clearTimeout(this.#fallbackTimer);
+    this.#detector?.stop();
+    this.#detector = undefined;
     clearTimeout(this.#connectTimer);
     window.removeEventListener('pagehide', this.#unload);
     if (this.#whep) closeWhep(this.#whep);

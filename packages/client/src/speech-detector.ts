@@ -1,0 +1,48 @@
+/**
+ * Speaking events from the received audio, for servers without the `events` data channel:
+ * speech starts when the level stays above a threshold for 100 ms and ends after 400 ms below it.
+ */
+export interface SpeechDetector {
+  stop(): void;
+}
+
+export function detectSpeech(
+  track: MediaStreamTrack,
+  on: { start(): void; end(): void },
+  opts: { threshold?: number; startMs?: number; endMs?: number } = {},
+): SpeechDetector {
+  const threshold = opts.threshold ?? 0.02;
+  const startMs = opts.startMs ?? 100;
+  const endMs = opts.endMs ?? 400;
+  const ctx = new AudioContext();
+  const analyser = ctx.createAnalyser();
+  analyser.fftSize = 1024;
+  ctx.createMediaStreamSource(new MediaStream([track])).connect(analyser);
+  void ctx.resume().catch(() => undefined);
+  const buf = new Float32Array(analyser.fftSize);
+  let speaking = false;
+  let since = performance.now();
+  const timer = setInterval(() => {
+    analyser.getFloatTimeDomainData(buf);
+    let sum = 0;
+    for (const v of buf) sum += v * v;
+    const loud = Math.sqrt(sum / buf.length) > threshold;
+    const now = performance.now();
+    if (loud === speaking) {
+      since = now;
+      return;
+    }
+    if (now - since >= (loud ? startMs : endMs)) {
+      speaking = loud;
+      since = now;
+      if (speaking) on.start();
+      else on.end();
+    }
+  }, 25);
+  return {
+    stop() {
+      clearInterval(timer);
+      void ctx.close().catch(() => undefined);
+    },
+  };
+}
