@@ -1,0 +1,139 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AvatarSession } from './avatar-session.js';
+import { FakePeer, installFakeBrowser, type Call } from './testing/fake-browser.js';
+
+const BASE = 'http://mp.test';
+const SID = 'S'.repeat(22);
+let keepAliveStatus = 200;
+
+function server(call: Call) {
+  const path = call.url.replace(BASE, '');
+  if (path === '/v1/avatar-session')
+    return { status: 200, body: { success: true, sessionId: SID, token: 'tok' } };
+  if (path.endsWith('/init-client')) {
+    return {
+      status: 200,
+      body: {
+        success: true,
+        whepUrl: `${BASE}/v1/avatar-session/${SID}/whep?vt=v`,
+        turn: { url: 'mp.test', username: 'u', credential: 'c', urls: [] },
+        iceServers: [],
+      },
+    };
+  }
+  if (path.includes('/whep') && call.method === 'POST') {
+    return {
+      status: 201,
+      body: 'v=0\r\n',
+      headers: {
+        Location: `/v1/avatar-session/${SID}/whep/viewer1`,
+        'Accept-Patch': 'application/trickle-ice-sdpfrag',
+      },
+    };
+  }
+  if (path.endsWith('/keep-alive'))
+    return {
+      status: keepAliveStatus,
+      body:
+        keepAliveStatus === 200
+          ? { success: true }
+          : { success: false, error: 'Session ended', code: 'SESSION_ENDED' },
+    };
+  return { status: call.method === 'PATCH' ? 204 : 200, body: { success: true } };
+}
+
+let calls: Call[];
+beforeEach(() => {
+  vi.useFakeTimers();
+  keepAliveStatus = 200;
+  calls = installFakeBrowser(server).calls;
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+async function started(): Promise<{ s: AvatarSession; events: string[] }> {
+  const s = new AvatarSession({ baseUrl: BASE, credential: 'mp_x', logLevel: 'error' });
+  const events: string[] = [];
+  s.on('stateChange', (v) => events.push(`state:${v}`));
+  s.on('connectionChange', (v) => events.push(`conn:${v}`));
+  s.on('error', (e) => events.push(`error:${e.code}`));
+  await s.createSession({ avatarId: 'amara' });
+  FakePeer.last!.set('connected');
+  return { s, events };
+}
+
+describe('AvatarSession (fake browser, fake timers)', () => {
+  it('creates, initialises, POSTs the offer to whepUrl and reaches READY/CONNECTED', async () => {
+    const { s, events } = await started();
+    expect(calls.map((c) => `${c.method} ${c.url.replace(BASE, '')}`)).toEqual([
+      'POST /v1/avatar-session',
+      `POST /v1/avatar-session/${SID}/init-client`,
+      `POST /v1/avatar-session/${SID}/whep?vt=v`,
+    ]);
+    expect(calls[0]!.headers['authorization']).toBe('KS mp_x');
+    expect(calls[1]!.headers['authorization']).toBe('Bearer tok');
+    expect(calls[2]!.headers['content-type']).toBe('application/sdp');
+    expect(events).toEqual(['state:CREATING', 'conn:CONNECTING', 'state:READY', 'conn:CONNECTED']);
+    expect(s.getSessionId()).toBe(SID);
+  });
+
+  it('sends a keep-alive every 10 s', async () => {
+    await started();
+    await vi.advanceTimersByTimeAsync(30_500);
+    expect(calls.filter((c) => c.url.endsWith('/keep-alive'))).toHaveLength(3);
+  });
+
+  it('a keep-alive answered 410 ends the session with SESSION_NOT_FOUND and stops the timer', async () => {
+    const { s, events } = await started();
+    keepAliveStatus = 410;
+    await vi.advanceTimersByTimeAsync(10_500);
+    expect(s.getSessionState()).toBe('ENDED');
+    expect(s.getConnectionState()).toBe('CLOSED');
+    expect(events).toContain('error:SESSION_NOT_FOUND');
+    const n = calls.length;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(calls.filter((c) => c.url.endsWith('/keep-alive')).length).toBe(
+      calls.slice(0, n).filter((c) => c.url.endsWith('/keep-alive')).length,
+    );
+  });
+
+  it('trickles late candidates by PATCH to the WHEP resource, and endSession DELETEs it and ends', async () => {
+    const { s } = await started();
+    FakePeer.last!.onicecandidate?.({
+      candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.2 5000 typ host', sdpMid: '0' },
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    const patch = calls.find((c) => c.method === 'PATCH');
+    expect(patch?.url).toBe(`${BASE}/v1/avatar-session/${SID}/whep/viewer1`);
+    expect(patch?.body).toContain('a=candidate:1 1 udp');
+    await s.endSession();
+    expect(calls.some((c) => c.method === 'DELETE' && c.url.endsWith('/whep/viewer1'))).toBe(true);
+    expect(calls.at(-1)!.url).toBe(`${BASE}/v1/avatar-session/${SID}/end`);
+    expect(FakePeer.last!.closed).toBe(true);
+    expect(s.getSessionState()).toBe('ENDED');
+  });
+
+  it('no connection within 30 s → FAILED, ERROR and RTC_CONNECTION_FAILED', async () => {
+    const s = new AvatarSession({ baseUrl: BASE, credential: 'mp_x', logLevel: 'error' });
+    const errors: string[] = [];
+    s.on('error', (e) => errors.push(e.code));
+    await s.createSession({ avatarId: 'amara' });
+    await vi.advanceTimersByTimeAsync(30_001);
+    expect(s.getConnectionState()).toBe('FAILED');
+    expect(s.getSessionState()).toBe('ERROR');
+    expect(errors).toContain('RTC_CONNECTION_FAILED');
+  });
+
+  it('methods reject with INVALID_STATE before the session is ready', async () => {
+    const s = new AvatarSession({ baseUrl: BASE, logLevel: 'error' });
+    await expect(s.sayText('hi')).rejects.toMatchObject({ code: 'INVALID_STATE' });
+    await expect(s.createSession({ avatarId: 'amara' })).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+    });
+    expect(() => new AvatarSession({} as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION' }),
+    );
+  });
+});
