@@ -27,7 +27,7 @@ it('measures', async () => {
             const realFetch = window.fetch.bind(window);
             window.fetch = async (url: RequestInfo | URL, init?: RequestInit) => {
               const r = await realFetch(url, init);
-              const u = String(url);
+              const u = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
               const key = u.endsWith('/v1/avatar-session')
                 ? 'create'
                 : u.includes('/init-client')
