@@ -42,8 +42,22 @@ describe('AvatarSession in Chromium', () => {
           return pred();
         };
         await wait(() => log.includes('conn:CONNECTED') && log.includes('videoReady'), 15000);
+        const video = document.querySelector('#avatar video') as HTMLVideoElement;
+        const track = (video.srcObject as MediaStream).getAudioTracks()[0]!;
+        const ctx = new AudioContext();
+        const analyser = ctx.createAnalyser();
+        ctx.createMediaStreamSource(new MediaStream([track])).connect(analyser);
+        await ctx.resume();
+        const buf = new Float32Array(analyser.fftSize);
+        let peak = 0;
+        const meter = setInterval(() => {
+          analyser.getFloatTimeDomainData(buf);
+          peak = Math.max(peak, Math.sqrt(buf.reduce((a, v) => a + v * v, 0) / buf.length));
+        }, 20);
         const turn = await s.sayText('Hello from the browser library.', 'sdk-1');
         await wait(() => log.includes('end:sdk-1:false'), 15000);
+        clearInterval(meter);
+        log.push(`peak:${peak > 0.02 ? 'loud' : 'quiet'}`);
         await s.sayText(
           'This is a much longer sentence that will be interrupted before it can finish speaking.',
           'sdk-2',
@@ -51,7 +65,6 @@ describe('AvatarSession in Chromium', () => {
         await wait(() => log.includes('start:sdk-2'), 10000);
         await s.interrupt();
         await wait(() => log.includes('end:sdk-2:true'), 5000);
-        const video = document.querySelector('#avatar video') as HTMLVideoElement;
         const states = {
           session: s.getSessionState(),
           connection: s.getConnectionState(),
@@ -76,6 +89,7 @@ describe('AvatarSession in Chromium', () => {
       playsinline: true,
     });
     expect(r.turn).toBe('sdk-1');
+    expect(r.log).toContain('peak:loud'); // the speech was heard through the SDK's own video element
     expect(r.log.slice(0, 2)).toEqual(['state:CREATING', 'conn:CONNECTING']);
     const idx = (x: string) => r.log.indexOf(x);
     expect(idx('state:READY')).toBeGreaterThan(0);
