@@ -12,7 +12,7 @@ import { TokenService } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { registerErrorHandling } from './errors.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, registerEngineMetrics, type Metrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { createSessionRoutes } from './routes/create-session.js';
@@ -81,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
   });
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
+  registerEngineMetrics(metrics, () => deps.engine.stats());
   const registry = new SessionRegistry({
     stores: deps.stores,
     engine: deps.engine,

@@ -28,6 +28,8 @@ export interface Config {
   maxAudioBytes: number;
   engine: EngineKind;
   engineProcesses: number;
+  /** Extra Node flags for engine processes (profiling). */
+  engineNodeFlags: string[];
   avatarsDir: string | undefined;
   videoWidth: number;
   videoHeight: number;
@@ -101,6 +103,12 @@ export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string; meaning
     meaning: '`process` (real media in engine child processes) or `fake` (no media; tests only)',
   },
   { name: 'MOUTHPIECE_ENGINE_PROCESSES', default: 'cores', meaning: 'number of engine child processes' },
+  {
+    name: 'MOUTHPIECE_ENGINE_NODE_FLAGS',
+    default: 'unset',
+    meaning:
+      'extra Node flags for engine processes, space-separated (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile one)',
+  },
   {
     name: 'MOUTHPIECE_AVATARS_DIR',
     default: 'unset',
@@ -244,6 +252,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxAudioBytes: int('MOUTHPIECE_MAX_AUDIO_BYTES', DEFAULT_MAX_AUDIO_BYTES, 1024),
     engine: oneOf<EngineKind>('MOUTHPIECE_ENGINE', ['process', 'fake'], 'process'),
     engineProcesses: int('MOUTHPIECE_ENGINE_PROCESSES', cores, 1, 64),
+    engineNodeFlags: (env['MOUTHPIECE_ENGINE_NODE_FLAGS'] ?? '').split(/\s+/).filter(Boolean),
     avatarsDir: env['MOUTHPIECE_AVATARS_DIR'] ? resolve(env['MOUTHPIECE_AVATARS_DIR']) : undefined,
     videoWidth,
     videoHeight,

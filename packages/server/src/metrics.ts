@@ -1,5 +1,6 @@
 /** Prometheus metrics of one app instance (its own registry, so tests don't share counters). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EngineStats } from '@mouthpiece/engine/host';
 
 export interface Metrics {
   registry: Registry;
@@ -51,4 +52,43 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       registers: [registry],
     }),
   };
+}
+
+/**
+ * Media counters of each engine process (as of its last health ping), read at scrape time:
+ * frames sent and skipped (a skipped frame means the engine was starved of CPU), late ticks.
+ */
+export function registerEngineMetrics(metrics: Metrics, stats: () => EngineStats): void {
+  const gauge = (
+    name: string,
+    help: string,
+    pick: (m: NonNullable<EngineStats['media']>[number]) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pid'],
+      registers: [metrics.registry],
+      collect() {
+        this.reset();
+        for (const m of stats().media ?? []) this.set({ pid: String(m.pid) }, pick(m));
+      },
+    });
+  gauge('mouthpiece_engine_sessions', 'Sessions held by each engine process', (m) => m.sessions);
+  gauge(
+    'mouthpiece_engine_frames_sent',
+    'Video frames sent since the engine process started',
+    (m) => m.framesSent,
+  );
+  gauge(
+    'mouthpiece_engine_frames_skipped',
+    'Video frames skipped because their media tick ran late (CPU starvation)',
+    (m) => m.framesSkipped,
+  );
+  gauge(
+    'mouthpiece_engine_ticks_skipped',
+    'Media ticks run late as part of a catch-up batch',
+    (m) => m.skippedTicks,
+  );
+  gauge('mouthpiece_engine_tick_max_late_ms', 'Latest a media tick has run, in ms', (m) => m.maxLateMs);
 }

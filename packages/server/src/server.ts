@@ -36,6 +36,7 @@ async function createEngine(config: Readonly<Config>): Promise<EngineHost> {
   }
   return createEnginePool({
     processes: config.engineProcesses,
+    execArgv: config.engineNodeFlags,
     videoWidth: config.videoWidth,
     videoHeight: config.videoHeight,
     fps: config.videoFps,

@@ -25,16 +25,19 @@ export class MediaScheduler {
   readonly #clock: SchedulerClock;
   readonly #tickMs: number;
   readonly #maxCatchUp: number;
-  readonly #onTick: (tickIndex: number, catchingUp: boolean) => void;
+  readonly #onTick: (tickIndex: number, ticksLeft: number) => void;
   #t0 = 0;
   #next = 0;
   #timer: unknown;
   #running = false;
   readonly stats: SchedulerStats = { ticks: 0, skippedTicks: 0, maxLateMs: 0 };
 
-  /** `catchingUp` is true for every tick of a late batch but its last: skippable work should skip. */
+  /**
+   * `ticksLeft` is how many more ticks of the same late batch follow this one (0 when on time):
+   * work that a later tick of the batch supersedes (a video frame) may skip.
+   */
   constructor(
-    onTick: (tickIndex: number, catchingUp: boolean) => void,
+    onTick: (tickIndex: number, ticksLeft: number) => void,
     opts: { clock?: SchedulerClock; tickMs?: number; maxCatchUpTicks?: number } = {},
   ) {
     this.#onTick = onTick;
@@ -78,7 +81,7 @@ export class MediaScheduler {
     }
     this.stats.maxLateMs = Math.max(this.stats.maxLateMs, now - (this.#t0 + this.#next * this.#tickMs));
     for (let i = 0; i < behind; i++) {
-      this.#onTick(this.#next++, i < behind - 1);
+      this.#onTick(this.#next++, behind - 1 - i);
       this.stats.ticks++;
     }
     this.#schedule();

@@ -18,6 +18,7 @@ import {
   type EngineEvent,
   type EngineHost,
   type EngineSessionOptions,
+  type EngineMediaStats,
   type EngineStats,
   type QueueAnswer,
   type SayAudioAnswer,
@@ -44,6 +45,8 @@ export interface EnginePoolOptions {
     error(o: object, m: string): void;
   };
   pingIntervalMs?: number;
+  /** Extra Node flags for the engine processes (e.g. `--cpu-prof`); the server's own flags otherwise. */
+  execArgv?: string[];
 }
 
 interface Worker {
@@ -52,6 +55,8 @@ interface Worker {
   channel: EngineChannel;
   sessions: Set<string>;
   alive: boolean;
+  /** Its media counters at the last health ping. */
+  media?: EngineMediaStats;
 }
 
 /** The engine entry file: the built JS next to this module (from `dist`), or `dist` when run from sources. */
@@ -179,6 +184,7 @@ class EnginePool implements EngineHost {
       kind: 'process-pool',
       processes: this.#workers.filter((w) => w?.alive).length,
       sessions: this.#sessionWorker.size,
+      media: this.#workers.flatMap((w) => (w?.alive && w.media ? [w.media] : [])),
     };
   }
 
@@ -214,6 +220,7 @@ class EnginePool implements EngineHost {
   #spawn(index: number): Promise<void> {
     const child = fork(this.#main, [], {
       serialization: 'advanced',
+      execArgv: [...process.execArgv, ...(this.#opts.execArgv ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const channel = new EngineChannel(child);
@@ -264,12 +271,17 @@ class EnginePool implements EngineHost {
   #ping(): void {
     for (const w of this.#workers) {
       if (!w?.alive) continue;
-      w.channel.request('ping', [], 10_000).catch(() => {
-        if (w.alive) {
-          this.#log.error({ pid: w.child.pid }, 'engine process unresponsive; killing it');
-          w.child.kill('SIGKILL');
-        }
-      });
+      w.channel.request<EngineMediaStats>('ping', [], 10_000).then(
+        (media) => {
+          w.media = media;
+        },
+        () => {
+          if (w.alive) {
+            this.#log.error({ pid: w.child.pid }, 'engine process unresponsive; killing it');
+            w.child.kill('SIGKILL');
+          }
+        },
+      );
     }
   }
 

@@ -87,6 +87,19 @@ export interface EngineStats {
   kind: string;
   processes: number;
   sessions: number;
+  /** Media counters per engine process, as of its last health ping (cumulative since it started). */
+  media?: EngineMediaStats[];
+}
+
+export interface EngineMediaStats {
+  pid: number;
+  sessions: number;
+  framesSent: number;
+  /** Frames not sent because their tick was late (a CPU-starved engine). */
+  framesSkipped: number;
+  ticks: number;
+  skippedTicks: number;
+  maxLateMs: number;
 }
 
 export interface EngineHost {

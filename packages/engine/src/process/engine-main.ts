@@ -11,6 +11,7 @@ import {
   EngineError,
   type AudioClip,
   type EngineEvent,
+  type EngineMediaStats,
   type EngineSessionOptions,
   type TextChunk,
   type ViewerOffer,
@@ -35,11 +36,13 @@ let avatars = new Map<string, AvatarManifest>();
 const tts = createTts();
 const decoder = createAudioDecoder();
 const sessions = new Map<string, EngineSession>();
+/** Frame counters of sessions already closed, so the process totals are cumulative. */
+const retired = { sent: 0, skipped: 0 };
 
-const scheduler = new MediaScheduler((tick, catchingUp) => {
+const scheduler = new MediaScheduler((tick, ticksLeft) => {
   for (const s of sessions.values()) {
     try {
-      s.tick(tick, catchingUp);
+      s.tick(tick, ticksLeft);
     } catch (err) {
       failSession(s, err);
     }
@@ -48,12 +51,18 @@ const scheduler = new MediaScheduler((tick, catchingUp) => {
 
 function failSession(s: EngineSession, err: unknown): void {
   sessions.delete(s.id);
+  retire(s);
   try {
     s.close('engine_failed');
   } catch {
     // already broken
   }
   emit({ type: 'sessionFailed', sessionId: s.id, message: err instanceof Error ? err.message : String(err) });
+}
+
+function retire(s: EngineSession): void {
+  retired.sent += s.framesSent;
+  retired.skipped += s.framesSkipped;
 }
 
 function session(id: string): EngineSession {
@@ -63,15 +72,15 @@ function session(id: string): EngineSession {
 }
 
 const methods: Record<string, (...args: never[]) => unknown> = {
-  ping: () => ({
-    pid: process.pid,
-    sessions: sessions.size,
-    scheduler: scheduler.stats,
-    frames: [...sessions.values()].reduce(
-      (a, s) => ({ sent: a.sent + s.framesSent, skipped: a.skipped + s.framesSkipped }),
-      { sent: 0, skipped: 0 },
-    ),
-  }),
+  ping: (): EngineMediaStats => {
+    let framesSent = retired.sent;
+    let framesSkipped = retired.skipped;
+    for (const s of sessions.values()) {
+      framesSent += s.framesSent;
+      framesSkipped += s.framesSkipped;
+    }
+    return { pid: process.pid, sessions: sessions.size, framesSent, framesSkipped, ...scheduler.stats };
+  },
   createSession: (o: EngineSessionOptions) => {
     if (!options) throw new EngineError('engine_unavailable', 'The engine is not initialised');
     const avatar = avatars.get(o.avatarId);
@@ -109,6 +118,7 @@ const methods: Record<string, (...args: never[]) => unknown> = {
     const s = sessions.get(id);
     sessions.delete(id);
     s?.close(reason);
+    if (s) retire(s);
   },
   /** Test hook: crash this process as a native fault would. */
   crash: () => setImmediate(() => process.kill(process.pid, 'SIGKILL')),

@@ -433,21 +433,17 @@ function drawAccessories(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
   }
 }
 
-/** Draws the head (everything that moves) with the motion's transform, around the neck. */
-export function drawHead(
-  ctx: Ctx,
-  m: AvatarManifest,
-  g: FaceGeometry,
-  mouth: MouthParams,
-  motion: FaceMotion,
-): void {
-  ctx.save();
+/** Moves the context into head-local coordinates (origin at the face centre) with the head's motion. */
+export function headTransform(ctx: Ctx, g: FaceGeometry, motion: FaceMotion): void {
   ctx.translate(g.cx + motion.headX, g.cy + motion.headY);
   ctx.translate(0, g.hl);
   ctx.rotate(motion.tilt);
   ctx.translate(0, -g.hl);
+}
+
+/** The parts of the head under the features, which never change: back hair, ears, skin, beard, cheeks, nose. */
+export function drawHeadUnder(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
   drawHairBack(ctx, m, g);
-  // ears
   ctx.fillStyle = m.skin.shadow;
   for (const s of [-1, 1]) {
     ctx.beginPath();
@@ -479,7 +475,6 @@ export function drawHead(
     ctx.fill();
     ctx.restore();
   }
-  // cheeks
   for (const s of [-1, 1]) {
     const cheek = ctx.createRadialGradient(s * g.eyeDx, g.hl * 0.3, 2, s * g.eyeDx, g.hl * 0.3, 26);
     cheek.addColorStop(0, withAlpha(m.skin.blush, 0.35));
@@ -487,12 +482,41 @@ export function drawHead(
     ctx.fillStyle = cheek;
     ctx.fillRect(s * g.eyeDx - 26, g.hl * 0.3 - 26, 52, 52);
   }
+  drawNose(ctx, m, g);
+}
+
+/** What moves on the face each frame: eyes (blink, gaze), brows and mouth. */
+export function drawFeatures(
+  ctx: Ctx,
+  m: AvatarManifest,
+  g: FaceGeometry,
+  mouth: MouthParams,
+  motion: FaceMotion,
+): void {
   drawEyes(ctx, m, g, motion);
   drawBrows(ctx, m, g, motion);
-  drawNose(ctx, m, g);
   drawMouth(ctx, m, g, mouth);
+}
+
+/** The parts over the features, which never change: front hair and accessories. */
+export function drawHeadOver(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
   drawHairFront(ctx, m, g);
   drawAccessories(ctx, m, g);
+}
+
+/** Draws the whole head with the motion's transform, around the neck (no caching). */
+export function drawHead(
+  ctx: Ctx,
+  m: AvatarManifest,
+  g: FaceGeometry,
+  mouth: MouthParams,
+  motion: FaceMotion,
+): void {
+  ctx.save();
+  headTransform(ctx, g, motion);
+  drawHeadUnder(ctx, m, g);
+  drawFeatures(ctx, m, g, mouth, motion);
+  drawHeadOver(ctx, m, g);
   ctx.restore();
 }
 

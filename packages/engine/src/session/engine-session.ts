@@ -192,10 +192,11 @@ export class EngineSession {
 
   /**
    * One 10 ms media tick: audio every tick, a video frame when one is due. Sessions render on
-   * staggered ticks (a per-session phase) so frames of many sessions do not pile onto one tick;
-   * a frame due during a late catch-up batch is skipped, never rendered late.
+   * staggered ticks (a per-session phase) so frames of many sessions do not pile onto one tick.
+   * In a late catch-up batch (`ticksLeft` more ticks follow), a frame is skipped only when a newer
+   * frame of this session is due later in the same batch: a slightly late frame is still sent.
    */
-  tick(tickIndex: number, catchingUp = false): void {
+  tick(tickIndex: number, ticksLeft = 0): void {
     if (this.#closed) return;
     const viewer = this.#viewer;
     const events = this.#player.pull(this.#chunk);
@@ -208,14 +209,18 @@ export class EngineSession {
       channelCount: 1,
       numberOfFrames: 480,
     });
-    const frame = Math.floor(((tickIndex + this.#phase) * 10 * this.#o.fps) / 1000);
+    const frame = this.#frameAt(tickIndex);
     if (frame === this.#lastFrame) return;
     this.#lastFrame = frame;
-    if (catchingUp) {
+    if (ticksLeft > 0 && this.#frameAt(tickIndex + ticksLeft) !== frame) {
       this.framesSkipped++;
       return;
     }
     this.#renderFrame(tickIndex * 10);
+  }
+
+  #frameAt(tickIndex: number): number {
+    return Math.floor(((tickIndex + this.#phase) * 10 * this.#o.fps) / 1000);
   }
 
   close(reason: string): void {

@@ -14,6 +14,7 @@ import {
   type EngineEvent,
   type EngineHost,
   type EngineSessionOptions,
+  type EngineMediaStats,
   type EngineStats,
   type QueueAnswer,
   type SayAudioAnswer,
@@ -208,8 +209,11 @@ export class FakeEngineHost implements EngineHost {
     return () => this.#listeners.delete(listener);
   }
 
+  /** What stats() reports as per-process media counters (tests set it). */
+  media: EngineMediaStats[] = [];
+
   stats(): EngineStats {
-    return { kind: 'fake', processes: 0, sessions: this.#sessions.size };
+    return { kind: 'fake', processes: 0, sessions: this.#sessions.size, media: this.media };
   }
 
   close(): Promise<void> {

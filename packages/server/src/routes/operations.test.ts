@@ -29,6 +29,29 @@ describe('operations and discovery', () => {
     );
   });
 
+  it('metrics report the frames each engine process sent and skipped', async () => {
+    t = await createTestApp();
+    t.engine.media = [
+      {
+        pid: 41,
+        sessions: 2,
+        framesSent: 500,
+        framesSkipped: 3,
+        ticks: 1000,
+        skippedTicks: 4,
+        maxLateMs: 31,
+      },
+    ];
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toMatch(/^mouthpiece_engine_sessions\{pid="41"\} 2$/m);
+    expect(text).toMatch(/^mouthpiece_engine_frames_sent\{pid="41"\} 500$/m);
+    expect(text).toMatch(/^mouthpiece_engine_frames_skipped\{pid="41"\} 3$/m);
+    expect(text).toMatch(/^mouthpiece_engine_ticks_skipped\{pid="41"\} 4$/m);
+    t.engine.media = [];
+    const after = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(after).not.toMatch(/pid="41"/);
+  });
+
   it('the catalog lists avatars and voices with KS auth only', async () => {
     t = await createTestApp();
     const avatars = await t.app.inject({

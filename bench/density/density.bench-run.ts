@@ -1,0 +1,304 @@
+/**
+ * Density: N sessions all speaking continuously, each with a connected libwebrtc viewer in a
+ * separate receiver process, on one engine process (one core's worth, DESIGN §7). For N = 1, 2,
+ * 4, 6, … it reports engine CPU per session, memory per session, frames received vs due, frames
+ * the engine skipped, viewer fps, and the control plane's event-loop delay; then the largest N
+ * with no dropped frames and fps ≥ 24.5. Stops at the first N that fails. Never fails on a figure.
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+import { startServer, type TestServer } from '../../e2e/harness/server.js';
+import { summariseProfile, type ProfileSummary } from '../lib/cpuprofile.js';
+import { cpuMs, fmt, report, row, rssMb, smoke, threadCpuMs, threadShares } from '../lib/measure.js';
+
+const FPS = 25;
+/** `--sessions 4,6` (BENCH_SESSIONS) measures just those; `--profile` also CPU-profiles the engine. */
+const LEVELS = process.env['BENCH_SESSIONS']
+  ? process.env['BENCH_SESSIONS'].split(',').map(Number)
+  : smoke
+    ? [1]
+    : [1, 2, 4, 6, 8, 10, 12];
+const PROFILE = process.env['BENCH_PROFILE'] === '1';
+const WARMUP_MS = smoke ? 2000 : 4000;
+const WINDOW_MS = smoke ? 2000 : 10_000;
+const AVATARS = ['amara', 'jonas', 'mei'];
+const TEXT =
+  'Thanks for calling. I can help you with your order, your delivery and your account. ' +
+  'Your parcel left our warehouse this morning and should reach you by Thursday afternoon. ' +
+  'If you would like to change the address, tell me the new street and postcode, and I will ' +
+  'check whether the courier can still pick it up. Papa bought a big bag of apples at the market. ' +
+  'While we wait, may I ask how you heard about us? We are always glad to hear from new customers. ';
+
+interface PeerStats {
+  id: string;
+  framesReceived: number;
+  framesDecoded: number;
+  audioPackets: number;
+  audioEnergy: number;
+  width: number;
+}
+
+class Receiver {
+  readonly proc: ChildProcess;
+  #waiters = new Map<string, (m: { type: string; message?: string; peers?: PeerStats[] }) => void>();
+
+  constructor() {
+    this.proc = fork(fileURLToPath(new URL('./receiver.mjs', import.meta.url)), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.proc.on('message', (m: { type: string; id?: string; message?: string; peers?: PeerStats[] }) => {
+      const key = m.type === 'stats' ? 'stats' : (m.id ?? m.type);
+      this.#waiters.get(key)?.(m);
+      this.#waiters.delete(key);
+    });
+  }
+
+  #ask<T>(key: string, msg: object): Promise<T> {
+    return new Promise((resolve) => {
+      this.#waiters.set(key, resolve as (m: unknown) => void);
+      this.proc.send(msg);
+    });
+  }
+
+  async connect(id: string, whepUrl: string): Promise<void> {
+    const m = await this.#ask<{ type: string; message?: string }>(id, { type: 'connect', id, whepUrl });
+    if (m.type !== 'connected') throw new Error(`viewer ${id}: ${m.message}`);
+  }
+
+  async stats(): Promise<PeerStats[]> {
+    return (await this.#ask<{ peers: PeerStats[] }>('stats', { type: 'stats' })).peers;
+  }
+
+  close(): void {
+    this.proc.send({ type: 'close' });
+  }
+}
+
+async function metric(server: TestServer, name: string): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+interface Level {
+  n: number;
+  engineCpuPct: number;
+  cpuPerSessionPct: number;
+  rssPerSessionMb: number;
+  receivedOfDue: number;
+  skippedFrames: number;
+  fpsMin: number;
+  fpsAvg: number;
+  audioPacketsPerSec: number;
+  speaking: number;
+  loopP99Ms: number;
+  receiverCpuPct: number;
+  /** Smallest frame width a viewer received (the encoder scales down when starved of CPU). */
+  minWidth: number;
+  /** Engine CPU by thread name, % of one core. */
+  threads: Array<[string, number]>;
+  profile?: ProfileSummary;
+  ok: boolean;
+}
+
+async function measure(n: number): Promise<Level> {
+  const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'mp-prof-')) : undefined;
+  const server = await startServer({
+    MOUTHPIECE_LOG_LEVEL: 'warn',
+    MOUTHPIECE_ENGINE_PROCESSES: '1',
+    MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
+    ...(profileDir ? { MOUTHPIECE_ENGINE_NODE_FLAGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+  });
+  const receiver = new Receiver();
+  let engine = 0;
+  let level: Level | undefined;
+  try {
+    engine = Number(
+      execFileSync('pgrep', ['-P', String(server.proc.pid), '-f', 'engine-main'], { encoding: 'utf8' })
+        .trim()
+        .split('\n')[0],
+    );
+    const rssIdle = rssMb(engine);
+    const sessions = [];
+    for (let i = 0; i < n; i++) {
+      const { sessionId, token } = await server.createSession({
+        visualConfig: { avatarId: AVATARS[i % AVATARS.length] },
+        voiceConfig: { id: i % 2 ? 'en-us-male' : 'en-us-female' },
+      });
+      const init = await server.initClient(sessionId, token);
+      await receiver.connect(sessionId, init.whepUrl);
+      sessions.push({ sessionId, token });
+    }
+    for (const s of sessions)
+      for (let k = 0; k < 2; k++) {
+        const r = await server.api(`/v1/avatar-session/${s.sessionId}/say-text`, {
+          token: s.token,
+          json: { text: TEXT, turnId: `t${k}` },
+        });
+        if (!r.ok) throw new Error(`say-text: ${r.status} ${await r.text()}`);
+      }
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const skipped0 = await metric(server, 'mouthpiece_engine_frames_skipped');
+    await metric(server, 'mouthpiece_nodejs_eventloop_lag_p99_seconds'); // resets the window
+    const before = await receiver.stats();
+    const cpu0 = cpuMs(engine);
+    const threads0 = threadCpuMs(engine);
+    const rcpu0 = cpuMs(receiver.proc.pid!);
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, WINDOW_MS));
+    const after = await receiver.stats();
+    const wallMs = performance.now() - t0;
+    const engineCpuPct = ((cpuMs(engine) - cpu0) / wallMs) * 100;
+    const threads = threadShares(threads0, threadCpuMs(engine), wallMs);
+    const receiverCpuPct = ((cpuMs(receiver.proc.pid!) - rcpu0) / wallMs) * 100;
+    const loopP99Ms = (await metric(server, 'mouthpiece_nodejs_eventloop_lag_p99_seconds')) * 1000;
+    const rss = rssMb(engine);
+    // the engine reports its counters at each 5 s health ping: wait for one past the window
+    await new Promise((r) => setTimeout(r, 5500));
+    const skipped = (await metric(server, 'mouthpiece_engine_frames_skipped')) - (skipped0 || 0);
+    const sec = wallMs / 1000;
+    const fps = after.map((a) => {
+      const b = before.find((x) => x.id === a.id)!;
+      return (a.framesDecoded - b.framesDecoded) / sec;
+    });
+    const received = after.reduce((acc, a) => {
+      const b = before.find((x) => x.id === a.id)!;
+      return acc + a.framesReceived - b.framesReceived;
+    }, 0);
+    const audio = after.reduce((acc, a) => {
+      const b = before.find((x) => x.id === a.id)!;
+      return acc + a.audioPackets - b.audioPackets;
+    }, 0);
+    const speaking = after.filter((a) => {
+      const b = before.find((x) => x.id === a.id)!;
+      return a.audioEnergy - b.audioEnergy > 0.01 * sec;
+    }).length;
+    const due = n * FPS * sec;
+    const receivedOfDue = received / due;
+    const fpsMin = Math.min(...fps);
+    const fpsAvg = fps.reduce((a, b) => a + b, 0) / fps.length;
+    level = {
+      n,
+      threads,
+      engineCpuPct,
+      cpuPerSessionPct: engineCpuPct / n,
+      rssPerSessionMb: (rss - rssIdle) / n,
+      receivedOfDue,
+      skippedFrames: skipped,
+      fpsMin,
+      fpsAvg,
+      audioPacketsPerSec: audio / n / sec,
+      speaking,
+      loopP99Ms,
+      receiverCpuPct,
+      minWidth: Math.min(...after.map((a) => a.width)),
+      ok: skipped === 0 && fpsMin >= 24.5 && receivedOfDue >= 0.98 && speaking === n,
+    };
+  } finally {
+    receiver.close();
+    await server.stop();
+  }
+  if (profileDir) {
+    const file = readdirSync(profileDir).find((f) => f.includes(`.${engine}.`));
+    if (file) level.profile = summariseProfile(join(profileDir, file));
+    rmSync(profileDir, { recursive: true, force: true });
+  }
+  return level;
+}
+
+it('measures', async () => {
+  const levels: Level[] = [];
+  for (const n of LEVELS) {
+    const level = await measure(n);
+    levels.push(level);
+    if (!level.ok) break;
+  }
+  const best = Math.max(0, ...levels.filter((l) => l.ok).map((l) => l.n));
+  report(
+    `density benchmark: N sessions speaking continuously, 512x512@${FPS}, one engine process, libwebrtc viewers in a separate process, ${WINDOW_MS / 1000} s window`,
+  );
+  report(
+    row(
+      'N',
+      [
+        'engine%',
+        '%/sess',
+        'MB/sess',
+        'rcv/due',
+        'skipped',
+        'fps min',
+        'fps avg',
+        'aud/s',
+        'speak',
+        'loop99',
+        'rcvr%',
+        'width',
+        'ok',
+      ],
+      4,
+    ),
+  );
+  for (const l of levels)
+    report(
+      row(
+        String(l.n),
+        [
+          fmt(l.engineCpuPct, 1),
+          fmt(l.cpuPerSessionPct, 1),
+          fmt(l.rssPerSessionMb, 1),
+          fmt(l.receivedOfDue, 3),
+          fmt(l.skippedFrames),
+          fmt(l.fpsMin, 1),
+          fmt(l.fpsAvg, 1),
+          fmt(l.audioPacketsPerSec, 0),
+          `${l.speaking}/${l.n}`,
+          fmt(l.loopP99Ms, 1),
+          fmt(l.receiverCpuPct, 0),
+          l.minWidth,
+          l.ok ? 'yes' : 'no',
+        ],
+        4,
+      ),
+    );
+  report(`largest N with no dropped frames and fps >= 24.5, per engine process (one core): ${best}`);
+  const densest = levels.at(-1)!;
+  report(
+    `engine threads at N=${densest.n} (% of a core): ${densest.threads.map(([t, p]) => `${t} ${p.toFixed(1)}`).join(', ')}`,
+  );
+  if (densest.profile) {
+    const { totalMs, modules, functions } = densest.profile;
+    report(
+      `engine main-thread CPU profile at N=${densest.n} (whole run, ${totalMs.toFixed(0)} ms of JS-thread samples)`,
+    );
+    for (const m of modules) report(`  ${((m.ms / totalMs) * 100).toFixed(1).padStart(5)} %  ${m.name}`);
+    report('  top functions (self time):');
+    for (const f of functions) report(`  ${((f.ms / totalMs) * 100).toFixed(1).padStart(5)} %  ${f.name}`);
+  }
+  report(
+    JSON.stringify({
+      bench: 'density',
+      smoke,
+      windowSec: WINDOW_MS / 1000,
+      sessionsPerCore: best,
+      levels: levels.map((l) => ({
+        ...l,
+        engineCpuPct: +l.engineCpuPct.toFixed(1),
+        cpuPerSessionPct: +l.cpuPerSessionPct.toFixed(1),
+        rssPerSessionMb: +l.rssPerSessionMb.toFixed(1),
+        receivedOfDue: +l.receivedOfDue.toFixed(3),
+        fpsMin: +l.fpsMin.toFixed(1),
+        fpsAvg: +l.fpsAvg.toFixed(1),
+        audioPacketsPerSec: Math.round(l.audioPacketsPerSec),
+        loopP99Ms: +l.loopP99Ms.toFixed(1),
+        receiverCpuPct: Math.round(l.receiverCpuPct),
+        threads: l.threads.map(([t, p]) => [t, +p.toFixed(1)]),
+        profile: undefined,
+      })),
+    }),
+  );
+  expect(levels.length).toBeGreaterThan(0);
+});

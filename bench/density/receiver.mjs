@@ -1,0 +1,76 @@
+// The density benchmark's viewers: one libwebrtc process (@roamhq/wrtc) holding a WHEP peer per
+// session, so N decoders do not run inside the browser on the cores being measured (DESIGN §7).
+// Driven over IPC by the benchmark: {type:'connect', id, whepUrl} → {type:'connected', id} or
+// {type:'error'}, {type:'stats'} → {type:'stats', peers:[…]}, {type:'close'}.
+import wrtc from '@roamhq/wrtc';
+
+const peers = new Map();
+
+async function connect(id, whepUrl) {
+  const pc = new wrtc.RTCPeerConnection({ iceServers: [] });
+  pc.addTransceiver('video', { direction: 'recvonly' });
+  pc.addTransceiver('audio', { direction: 'recvonly' });
+  const connected = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('not connected within 15 s')), 15_000);
+    pc.onconnectionstatechange = () => {
+      if (pc.connectionState === 'connected') {
+        clearTimeout(timer);
+        resolve();
+      } else if (pc.connectionState === 'failed') {
+        clearTimeout(timer);
+        reject(new Error('connection failed'));
+      }
+    };
+  });
+  await pc.setLocalDescription(await pc.createOffer());
+  await new Promise((resolve) => {
+    if (pc.iceGatheringState === 'complete') return resolve();
+    pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && resolve();
+    setTimeout(resolve, 3000);
+  });
+  const res = await fetch(whepUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/sdp' },
+    body: pc.localDescription.sdp,
+  });
+  if (res.status !== 201) throw new Error(`WHEP POST answered ${res.status}: ${await res.text()}`);
+  await pc.setRemoteDescription({ type: 'answer', sdp: await res.text() });
+  await connected;
+  peers.set(id, pc);
+}
+
+async function stats() {
+  const out = [];
+  for (const [id, pc] of peers) {
+    const s = { id, framesReceived: 0, framesDecoded: 0, framesDropped: 0, audioPackets: 0, audioEnergy: 0 };
+    (await pc.getStats()).forEach((r) => {
+      if (r.type !== 'inbound-rtp') return;
+      if (r.kind === 'video' || r.mediaType === 'video') {
+        s.framesReceived = r.framesReceived ?? 0;
+        s.framesDecoded = r.framesDecoded ?? 0;
+        s.framesDropped = r.framesDropped ?? 0;
+        s.width = r.frameWidth ?? 0;
+      } else {
+        s.audioPackets = r.packetsReceived ?? 0;
+        s.audioEnergy = r.totalAudioEnergy ?? 0;
+      }
+    });
+    out.push(s);
+  }
+  return out;
+}
+
+process.on('message', (m) => {
+  if (m.type === 'connect') {
+    connect(m.id, m.whepUrl).then(
+      () => process.send({ type: 'connected', id: m.id }),
+      (err) => process.send({ type: 'error', id: m.id, message: String(err?.message ?? err) }),
+    );
+  } else if (m.type === 'stats') {
+    stats().then((peers) => process.send({ type: 'stats', peers }));
+  } else if (m.type === 'close') {
+    for (const pc of peers.values()) pc.close();
+    process.exit(0);
+  }
+});
+process.send({ type: 'up', pid: process.pid });
