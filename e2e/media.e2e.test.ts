@@ -70,6 +70,20 @@ const framesIn = async (page: Page, ms: number): Promise<number> => {
 describe('media in a real browser', () => {
   it('streams video frames and audio packets with the hello message on the data channel', async () => {
     const { page, sessionId } = await connectedPage();
+    // audio and video share one stream, so the browser keeps them in sync
+    const [tracks, streams] = await page.evaluate(() => {
+      const sdp = (window as unknown as { mpTest: { pc: RTCPeerConnection } }).mpTest.pc.remoteDescription!
+        .sdp;
+      const msids = [...sdp.matchAll(/^a=msid:(\S+) (\S+)$/gm)];
+      return [msids.length, new Set(msids.map((m) => m[1])).size];
+    });
+    expect(tracks).toBe(2);
+    expect(streams).toBe(1);
+    const received = await page.evaluate(async () => {
+      const pc = (window as unknown as { mpTest: { pc: RTCPeerConnection } }).mpTest.pc;
+      return pc.getReceivers().map((r) => r.track.kind);
+    });
+    expect(received.sort()).toEqual(['audio', 'video']);
     expect(await framesIn(page, 2000)).toBeGreaterThanOrEqual(10);
     const s = await page.evaluate(() => window.mpTest.stats());
     expect(s.width).toBe(512);

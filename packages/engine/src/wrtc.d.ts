@@ -15,6 +15,11 @@ declare module '@roamhq/wrtc' {
   export interface RTCRtpSender {
     readonly track: MediaStreamTrack | null;
     replaceTrack(track: MediaStreamTrack | null): Promise<void>;
+    /** Which streams the track belongs to (the SDP's msid, the receiver's A/V sync group). */
+    setStreams(...streams: MediaStream[]): void;
+  }
+  export class MediaStream {
+    readonly id: string;
   }
   export interface RTCRtpReceiver {
     readonly track: MediaStreamTrack;
@@ -85,6 +90,10 @@ declare module '@roamhq/wrtc' {
     };
     rgbaToI420(src: I420Frame, dst: I420Frame): void;
   };
-  const wrtc: { RTCPeerConnection: typeof RTCPeerConnection; nonstandard: typeof nonstandard };
+  const wrtc: {
+    RTCPeerConnection: typeof RTCPeerConnection;
+    MediaStream: typeof MediaStream;
+    nonstandard: typeof nonstandard;
+  };
   export default wrtc;
 }

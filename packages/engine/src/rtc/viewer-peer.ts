@@ -89,9 +89,13 @@ export class ViewerPeer {
     pc.onconnectionstatechange = onState;
     try {
       await pc.setRemoteDescription({ type: 'offer', sdp: preferCodec(offerSdp, 'video', 'VP8') });
+      // both tracks in one stream: the answer's msid puts them in one sync group, so the browser
+      // plays video in step with audio (without it each plays out on its own delay)
+      const stream = new wrtc.MediaStream();
       for (const tr of pc.getTransceivers()) {
         const kind = tr.receiver.track.kind;
         await tr.sender.replaceTrack(kind === 'video' ? opts.video : opts.audio);
+        tr.sender.setStreams(stream);
         tr.direction = 'sendonly';
       }
       const answer = await pc.createAnswer();
