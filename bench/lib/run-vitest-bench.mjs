@@ -10,6 +10,30 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * Runs argv inside a fresh test network namespace when root (unless MOUTHPIECE_E2E_HOST_NET=1),
+ * else directly; removes the namespace and anything left in it afterwards.
+ */
+export function runInTestNamespace(name, argv, env, opts = {}) {
+  const spawnOpts = { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts };
+  if (process.getuid?.() !== 0 || process.env.MOUTHPIECE_E2E_HOST_NET === '1')
+    return spawnSync(argv[0], argv.slice(1), { ...spawnOpts, env });
+  const ns = `mp-${name}-${process.pid}`;
+  spawnSync('scripts/netns.sh', ['up', ns], { cwd: root, stdio: 'inherit' });
+  try {
+    return spawnSync('ip', ['netns', 'exec', ns, ...argv], {
+      ...spawnOpts,
+      env: { ...env, MOUTHPIECE_E2E_NETNS: '1' },
+    });
+  } finally {
+    const pids = spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean);
+    for (const p of pids) spawnSync('kill', ['-9', p]);
+    spawnSync('scripts/netns.sh', ['down', ns], { cwd: root });
+  }
+}
+
 export function runVitestBench(name, { smoke = process.argv.includes('--smoke'), extraEnv = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), `mp-bench-${name}-`));
   const out = join(dir, 'report.txt');
@@ -23,32 +47,7 @@ export function runVitestBench(name, { smoke = process.argv.includes('--smoke'),
     `bench/${name}/`,
     '--reporter=dot',
   ];
-  let r;
-  if (process.getuid?.() === 0 && process.env.MOUTHPIECE_E2E_HOST_NET !== '1') {
-    const ns = `mp-${name}-${process.pid}`;
-    spawnSync('scripts/netns.sh', ['up', ns], { cwd: root, stdio: 'inherit' });
-    try {
-      r = spawnSync('ip', ['netns', 'exec', ns, ...vitest], {
-        cwd: root,
-        env: { ...env, MOUTHPIECE_E2E_NETNS: '1' },
-        encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024,
-      });
-    } finally {
-      const pids = spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .filter(Boolean);
-      for (const p of pids) spawnSync('kill', ['-9', p]);
-      spawnSync('scripts/netns.sh', ['down', ns], { cwd: root });
-    }
-  } else {
-    r = spawnSync(vitest[0], vitest.slice(1), {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  }
+  const r = runInTestNamespace(name, vitest, env);
   let report = '';
   try {
     report = readFileSync(out, 'utf8');

@@ -5,10 +5,9 @@
 import { it } from 'vitest';
 import { launchBrowser } from '../../e2e/harness/browser.js';
 import { startServer } from '../../e2e/harness/server.js';
+import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
-const N = process.env['BENCH_SMOKE'] === '1' ? 2 : 20;
-const q = (xs: number[], p: number): number =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
+const N = smoke ? 2 : 20;
 
 it('measures', async () => {
   const server = await startServer({ MOUTHPIECE_LOG_LEVEL: 'warn' });
@@ -66,31 +65,53 @@ it('measures', async () => {
   }
   const col = (k: keyof (typeof runs)[number]) => runs.map((r) => r[k]);
   const frame = col('frame');
-  console.log(
-    `startup benchmark (${N} sessions, SDK createSession in Chromium, loopback in a network namespace)`,
+  report(`startup benchmark: ${N} sessions, SDK createSession in Chromium, loopback in a network namespace`);
+  report(
+    row('step (cumulative from createSession)', ['p50', 'p95', 'step p50', 'share'], 38, 10) + '   (ms)',
   );
-  console.log('step (cumulative from createSession)     p50    p95  (ms)');
+  const total = quantile(frame, 0.5);
+  let prev: number[] = runs.map(() => 0);
+  const steps: Record<string, unknown> = {};
   for (const [name, k] of [
     ['create answered', 'create'],
     ['init-client answered', 'init'],
     ['WHEP answer', 'whep'],
     ['first decoded frame', 'frame'],
   ] as const) {
-    console.log(
-      `${name.padEnd(38)} ${q(col(k), 0.5).toFixed(0).padStart(6)} ${q(col(k), 0.95).toFixed(0).padStart(6)}`,
+    const xs = col(k);
+    const step = quantile(
+      xs.map((x, i) => x - prev[i]!),
+      0.5,
     );
+    report(
+      row(
+        name,
+        [fmt(quantile(xs, 0.5)), fmt(quantile(xs, 0.95)), fmt(step), `${fmt((step / total) * 100)} %`],
+        38,
+        10,
+      ),
+    );
+    steps[k] = {
+      p50: +quantile(xs, 0.5).toFixed(1),
+      p95: +quantile(xs, 0.95).toFixed(1),
+      stepP50: +step.toFixed(1),
+    };
+    prev = xs;
   }
   const initToFrame = runs.map((r) => r.frame - r.create);
-  console.log(`init-client sent -> first frame: p50 ${q(initToFrame, 0.5).toFixed(0)} ms (target <= 500)`);
-  console.log(
+  report(
+    `init-client sent -> first frame: p50 ${fmt(quantile(initToFrame, 0.5))} ms, p95 ${fmt(quantile(initToFrame, 0.95))} ms (target p50 <= 500)`,
+  );
+  report(
     JSON.stringify({
       bench: 'startup',
+      smoke,
       sessions: N,
-      createMs: q(col('create'), 0.5),
-      initClientMs: q(col('init'), 0.5),
-      whepAnswerMs: q(col('whep'), 0.5),
-      firstFrameMs: { p50: q(frame, 0.5), p95: q(frame, 0.95) },
-      initToFirstFrameMs: { p50: q(initToFrame, 0.5), p95: q(initToFrame, 0.95) },
+      steps,
+      initToFirstFrameMs: {
+        p50: +quantile(initToFrame, 0.5).toFixed(1),
+        p95: +quantile(initToFrame, 0.95).toFixed(1),
+      },
     }),
   );
 });

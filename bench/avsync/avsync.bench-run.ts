@@ -1,0 +1,74 @@
+/**
+ * A/V sync in the received stream: for utterances with a plosive onset ("Papa bought a big bag."),
+ * the offset between the first mouth opening in the received frames (display time) and the audio
+ * onset at the browser (analyser), in ms; + means the audio is early. Target +20/−40 ms (DESIGN §7).
+ * Frames are 40 ms apart, so one reading is quantised; the mean over the utterances is the figure.
+ */
+import { it } from 'vitest';
+import { AUDIO_FLOOR, onset, openAvSession, wait } from '../lib/av-session.js';
+import { fmt, mean, quantile, report, row, smoke, stdev } from '../lib/measure.js';
+
+const ROUNDS = smoke ? 2 : 30;
+const TEXT = 'Papa bought a big bag.';
+
+it('measures', async () => {
+  const s = await openAvSession();
+  const offsets: number[] = [];
+  try {
+    for (let i = 0; i < ROUNDS; i++) {
+      const t0 = await s.sayText(TEXT, `p${i}`);
+      let a = NaN;
+      let m = NaN;
+      for (let k = 0; k < 40 && (Number.isNaN(a) || Number.isNaN(m)); k++) {
+        await wait(100);
+        const logs = await s.logs(t0);
+        a = onset(logs.audio, t0, AUDIO_FLOOR);
+        m = onset(logs.frames, t0, s.openAbove);
+      }
+      offsets.push(m - a);
+      await wait(1800); // let the sentence finish: the next one starts from rest
+      await s.settle();
+      await wait(300);
+    }
+  } finally {
+    await s.close();
+  }
+  const v = offsets.filter(Number.isFinite);
+  const within = v.filter((x) => x <= 20 && x >= -40).length;
+  report(
+    `avsync benchmark: ${ROUNDS} × "${TEXT}", mouth opening in received frames vs audio onset, Chromium`,
+  );
+  report(row('offset (+ = audio early), ms', ['mean', 'sd', 'p50', 'min', 'max', 'n'], 32, 8));
+  report(
+    row(
+      'mouth opening − audio onset',
+      [
+        fmt(mean(v)),
+        fmt(stdev(v)),
+        fmt(quantile(v, 0.5)),
+        fmt(Math.min(...v)),
+        fmt(Math.max(...v)),
+        v.length,
+      ],
+      32,
+      8,
+    ),
+  );
+  report(`utterances within +20/-40 ms: ${within}/${v.length}; target: mean within +20/-40 ms`);
+  report(
+    JSON.stringify({
+      bench: 'avsync',
+      smoke,
+      rounds: ROUNDS,
+      offsetMs: {
+        mean: +mean(v).toFixed(1),
+        sd: +stdev(v).toFixed(1),
+        p50: +quantile(v, 0.5).toFixed(1),
+        min: +Math.min(...v).toFixed(1),
+        max: +Math.max(...v).toFixed(1),
+        n: v.length,
+      },
+      withinTarget: within,
+    }),
+  );
+});

@@ -1,0 +1,77 @@
+// Browser side of the media benchmarks (loaded after e2e/harness/page-client.js): logs the received
+// audio level every ~2 ms (a 256-sample analyser, 5.3 ms window) and, for every received video
+// frame, how many dark (mouth-interior) pixels the mouth box holds, with the frame's display time.
+(() => {
+  const p = { audio: [], frames: [] };
+  const trim = (a) => a.length > 30000 && a.splice(0, 15000);
+
+  p.start = (box) => {
+    const t = window.mpTest;
+    const track = t.pc.getReceivers().find((r) => r.track.kind === 'audio').track;
+    const ctx = new AudioContext();
+    const analyser = ctx.createAnalyser();
+    analyser.fftSize = 256;
+    ctx.createMediaStreamSource(new MediaStream([track])).connect(analyser);
+    void ctx.resume();
+    const buf = new Float32Array(analyser.fftSize);
+    setInterval(() => {
+      analyser.getFloatTimeDomainData(buf);
+      let s = 0;
+      for (const v of buf) s += v * v;
+      p.audio.push([performance.now(), Math.sqrt(s / buf.length)]);
+      trim(p.audio);
+    }, 2);
+    const c = document.createElement('canvas');
+    c.width = box.w;
+    c.height = box.h;
+    const g = c.getContext('2d', { willReadFrequently: true });
+    const video = t.video;
+    const onFrame = (now, meta) => {
+      g.drawImage(video, box.x, box.y, box.w, box.h, 0, 0, box.w, box.h);
+      const d = g.getImageData(0, 0, box.w, box.h).data;
+      let dark = 0;
+      for (let i = 0; i < d.length; i += 4)
+        if (d[i] * 0.299 + d[i + 1] * 0.587 + d[i + 2] * 0.114 < 70) dark++;
+      p.frames.push([meta.expectedDisplayTime ?? now, dark]);
+      trim(p.frames);
+      video.requestVideoFrameCallback(onFrame);
+    };
+    video.requestVideoFrameCallback(onFrame);
+  };
+
+  /** The logs from page time `t0` on. */
+  p.since = (t0) => ({
+    audio: p.audio.filter(([t]) => t >= t0),
+    frames: p.frames.filter(([t]) => t >= t0),
+    events: window.mpTest.events.filter((e) => e.at >= t0),
+  });
+
+  /** POSTs a control call from the page, returning the page time it was sent. */
+  p.post = async (url, token, init = {}) => {
+    const t0 = performance.now();
+    const r = await fetch(url, {
+      method: 'POST',
+      ...init,
+      headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) },
+    });
+    if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`);
+    return t0;
+  };
+
+  p.sayText = (base, token, text, turnId, isFinal = true) =>
+    p.post(`${base}/say-text`, token, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text, turnId, isFinal }),
+    });
+
+  p.sayAudio = (base, token, b64, turnId, duration) => {
+    const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+    const form = new FormData();
+    form.append('turnId', turnId);
+    form.append('duration', String(duration));
+    form.append('audio', new Blob([bytes], { type: 'audio/wav' }), 'speech.wav');
+    return p.post(`${base}/say-audio`, token, { body: form });
+  };
+
+  window.mpProbe = p;
+})();

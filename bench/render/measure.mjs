@@ -1,0 +1,115 @@
+// Per-frame cost of the CPU media path for each built-in avatar at 512×512 and 1280×720:
+// Skia render + read-back, RGBA → I420 (libyuv via wrtc), and VP8 encode (libwebrtc's own
+// totalEncodeTime for frames sent to a receiver peer in this process), with each stage's share.
+// Frames are fed at 25 fps, as the engine does, yielding between frames (Skia read-back buffers
+// are freed only when the event loop turns). Run through run.mjs (it enters a network namespace).
+import { parseArgs } from 'node:util';
+import wrtc from '@roamhq/wrtc';
+import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../../packages/engine/dist/avatar/catalog.js';
+import { createAnimator } from '../../packages/engine/dist/animation/animator.js';
+import { MOUTH_SHAPES } from '../../packages/engine/dist/lipsync/mouth-shapes.js';
+import { createRenderer } from '../../packages/engine/dist/render/renderer.js';
+
+const { values } = parseArgs({
+  options: { frames: { type: 'string', default: '250' }, smoke: { type: 'boolean', default: false } },
+});
+const N = values.smoke ? 15 : Number(values.frames);
+const shapes = ['X', 'B', 'C', 'D', 'E', 'F', 'A', 'G', 'H'].map((v) => MOUTH_SHAPES[v]);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A sender/receiver pair in this process; resolves once media flows. */
+async function loopback(track) {
+  const tx = new wrtc.RTCPeerConnection();
+  const rx = new wrtc.RTCPeerConnection();
+  tx.onicecandidate = (e) => e.candidate && rx.addIceCandidate(e.candidate).catch(() => {});
+  rx.onicecandidate = (e) => e.candidate && tx.addIceCandidate(e.candidate).catch(() => {});
+  tx.addTrack(track, new wrtc.MediaStream());
+  await tx.setLocalDescription(await tx.createOffer());
+  await rx.setRemoteDescription(tx.localDescription);
+  await rx.setLocalDescription(await rx.createAnswer());
+  await tx.setRemoteDescription(rx.localDescription);
+  for (let i = 0; i < 100 && tx.connectionState !== 'connected'; i++) await sleep(50);
+  if (tx.connectionState !== 'connected') throw new Error('the loopback peers did not connect');
+  return { tx, rx };
+}
+
+async function encodeStats(tx) {
+  let out = { framesEncoded: 0, totalEncodeTime: 0, frameWidth: 0, bytesSent: 0 };
+  (await tx.getStats()).forEach((s) => {
+    if (s.type === 'outbound-rtp' && (s.kind === 'video' || s.mediaType === 'video')) out = { ...out, ...s };
+  });
+  return out;
+}
+
+const results = [];
+console.log(`render benchmark: ${N} frames per case at 25 fps, CPU path (Skia + libyuv + libwebrtc VP8)`);
+console.log(
+  'avatar   size        render ms   i420 ms  encode ms   total ms   render/i420/encode share   % of a core at 25 fps',
+);
+for (const { manifest } of readAvatarPacks([BUILTIN_AVATARS_DIR]).packs) {
+  for (const [width, height] of [
+    [512, 512],
+    [1280, 720],
+  ]) {
+    const r = createRenderer(manifest, { width, height });
+    const anim = createAnimator({ seed: 1 });
+    const i420 = new Uint8Array((width * height * 3) / 2);
+    const source = new wrtc.nonstandard.RTCVideoSource();
+    const track = source.createTrack();
+    const { tx, rx } = await loopback(track);
+    let render = 0;
+    let conv = 0;
+    let e0;
+    const t0 = performance.now();
+    for (let n = 0; n < N + 10; n++) {
+      if (n === 10) e0 = await encodeStats(tx);
+      const a = performance.now();
+      const rgba = r.render({
+        mouth: shapes[Math.floor(n / 3) % shapes.length],
+        motion: anim.next({ tMs: n * 40, speaking: true, emphasis: (n % 7) / 7 }),
+      });
+      const b = performance.now();
+      wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: i420 });
+      const c = performance.now();
+      source.onFrame({ width, height, data: i420 });
+      if (n >= 10) {
+        render += b - a;
+        conv += c - b;
+      }
+      await sleep(Math.max(0, t0 + (n + 1) * 40 - performance.now()));
+    }
+    await sleep(300);
+    const e1 = await encodeStats(tx);
+    const frames = e1.framesEncoded - e0.framesEncoded;
+    const encodeMs = frames > 0 ? ((e1.totalEncodeTime - e0.totalEncodeTime) * 1000) / frames : NaN;
+    track.stop();
+    tx.close();
+    rx.close();
+    r.close();
+    const row = {
+      avatar: manifest.id,
+      width,
+      height,
+      renderMs: +(render / N).toFixed(3),
+      i420Ms: +(conv / N).toFixed(3),
+      encodeMs: +encodeMs.toFixed(3),
+      encodedWidth: e1.frameWidth,
+      kbps: Math.round(((e1.bytesSent - e0.bytesSent) * 8) / ((N * 40) / 1000) / 1000),
+    };
+    row.totalMs = +(row.renderMs + row.i420Ms + row.encodeMs).toFixed(3);
+    row.share = [row.renderMs, row.i420Ms, row.encodeMs].map((x) => Math.round((x / row.totalMs) * 100));
+    row.corePercentAt25fps = +((row.totalMs * 25) / 10).toFixed(1);
+    results.push(row);
+    console.log(
+      `${row.avatar.padEnd(8)} ${`${width}x${height}`.padEnd(10)} ${row.renderMs.toFixed(2).padStart(10)} ${row.i420Ms.toFixed(3).padStart(9)} ${row.encodeMs.toFixed(2).padStart(10)} ${row.totalMs.toFixed(2).padStart(10)}   ${row.share
+        .map((x) => `${x} %`)
+        .join(' / ')
+        .padStart(22)}   ${row.corePercentAt25fps.toFixed(1).padStart(10)}`,
+    );
+  }
+}
+console.log(
+  '(encode = libwebrtc totalEncodeTime per frame on its encoder thread; render and i420 on the JS thread)',
+);
+console.log(JSON.stringify({ bench: 'render', frames: N, results }));
+process.exit(0); // libwebrtc can crash at a natural exit
