@@ -14,18 +14,22 @@ const TEXT = 'Papa bought a big bag.';
 it('measures', async () => {
   const s = await openAvSession();
   const offsets: number[] = [];
+  const playoutOffsets: number[] = [];
   try {
     for (let i = 0; i < ROUNDS; i++) {
       const t0 = await s.sayText(TEXT, `p${i}`);
       let a = NaN;
       let m = NaN;
-      for (let k = 0; k < 40 && (Number.isNaN(a) || Number.isNaN(m)); k++) {
+      let po = NaN;
+      for (let k = 0; k < 40 && (Number.isNaN(a) || Number.isNaN(m) || Number.isNaN(po)); k++) {
         await wait(100);
         const logs = await s.logs(t0);
         a = onset(logs.audio, t0, AUDIO_FLOOR);
+        po = onset(logs.playout, t0, AUDIO_FLOOR);
         m = onset(logs.frames, t0, s.openAbove);
       }
       offsets.push(m - a);
+      playoutOffsets.push(m - po);
       await wait(1800); // let the sentence finish: the next one starts from rest
       await s.settle();
       await wait(300);
@@ -34,6 +38,7 @@ it('measures', async () => {
     await s.close();
   }
   const v = offsets.filter(Number.isFinite);
+  const vp = playoutOffsets.filter(Number.isFinite);
   const within = v.filter((x) => x <= 20 && x >= -40).length;
   report(
     `avsync benchmark: ${ROUNDS} × "${TEXT}", mouth opening in received frames vs audio onset, Chromium`,
@@ -54,6 +59,21 @@ it('measures', async () => {
       8,
     ),
   );
+  report(
+    row(
+      'mouth opening − audio playout',
+      [
+        fmt(mean(vp)),
+        fmt(stdev(vp)),
+        fmt(quantile(vp, 0.5)),
+        fmt(Math.min(...vp)),
+        fmt(Math.max(...vp)),
+        vp.length,
+      ],
+      32,
+      8,
+    ),
+  );
   report(`utterances within +20/-40 ms: ${within}/${v.length}; target: mean within +20/-40 ms`);
   report(
     JSON.stringify({
@@ -69,6 +89,7 @@ it('measures', async () => {
         n: v.length,
       },
       withinTarget: within,
+      playoutOffsetMs: { mean: +mean(vp).toFixed(1), sd: +stdev(vp).toFixed(1), n: vp.length },
     }),
   );
 });

@@ -1,15 +1,16 @@
 /**
  * Latency at a real browser (headless Chromium, loopback in a network namespace), for say-text
  * utterances of varied length, say-audio uploads, and streamed turns (word chunks, then the final
- * chunk): request sent → first received audio above the floor, → first mouth opening in the
- * received frames, → speakingStart on the events channel. Each utterance is interrupted once
+ * chunk): request sent → first received audio above the floor (WebAudio analyser, and the audio
+ * receiver's own playout log), → first mouth opening in the received frames, → speakingStart on
+ * the events channel. Each utterance is interrupted once
  * measured. Prints a table and one JSON line; never fails on a figure.
  */
 import { it } from 'vitest';
 import { AUDIO_FLOOR, onset, openAvSession, speechWav, wait, type AvSession } from '../lib/av-session.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
-const ROUNDS = smoke ? 2 : 30;
+const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 30);
 const TEXTS = [
   'Hello.',
   'Hi there, how are you?',
@@ -25,6 +26,7 @@ const TEXTS = [
 
 interface Sample {
   audio: number;
+  playout: number;
   mouth: number;
   start: number;
 }
@@ -42,6 +44,7 @@ async function measureOne(s: AvSession, send: () => Promise<number>): Promise<Sa
   const start = logs.events.find((e) => e.type === 'speakingStart');
   const sample = {
     audio: onset(logs.audio, t0, AUDIO_FLOOR) - t0,
+    playout: onset(logs.playout, t0, AUDIO_FLOOR) - t0,
     mouth: onset(logs.frames, t0, s.openAbove) - t0,
     start: start ? start.at - t0 : NaN,
   };
@@ -80,7 +83,8 @@ it('measures', async () => {
   const json: Record<string, unknown> = {};
   for (const [kind, xs] of Object.entries(results)) {
     for (const [label, key] of [
-      ['first received audio', 'audio'],
+      ['first received audio (analyser)', 'audio'],
+      ['first audio played out (receiver)', 'playout'],
       ['first mouth opening in received frames', 'mouth'],
       ['speakingStart event', 'start'],
     ] as const) {

@@ -2,11 +2,13 @@
 // audio level every ~2 ms (a 256-sample analyser, 5.3 ms window) and, for every received video
 // frame, how many dark (mouth-interior) pixels the mouth box holds, with the frame's display time.
 (() => {
-  const p = { audio: [], frames: [] };
+  const p = { audio: [], playout: [], frames: [] };
   const trim = (a) => a.length > 30000 && a.splice(0, 15000);
 
-  p.start = (box) => {
+  p.start = (box, jitterBufferTargetMs) => {
     const t = window.mpTest;
+    if (jitterBufferTargetMs !== undefined)
+      for (const r of t.pc.getReceivers()) r.jitterBufferTarget = jitterBufferTargetMs;
     const track = t.pc.getReceivers().find((r) => r.track.kind === 'audio').track;
     const ctx = new AudioContext();
     const analyser = ctx.createAnalyser();
@@ -20,6 +22,17 @@
       for (const v of buf) s += v * v;
       p.audio.push([performance.now(), Math.sqrt(s / buf.length)]);
       trim(p.audio);
+    }, 2);
+    // the audio receiver's own playout log: when each packet was played, and its level
+    const receiver = t.pc.getReceivers().find((r) => r.track.kind === 'audio');
+    let last = 0;
+    setInterval(() => {
+      for (const src of receiver.getSynchronizationSources()) {
+        if (src.timestamp === last) continue;
+        last = src.timestamp;
+        p.playout.push([src.timestamp - performance.timeOrigin, src.audioLevel ?? 0]);
+        trim(p.playout);
+      }
     }, 2);
     const c = document.createElement('canvas');
     c.width = box.w;
@@ -42,6 +55,7 @@
   /** The logs from page time `t0` on. */
   p.since = (t0) => ({
     audio: p.audio.filter(([t]) => t >= t0),
+    playout: p.playout.filter(([t]) => t >= t0),
     frames: p.frames.filter(([t]) => t >= t0),
     events: window.mpTest.events.filter((e) => e.at >= t0),
   });

@@ -20,13 +20,16 @@ export const AUDIO_FLOOR = 0.02;
 
 type Log = Array<[number, number]>;
 export interface ProbeLogs {
+  /** Analyser RMS of the received track in WebAudio. */
   audio: Log;
+  /** The audio receiver's playout: [time played, audioLevel 0..1] per played packet. */
+  playout: Log;
   frames: Log;
   events: Array<{ type: string; at: number; turnId?: string }>;
 }
 
 interface Probe {
-  start(box: { x: number; y: number; w: number; h: number }): void;
+  start(box: { x: number; y: number; w: number; h: number }, jitterBufferTargetMs?: number): void;
   since(t0: number): ProbeLogs;
   sayText(base: string, token: string, text: string, turnId: string, isFinal?: boolean): Promise<number>;
   sayAudio(base: string, token: string, b64: string, turnId: string, duration: number): Promise<number>;
@@ -97,7 +100,11 @@ export async function openAvSession(env: Record<string, string> = {}): Promise<A
     const { manifest } = loadAvatarPack(join(BUILTIN_AVATARS_DIR, AVATAR));
     const g = geometry(manifest);
     const box = { x: Math.round(g.cx - 50), y: Math.round(g.mouthY - 22), w: 100, h: 50 };
-    await page.evaluate((b) => window.mpProbe.start(b), box);
+    const jbt = process.env['BENCH_JITTER_TARGET_MS'];
+    await page.evaluate(([b, j]) => window.mpProbe.start(b, j), [
+      box,
+      jbt ? Number(jbt) : undefined,
+    ] as const);
     const t0 = await page.evaluate(() => performance.now());
     await wait(2500);
     const idleFrames = (await page.evaluate((t) => window.mpProbe.since(t), t0)).frames.map(([, d]) => d);

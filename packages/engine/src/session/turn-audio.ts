@@ -7,6 +7,7 @@ import type { MouthTrack } from '../lipsync/mouth-track.js';
 import { buildMouthTrack } from '../lipsync/mouth-track.js';
 import { splitSentences } from '../speech/sentences.js';
 import type { Tts } from '../speech/tts.js';
+import { trimLeadingSilence } from '../speech/trim.js';
 
 export interface Piece {
   pcm: Int16Array;
@@ -93,11 +94,20 @@ export class TextTurnSynth {
 
   #synthesize(sentence: string): void {
     if (this.#cancelled || !/[\p{L}\p{N}]/u.test(sentence)) return;
+    // the turn's first sentence is synthesized clause by clause: its first clause sounds sooner
+    const clause =
+      this.audio.pieces.length === 0 ? /^(.{8,}?[,;:])\s+(.*[\p{L}\p{N}].*)$/su.exec(sentence) : null;
+    if (clause) {
+      this.#synthesize(clause[1]!);
+      this.#synthesize(clause[2]!);
+      return;
+    }
     const slot = this.audio.reserve();
     const job = this.#tts
       .synthesize({ text: sentence, voiceId: this.#voiceId, speed: this.#speed })
-      .then((seg) => {
+      .then((raw) => {
         if (this.#cancelled) return;
+        const seg = slot === 0 ? trimLeadingSilence(raw) : raw; // the turn's lead-in is only latency
         this.audio.set(slot, {
           pcm: seg.pcm,
           mouth: buildMouthTrack({ phonemes: seg.phonemes, totalSamples: seg.pcm.length }),
