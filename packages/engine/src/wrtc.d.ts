@@ -74,7 +74,7 @@ declare module '@roamhq/wrtc' {
     data: Uint8Array | Uint8ClampedArray;
   }
   export const nonstandard: {
-    RTCVideoSource: new (opts?: { isScreencast?: boolean }) => {
+    RTCVideoSource: new (opts?: { isScreencast?: boolean; needsDenoising?: boolean }) => {
       createTrack(): MediaStreamTrack;
       onFrame(frame: I420Frame): void;
     };
