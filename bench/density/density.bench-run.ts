@@ -13,7 +13,17 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
 import { summariseProfile, type ProfileSummary } from '../lib/cpuprofile.js';
-import { cpuMs, fmt, report, row, rssMb, smoke, threadCpuMs, threadShares } from '../lib/measure.js';
+import {
+  cpuMs,
+  fmt,
+  report,
+  row,
+  rssMb,
+  smoke,
+  systemCpu,
+  threadCpuMs,
+  threadShares,
+} from '../lib/measure.js';
 
 const FPS = 25;
 /** `--sessions 4,6` (BENCH_SESSIONS) measures just those; `--profile` also CPU-profiles the engine. */
@@ -97,6 +107,9 @@ interface Level {
   speaking: number;
   loopP99Ms: number;
   receiverCpuPct: number;
+  /** The whole machine over the window: busy and stolen (by the hypervisor) CPU, % of all cores. */
+  machineBusyPct: number;
+  stealPct: number;
   /** Smallest frame width a viewer received (the encoder scales down when starved of CPU). */
   minWidth: number;
   /** Engine CPU by thread name, % of one core. */
@@ -147,6 +160,7 @@ async function measure(n: number): Promise<Level> {
     const before = await receiver.stats();
     const cpu0 = cpuMs(engine);
     const threads0 = threadCpuMs(engine);
+    const sys0 = systemCpu();
     const rcpu0 = cpuMs(receiver.proc.pid!);
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, WINDOW_MS));
@@ -154,6 +168,8 @@ async function measure(n: number): Promise<Level> {
     const wallMs = performance.now() - t0;
     const engineCpuPct = ((cpuMs(engine) - cpu0) / wallMs) * 100;
     const threads = threadShares(threads0, threadCpuMs(engine), wallMs);
+    const sys1 = systemCpu();
+    const sysTotal = sys1.total - sys0.total;
     const receiverCpuPct = ((cpuMs(receiver.proc.pid!) - rcpu0) / wallMs) * 100;
     const loopP99Ms = (await metric(server, 'mouthpiece_nodejs_eventloop_lag_p99_seconds')) * 1000;
     const rss = rssMb(engine);
@@ -195,6 +211,8 @@ async function measure(n: number): Promise<Level> {
       speaking,
       loopP99Ms,
       receiverCpuPct,
+      machineBusyPct: ((sys1.busy - sys0.busy) / sysTotal) * 100,
+      stealPct: ((sys1.steal - sys0.steal) / sysTotal) * 100,
       minWidth: Math.min(...after.map((a) => a.width)),
       ok: skipped === 0 && fpsMin >= 24.5 && receivedOfDue >= 0.98 && speaking === n,
     };
@@ -258,6 +276,8 @@ it('measures', async () => {
           `${l.speaking}/${l.n}`,
           fmt(l.loopP99Ms, 1),
           fmt(l.receiverCpuPct, 0),
+          fmt(l.machineBusyPct, 0),
+          fmt(l.stealPct, 1),
           l.minWidth,
           l.ok ? 'yes' : 'no',
         ],
@@ -295,6 +315,8 @@ it('measures', async () => {
         audioPacketsPerSec: Math.round(l.audioPacketsPerSec),
         loopP99Ms: +l.loopP99Ms.toFixed(1),
         receiverCpuPct: Math.round(l.receiverCpuPct),
+        machineBusyPct: Math.round(l.machineBusyPct),
+        stealPct: +l.stealPct.toFixed(1),
         threads: l.threads.map(([t, p]) => [t, +p.toFixed(1)]),
         profile: undefined,
       })),

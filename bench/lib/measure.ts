@@ -71,3 +71,10 @@ export function threadShares(
     .filter(([, pct]) => pct >= 0.5)
     .sort((x, y) => y[1] - x[1]);
 }
+
+/** Machine-wide CPU counters (jiffies): busy (everything but idle and iowait) and steal. */
+export function systemCpu(): { busy: number; steal: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - f[4]!, steal: f[7] ?? 0, total };
+}

@@ -2,7 +2,7 @@
  * The app factory: every dependency comes in through `AppDeps`, so tests build the same app with
  * memory stores, the fake engine and a manual clock.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import type { EngineHost } from '@mouthpiece/engine/host';
@@ -76,7 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : { logger: deps.logger ?? loggerOptions(deps.config.logLevel) }),
     trustProxy: deps.config.trustProxy,
     bodyLimit: 1024 * 1024,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     routerOptions: { maxParamLength: 200 },
   });

@@ -65,14 +65,15 @@ function sprite(width: number, height: number, l: Layers, tilt: number, draw: (c
   c.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY);
   headTransform(c, l.g, { ...REST_MOTION, tilt });
   draw(c);
-  const alpha = c.getImageData(0, 0, width, height).data;
+  const px = full.data(); // premultiplied: a pixel is drawn iff its word is non-zero
+  const words = new Uint32Array(px.buffer, px.byteOffset, px.length >> 2);
   let x0 = width;
   let y0 = height;
   let x1 = -1;
   let y1 = -1;
   for (let y = 0; y < height; y++)
-    for (let x = 0, i = y * width * 4 + 3; x < width; x++, i += 4)
-      if (alpha[i]! > 0) {
+    for (let x = 0, i = y * width; x < width; x++, i++)
+      if (words[i] !== 0) {
         if (x < x0) x0 = x;
         if (x > x1) x1 = x;
         if (y < y0) y0 = y;
@@ -101,9 +102,27 @@ function layersFor(manifest: AvatarManifest, width: number, height: number): Lay
       users: 0,
     };
     shared.set(key, l);
+    warm(l, manifest, width, height);
   }
   l.users++;
   return l;
+}
+
+/** Tilt steps the animator reaches (|tilt| < 0.06 rad), warmed nearest-first. */
+const WARM_STEPS = [0, ...Array.from({ length: 12 }, (_, i) => [i + 1, -(i + 1)]).flat()];
+
+/**
+ * Rasterises the head poses one per timer turn in the background, so a frame never waits ~10 ms
+ * for a pose seen for the first time (a late frame for every session of the process).
+ */
+function warm(l: Layers, manifest: AvatarManifest, width: number, height: number): void {
+  let i = 0;
+  const next = (): void => {
+    if (i >= WARM_STEPS.length || shared.get(`${manifest.id}@${width}x${height}`) !== l) return;
+    headAt(l, manifest, width, height, WARM_STEPS[i++]!);
+    setTimeout(next, 15).unref();
+  };
+  setTimeout(next, 15).unref();
 }
 
 function bodyAt(l: Layers, manifest: AvatarManifest, width: number, height: number, rise: number): Canvas {
