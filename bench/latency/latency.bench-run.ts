@@ -7,7 +7,7 @@
  * measured. Prints a table and one JSON line; never fails on a figure.
  */
 import { it } from 'vitest';
-import { AUDIO_FLOOR, onset, openAvSession, speechWav, wait, type AvSession } from '../lib/av-session.js';
+import { AUDIO_FLOOR, leaves, onset, openAvSession, speechWav, wait, type AvSession } from '../lib/av-session.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
 const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 30);
@@ -27,6 +27,7 @@ const TEXTS = [
 interface Sample {
   audio: number;
   playout: number;
+  moved: number;
   mouth: number;
   start: number;
 }
@@ -45,6 +46,7 @@ async function measureOne(s: AvSession, send: () => Promise<number>): Promise<Sa
   const sample = {
     audio: onset(logs.audio, t0, AUDIO_FLOOR) - t0,
     playout: onset(logs.playout, t0, AUDIO_FLOOR) - t0,
+    moved: leaves(logs.frames, t0, s.moveBelow, s.moveAbove) - t0,
     mouth: onset(logs.frames, t0, s.openAbove) - t0,
     start: start ? start.at - t0 : NaN,
   };
@@ -85,6 +87,7 @@ it('measures', async () => {
     for (const [label, key] of [
       ['first received audio (analyser)', 'audio'],
       ['first audio played out (receiver)', 'playout'],
+      ['first mouth movement in received frames', 'moved'],
       ['first mouth opening in received frames', 'mouth'],
       ['speakingStart event', 'start'],
     ] as const) {

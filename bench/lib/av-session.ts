@@ -47,8 +47,11 @@ export interface AvSession {
   base: string;
   token: string;
   /** Mouth-box dark-pixel counts while idle: the mouth is open when above `openAbove`. */
-  idle: { max: number; mean: number };
+  idle: { min: number; max: number; mean: number };
   openAbove: number;
+  /** The mouth has moved when its count leaves [moveBelow, moveAbove] (closing counts too). */
+  moveBelow: number;
+  moveAbove: number;
   restAtMost: number;
   sayText(text: string, turnId: string, isFinal?: boolean): Promise<number>;
   sayAudio(wav: Buffer, turnId: string, durationSec: number): Promise<number>;
@@ -64,6 +67,12 @@ export const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout
 /** First time at or after t0 where the value is above (or, with below, under) the threshold. */
 export function onset(log: Log, t0: number, threshold: number, below = false): number {
   for (const [t, v] of log) if (t >= t0 && (below ? v <= threshold : v > threshold)) return t;
+  return NaN;
+}
+
+/** First time at or after t0 where the value leaves [lo, hi]. */
+export function leaves(log: Log, t0: number, lo: number, hi: number): number {
+  for (const [t, v] of log) if (t >= t0 && (v < lo || v > hi)) return t;
   return NaN;
 }
 
@@ -109,6 +118,7 @@ export async function openAvSession(env: Record<string, string> = {}): Promise<A
     await wait(2500);
     const idleFrames = (await page.evaluate((t) => window.mpProbe.since(t), t0)).frames.map(([, d]) => d);
     const idle = {
+      min: Math.min(...idleFrames),
       max: Math.max(...idleFrames),
       mean: idleFrames.reduce((a, b) => a + b, 0) / idleFrames.length,
     };
@@ -120,6 +130,8 @@ export async function openAvSession(env: Record<string, string> = {}): Promise<A
       token,
       idle,
       openAbove: idle.max + 25,
+      moveBelow: idle.min - 8,
+      moveAbove: idle.max + 8,
       restAtMost: idle.max + 8,
       sayText: (text, turnId, isFinal = true) =>
         page.evaluate((a) => window.mpProbe.sayText(a.base, a.token, a.text, a.turnId, a.isFinal), {

@@ -37,6 +37,16 @@ export class ApiClient {
     this.#sleep = sleep;
   }
 
+  /** Fire-and-forget POST `{}` that outlives the page (fetch keepalive), for pagehide. */
+  beacon(path: string, bearer: string): void {
+    void fetch(`${this.#base}${path}`, {
+      method: 'POST',
+      keepalive: true,
+      headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
+      body: '{}',
+    }).catch(() => undefined);
+  }
+
   async post<T>(path: string, o: RequestOptions): Promise<T> {
     const headers: Record<string, string> = {};
     if (o.auth && 'bearer' in o.auth) headers['Authorization'] = `Bearer ${o.auth.bearer}`;

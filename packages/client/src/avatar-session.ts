@@ -17,38 +17,20 @@ import {
 } from '@mouthpiece/protocol';
 import { ApiClient } from './api-client.js';
 import { MouthpieceError } from './errors.js';
-import { createLogger, type LogLevel, type Logger } from './logger.js';
-import { retryConfig, type RetryConfig } from './retry.js';
+import { createLogger, type Logger } from './logger.js';
+import { retryConfig } from './retry.js';
 import { CONNECTION_TRANSITIONS, SESSION_TRANSITIONS, StateMachine } from './states.js';
 import { iceServersFor } from './turn.js';
 import { closeWhep, connectWhep, type WhepConnection } from './whep-client.js';
-import { detectSpeech, type SpeechDetector } from './speech-detector.js';
+import { SpeechFallback } from './speech-detector.js';
+import { playWithFallback, styleVideo, watchFirstFrame } from './video-element.js';
+import {
+  dispatchServerMessage,
+  type AvatarSessionConfig,
+  type AvatarSessionEvents,
+} from './session-types.js';
 
-export interface AvatarSessionConfig extends Partial<RetryConfig> {
-  baseUrl: string;
-  logLevel?: LogLevel;
-  iceTransportPolicy?: RTCIceTransportPolicy;
-  retry?: Partial<RetryConfig>;
-  /** Frontend-only pattern, for demos: a session credential in the page. Never in production. */
-  credential?: string;
-  /**
-   * Where speakingStart/speakingEnd come from: the server's data channel (`auto`, falling back to
-   * the received audio when the channel does not open within 3 s), or always the audio (`audio`).
-   */
-  speakingDetection?: 'auto' | 'audio';
-}
-
-export interface AvatarSessionEvents {
-  stateChange: SessionState;
-  connectionChange: ConnectionState;
-  error: { code: ClientErrorCode; message: string; details?: unknown };
-  speakingStart: { turnId: string };
-  speakingEnd: { turnId: string; interrupted: boolean };
-  word: { turnId: string; text: string; startMs: number; endMs: number };
-  videoReady: { width: number; height: number };
-  autoplayBlocked: Record<string, never>;
-  [k: string]: unknown;
-}
+export type { AvatarSessionConfig, AvatarSessionEvents } from './session-types.js';
 
 type EventName = keyof AvatarSessionEvents & string;
 
@@ -66,8 +48,7 @@ export class AvatarSession {
   #video: HTMLVideoElement | undefined;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
   #connectTimer: ReturnType<typeof setTimeout> | undefined;
-  #detector: SpeechDetector | undefined;
-  #fallbackTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #speechFallback = new SpeechFallback();
   #unload = (): void => this.#onPageHide();
 
   constructor(config: AvatarSessionConfig) {
@@ -166,12 +147,7 @@ export class AvatarSession {
     const container = document.getElementById(containerId);
     if (!container)
       throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, `No element with id "${containerId}"`);
-    const video = this.#video ?? document.createElement('video');
-    video.autoplay = true;
-    video.playsInline = true;
-    video.setAttribute('playsinline', '');
-    video.style.width = '100%';
-    video.style.height = '100%';
+    const video = styleVideo(this.#video ?? document.createElement('video'));
     if (this.#whep) video.srcObject = this.#whep.stream;
     container.appendChild(video);
     this.#video = video;
@@ -321,8 +297,7 @@ export class AvatarSession {
     this.#log.warn('connection lost; reconnecting');
     if (this.#whep) closeWhep(this.#whep);
     this.#whep = undefined;
-    this.#detector?.stop();
-    this.#detector = undefined;
+    this.#speechFallback.stop();
     try {
       await this.#connect();
     } catch (err) {
@@ -340,73 +315,29 @@ export class AvatarSession {
 
   /** Without the events channel, speaking is detected from the received audio (turnId ''). */
   #detectSpeechFallback(whep: WhepConnection): void {
-    const start = (): void => {
-      const track = whep.stream.getAudioTracks()[0];
-      if (!track || whep !== this.#whep || this.#detector) return;
-      this.#log.info('speaking events from the received audio');
-      this.#detector = detectSpeech(track, {
-        start: () => this.#events.emit('speakingStart', { turnId: '' }),
-        end: () => this.#events.emit('speakingEnd', { turnId: '', interrupted: false }),
-      });
-    };
-    clearTimeout(this.#fallbackTimer);
-    if (this.#config.speakingDetection === 'audio') this.#fallbackTimer = setTimeout(start, 200);
-    else this.#fallbackTimer = setTimeout(() => whep.channel.readyState !== 'open' && start(), 3000);
+    this.#speechFallback.arm(whep, this.#config.speakingDetection ?? 'auto', () => whep === this.#whep, {
+      started: () => this.#log.info('speaking events from the received audio'),
+      start: () => this.#events.emit('speakingStart', { turnId: '' }),
+      end: () => this.#events.emit('speakingEnd', { turnId: '', interrupted: false }),
+    });
   }
 
   #watchFirstFrame(whep: WhepConnection): void {
-    let sent = false;
-    const ready = (width: number, height: number): void => {
-      if (sent || whep !== this.#whep) return;
-      sent = true;
-      const send = (): void => whep.channel.send(JSON.stringify({ type: 'ready' }));
-      if (whep.channel.readyState === 'open') send();
-      else whep.channel.addEventListener('open', send, { once: true });
-      this.#events.emit('videoReady', { width, height });
-    };
-    const poll = setInterval(() => {
-      if (sent || whep !== this.#whep) return clearInterval(poll);
-      const v = this.#video;
-      if (v && 'requestVideoFrameCallback' in v && v.videoWidth > 0) {
-        v.requestVideoFrameCallback(() => ready(v.videoWidth, v.videoHeight));
-        return clearInterval(poll);
-      }
-      void whep.pc.getStats().then((stats) =>
-        stats.forEach(
-          (s: {
-            type: string;
-            kind?: string;
-            framesDecoded?: number;
-            frameWidth?: number;
-            frameHeight?: number;
-          }) => {
-            if (s.type === 'inbound-rtp' && s.kind === 'video' && (s.framesDecoded ?? 0) > 0)
-              ready(s.frameWidth ?? 0, s.frameHeight ?? 0);
-          },
-        ),
-      );
-    }, 50);
+    watchFirstFrame(
+      whep,
+      () => this.#video,
+      () => whep === this.#whep,
+      (width, height) => {
+        const send = (): void => whep.channel.send(JSON.stringify({ type: 'ready' }));
+        if (whep.channel.readyState === 'open') send();
+        else whep.channel.addEventListener('open', send, { once: true });
+        this.#events.emit('videoReady', { width, height });
+      },
+    );
   }
 
   #onMessage(raw: string): void {
-    const m = parseServerMessage(raw);
-    if (!m) return;
-    switch (m.type) {
-      case 'speakingStart':
-        this.#events.emit('speakingStart', { turnId: m.turnId });
-        break;
-      case 'speakingEnd':
-        this.#events.emit('speakingEnd', { turnId: m.turnId, interrupted: m.interrupted });
-        break;
-      case 'word':
-        this.#events.emit('word', { turnId: m.turnId, text: m.text, startMs: m.startMs, endMs: m.endMs });
-        break;
-      case 'sessionEnded':
-        this.#ended(`The session ended (${m.reason})`);
-        break;
-      case 'hello':
-        break;
-    }
+    dispatchServerMessage(raw, this.#events, (reason) => this.#ended(`The session ended (${reason})`));
   }
 
   async #sendKeepAlive(): Promise<void> {
@@ -438,9 +369,7 @@ export class AvatarSession {
 
   #teardown(): void {
     clearInterval(this.#keepAlive);
-    clearTimeout(this.#fallbackTimer);
-    this.#detector?.stop();
-    this.#detector = undefined;
+    this.#speechFallback.stop();
     clearTimeout(this.#connectTimer);
     window.removeEventListener('pagehide', this.#unload);
     if (this.#whep) closeWhep(this.#whep);
@@ -450,25 +379,12 @@ export class AvatarSession {
 
   #onPageHide(): void {
     if (this.#whep) closeWhep(this.#whep, true);
-    if (this.#sessionId && this.#token) {
-      void fetch(`${this.#config.baseUrl.replace(/\/+$/, '')}/v1/avatar-session/${this.#sessionId}/end`, {
-        method: 'POST',
-        keepalive: true,
-        headers: { Authorization: `Bearer ${this.#token}`, 'Content-Type': 'application/json' },
-        body: '{}',
-      }).catch(() => undefined);
-    }
+    if (this.#sessionId && this.#token)
+      this.#api.beacon(`/v1/avatar-session/${this.#sessionId}/end`, this.#token);
   }
 
   #play(): void {
-    const v = this.#video;
-    if (!v) return;
-    v.muted = false;
-    v.play().catch(() => {
-      v.muted = true;
-      void v.play().catch(() => undefined);
-      this.#events.emit('autoplayBlocked', {});
-    });
+    if (this.#video) playWithFallback(this.#video, () => this.#events.emit('autoplayBlocked', {}));
   }
 
   #requireReady(): void {

@@ -46,3 +46,35 @@ export function detectSpeech(
     },
   };
 }
+
+/**
+ * Arms the audio fallback for one connection: with `speakingDetection: 'audio'` it starts at once
+ * (200 ms), otherwise only if the events channel has not opened after 3 s.
+ */
+export class SpeechFallback {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #detector: SpeechDetector | undefined;
+
+  arm(
+    o: { stream: MediaStream; channel: RTCDataChannel },
+    mode: 'auto' | 'audio',
+    isCurrent: () => boolean,
+    on: { start(): void; end(): void; started(): void },
+  ): void {
+    const start = (): void => {
+      const track = o.stream.getAudioTracks()[0];
+      if (!track || !isCurrent() || this.#detector) return;
+      on.started();
+      this.#detector = detectSpeech(track, on);
+    };
+    clearTimeout(this.#timer);
+    if (mode === 'audio') this.#timer = setTimeout(start, 200);
+    else this.#timer = setTimeout(() => o.channel.readyState !== 'open' && start(), 3000);
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#detector?.stop();
+    this.#detector = undefined;
+  }
+}
