@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser } from '../../e2e/harness/browser.js';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
 import { summariseProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import {
@@ -115,10 +117,13 @@ interface Level {
   /** Engine CPU by thread name, % of one core. */
   threads: Array<[string, number]>;
   profile?: ProfileSummary;
+  /** Decoded fps of the one Chromium viewer, in the spot-check run. */
+  chromiumFps?: number | undefined;
   ok: boolean;
 }
 
-async function measure(n: number): Promise<Level> {
+/** With `chromium`, session 0 is watched by headless Chromium instead (DESIGN §7's spot-check). */
+async function measure(n: number, chromium = false): Promise<Level> {
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'mp-prof-')) : undefined;
   const server = await startServer({
     MOUTHPIECE_LOG_LEVEL: 'warn',
@@ -127,6 +132,8 @@ async function measure(n: number): Promise<Level> {
     ...(profileDir ? { MOUTHPIECE_ENGINE_NODE_FLAGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
   });
   const receiver = new Receiver();
+  const browser = chromium ? await launchBrowser() : undefined;
+  let page: Page | undefined;
   let engine = 0;
   let level: Level | undefined;
   try {
@@ -143,7 +150,13 @@ async function measure(n: number): Promise<Level> {
         voiceConfig: { id: i % 2 ? 'en-us-male' : 'en-us-female' },
       });
       const init = await server.initClient(sessionId, token);
-      await receiver.connect(sessionId, init.whepUrl);
+      if (browser && i === 0) {
+        page = await browser.newPage(server.url);
+        await page.evaluate((whepUrl) => window.mpTest.connect({ whepUrl }), init.whepUrl);
+        await page.evaluate(() =>
+          window.mpTest.waitFor(async () => (await window.mpTest.stats()).framesDecoded > 0, 15000),
+        );
+      } else await receiver.connect(sessionId, init.whepUrl);
       sessions.push({ sessionId, token });
     }
     for (const s of sessions)
@@ -158,6 +171,7 @@ async function measure(n: number): Promise<Level> {
     const skipped0 = await metric(server, 'mouthpiece_engine_frames_skipped');
     await metric(server, 'mouthpiece_nodejs_eventloop_lag_p99_seconds'); // resets the window
     const before = await receiver.stats();
+    const chrome0 = page ? (await page.evaluate(() => window.mpTest.stats())).framesDecoded : 0;
     const cpu0 = cpuMs(engine);
     const threads0 = threadCpuMs(engine);
     const sys0 = systemCpu();
@@ -165,6 +179,7 @@ async function measure(n: number): Promise<Level> {
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, WINDOW_MS));
     const after = await receiver.stats();
+    const chrome1 = page ? (await page.evaluate(() => window.mpTest.stats())).framesDecoded : 0;
     const wallMs = performance.now() - t0;
     const engineCpuPct = ((cpuMs(engine) - cpu0) / wallMs) * 100;
     const threads = threadShares(threads0, threadCpuMs(engine), wallMs);
@@ -193,7 +208,9 @@ async function measure(n: number): Promise<Level> {
       const b = before.find((x) => x.id === a.id)!;
       return a.audioEnergy - b.audioEnergy > 0.01 * sec;
     }).length;
-    const due = n * FPS * sec;
+    const chromiumFps = page ? (chrome1 - chrome0) / sec : undefined;
+    if (chromiumFps !== undefined) fps.push(chromiumFps);
+    const due = after.length * FPS * sec;
     const receivedOfDue = received / due;
     const fpsMin = Math.min(...fps);
     const fpsAvg = fps.reduce((a, b) => a + b, 0) / fps.length;
@@ -214,9 +231,11 @@ async function measure(n: number): Promise<Level> {
       machineBusyPct: ((sys1.busy - sys0.busy) / sysTotal) * 100,
       stealPct: ((sys1.steal - sys0.steal) / sysTotal) * 100,
       minWidth: Math.min(...after.map((a) => a.width)),
-      ok: skipped === 0 && fpsMin >= 24.5 && receivedOfDue >= 0.98 && speaking === n,
+      chromiumFps,
+      ok: skipped === 0 && fpsMin >= 24.5 && receivedOfDue >= 0.98 && speaking === after.length,
     };
   } finally {
+    await browser?.close();
     receiver.close();
     await server.stop();
   }
@@ -236,6 +255,8 @@ it('measures', async () => {
     if (!level.ok) break;
   }
   const best = Math.max(0, ...levels.filter((l) => l.ok).map((l) => l.n));
+  // spot-check: the densest passing level again, one of its viewers a real browser
+  const spot = best > 0 && !smoke ? await measure(best, true) : undefined;
   report(
     `density benchmark: N sessions speaking continuously, 512x512@${FPS}, one engine process, libwebrtc viewers in a separate process, ${WINDOW_MS / 1000} s window`,
   );
@@ -285,6 +306,10 @@ it('measures', async () => {
       ),
     );
   report(`largest N with no dropped frames and fps >= 24.5, per engine process (one core): ${best}`);
+  if (spot)
+    report(
+      `Chromium spot-check at N=${spot.n} (session 0 watched by headless Chromium): decoded ${fmt(spot.chromiumFps ?? NaN, 1)} fps; all viewers min ${fmt(spot.fpsMin, 1)} fps, ${fmt(spot.skippedFrames)} frames skipped, engine ${fmt(spot.engineCpuPct, 1)} %`,
+    );
   const densest = levels.at(-1)!;
   report(
     `engine threads at N=${densest.n} (% of a core): ${densest.threads.map(([t, p]) => `${t} ${p.toFixed(1)}`).join(', ')}`,
@@ -304,6 +329,14 @@ it('measures', async () => {
       smoke,
       windowSec: WINDOW_MS / 1000,
       sessionsPerCore: best,
+      chromiumSpotCheck: spot
+        ? {
+            n: spot.n,
+            chromiumFps: +(spot.chromiumFps ?? NaN).toFixed(1),
+            fpsMin: +spot.fpsMin.toFixed(1),
+            skippedFrames: spot.skippedFrames,
+          }
+        : null,
       levels: levels.map((l) => ({
         ...l,
         engineCpuPct: +l.engineCpuPct.toFixed(1),

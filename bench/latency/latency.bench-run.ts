@@ -7,7 +7,15 @@
  * measured. Prints a table and one JSON line; never fails on a figure.
  */
 import { it } from 'vitest';
-import { AUDIO_FLOOR, leaves, onset, openAvSession, speechWav, wait, type AvSession } from '../lib/av-session.js';
+import {
+  AUDIO_FLOOR,
+  leaves,
+  onset,
+  openAvSession,
+  speechWav,
+  wait,
+  type AvSession,
+} from '../lib/av-session.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
 const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 30);
