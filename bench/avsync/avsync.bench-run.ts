@@ -40,56 +40,33 @@ it('measures', async () => {
   const v = offsets.filter(Number.isFinite);
   const vp = playoutOffsets.filter(Number.isFinite);
   const within = v.filter((x) => x <= 20 && x >= -40).length;
+  const summary = (xs: number[]) => ({
+    mean: +mean(xs).toFixed(1),
+    sd: +stdev(xs).toFixed(1),
+    p50: +quantile(xs, 0.5).toFixed(1),
+    min: +Math.min(...xs).toFixed(1),
+    max: +Math.max(...xs).toFixed(1),
+    n: xs.length,
+  });
+  const [analyser, playout] = [summary(v), summary(vp)];
   report(
     `avsync benchmark: ${ROUNDS} × "${TEXT}", mouth opening in received frames vs audio onset, Chromium`,
   );
   report(row('offset (+ = audio early), ms', ['mean', 'sd', 'p50', 'min', 'max', 'n'], 32, 8));
-  report(
-    row(
-      'mouth opening − audio onset',
-      [
-        fmt(mean(v)),
-        fmt(stdev(v)),
-        fmt(quantile(v, 0.5)),
-        fmt(Math.min(...v)),
-        fmt(Math.max(...v)),
-        v.length,
-      ],
-      32,
-      8,
-    ),
-  );
-  report(
-    row(
-      'mouth opening − audio playout',
-      [
-        fmt(mean(vp)),
-        fmt(stdev(vp)),
-        fmt(quantile(vp, 0.5)),
-        fmt(Math.min(...vp)),
-        fmt(Math.max(...vp)),
-        vp.length,
-      ],
-      32,
-      8,
-    ),
-  );
+  for (const [label, x] of [
+    ['mouth opening − audio onset', analyser],
+    ['mouth opening − audio playout', playout],
+  ] as const)
+    report(row(label, [fmt(x.mean), fmt(x.sd), fmt(x.p50), fmt(x.min), fmt(x.max), x.n], 32, 8));
   report(`utterances within +20/-40 ms: ${within}/${v.length}; target: mean within +20/-40 ms`);
   report(
     JSON.stringify({
       bench: 'avsync',
       smoke,
       rounds: ROUNDS,
-      offsetMs: {
-        mean: +mean(v).toFixed(1),
-        sd: +stdev(v).toFixed(1),
-        p50: +quantile(v, 0.5).toFixed(1),
-        min: +Math.min(...v).toFixed(1),
-        max: +Math.max(...v).toFixed(1),
-        n: v.length,
-      },
+      offsetMs: analyser,
       withinTarget: within,
-      playoutOffsetMs: { mean: +mean(vp).toFixed(1), sd: +stdev(vp).toFixed(1), n: vp.length },
+      playoutOffsetMs: playout,
     }),
   );
 });
