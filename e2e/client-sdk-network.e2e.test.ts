@@ -49,13 +49,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => proxy.close(() => r())));
 
-async function sdkPage(): Promise<Page> {
-  const page = await stack.browser.context.newPage();
-  await page.goto(`${stack.server.url}/healthz`);
-  await page.setContent('<html><body><div id="avatar" style="width:256px;height:256px"></div></body></html>');
-  await page.addScriptTag({ url: `${stack.server.url}/sdk/mouthpiece.js` });
-  return page;
-}
+const sdkPage = (): Promise<Page> => stack.browser.sdkPage(stack.server.url);
 
 describe('AvatarSession on the network', () => {
   it('retries a create answered 503, then connects relay-only through TURN and speaks an uploaded MP3', async () => {

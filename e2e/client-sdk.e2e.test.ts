@@ -5,13 +5,7 @@ import type { Page } from 'playwright-core';
 
 const stack = useStack();
 
-async function sdkPage(): Promise<Page> {
-  const page = await stack.browser.context.newPage();
-  await page.goto(`${stack.server.url}/healthz`);
-  await page.setContent('<html><body><div id="avatar" style="width:256px;height:256px"></div></body></html>');
-  await page.addScriptTag({ url: `${stack.server.url}/sdk/mouthpiece.js` });
-  return page;
-}
+const sdkPage = (): Promise<Page> => stack.browser.sdkPage(stack.server.url);
 
 describe('AvatarSession in Chromium', () => {
   it('frontend-only: create → READY/CONNECTED, video plays, speech events in order, interrupt, end → ENDED/CLOSED', async () => {

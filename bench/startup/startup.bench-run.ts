@@ -15,10 +15,7 @@ it('measures', async () => {
   const runs: Array<{ create: number; init: number; offer: number; whep: number; frame: number }> = [];
   try {
     for (let i = 0; i < N; i++) {
-      const page = await browser.context.newPage();
-      await page.goto(`${server.url}/healthz`);
-      await page.setContent('<div id="avatar" style="width:256px;height:256px"></div>');
-      await page.addScriptTag({ url: `${server.url}/sdk/mouthpiece.js` });
+      const page = await browser.sdkPage(server.url);
       runs.push(
         await page.evaluate(
           async ({ baseUrl, credential }) => {

@@ -11,6 +11,8 @@ const PAGE_CLIENT = fileURLToPath(new URL('./page-client.js', import.meta.url));
 export interface TestBrowser {
   context: BrowserContext;
   newPage(origin: string): Promise<Page>;
+  /** A page as an integrator writes it: an `#avatar` container and the SDK from /sdk/mouthpiece.js. */
+  sdkPage(origin: string): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,15 @@ export async function launchBrowser(): Promise<TestBrowser> {
       const page = await context.newPage();
       await page.goto(`${origin}/healthz`);
       await page.addScriptTag({ path: PAGE_CLIENT });
+      return page;
+    },
+    async sdkPage(origin) {
+      const page = await context.newPage();
+      await page.goto(`${origin}/healthz`);
+      await page.setContent(
+        '<html><body><div id="avatar" style="width:256px;height:256px"></div></body></html>',
+      );
+      await page.addScriptTag({ url: `${origin}/sdk/mouthpiece.js` });
       return page;
     },
     async close() {
