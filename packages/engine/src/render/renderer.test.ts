@@ -4,7 +4,9 @@ import { BUILTIN_AVATARS_DIR, loadAvatarPack } from '../avatar/catalog.js';
 import { REST_MOTION } from '../face-state.js';
 import { MOUTH_SHAPES } from '../lipsync/mouth-shapes.js';
 import { createAnimator } from '../animation/animator.js';
+import { createCanvas } from '@napi-rs/canvas';
 import { createRenderer } from './renderer.js';
+import { drawBackground, drawBody, drawHead, geometry } from './vector-face.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -78,5 +80,32 @@ describe('animator', () => {
     let brow = 0;
     for (let t = 0; t < 1000; t += 40) brow = a.next({ tMs: t, speaking: true, emphasis: 1 }).brow;
     expect(brow).toBeGreaterThan(0.5);
+  });
+});
+
+describe('renderer caches', () => {
+  it('the cached layers and head sprites give the same picture as drawing every part directly', async () => {
+    for (const id of ['amara', 'jonas', 'mei']) {
+      const { manifest } = loadAvatarPack(join(BUILTIN_AVATARS_DIR, id));
+      // a pose on the cache's grid: whole-pixel head offsets, a tilt step, a whole-pixel breath
+      const motion = { ...REST_MOTION, tilt: 0.04, headX: 3, headY: -2, breath: 1 / 3, blink: 0.4 };
+      const r = createRenderer(manifest, { width: 512, height: 512 });
+      const cached = Uint8ClampedArray.from(r.render({ mouth: MOUTH_SHAPES.D, motion }));
+      r.close();
+      await tick();
+      const c = createCanvas(512, 512);
+      const ctx = c.getContext('2d');
+      const g = geometry(manifest);
+      drawBackground(ctx, manifest, 512, 512);
+      ctx.translate(0, -1); // breath 1/3 of 3 px
+      drawBody(ctx, manifest, g);
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      drawHead(ctx, manifest, g, MOUTH_SHAPES.D, motion);
+      const direct = ctx.getImageData(0, 0, 512, 512).data;
+      let diff = 0;
+      for (let i = 0; i < direct.length; i++) diff += Math.abs(direct[i]! - cached[i]!);
+      expect(diff / direct.length, id).toBeLessThan(0.5); // anti-aliasing differences only
+      expect(regionDiff(cached, direct, 512, 206, 255, 100, 70)).toBeLessThan(2); // the mouth itself
+    }
   });
 });

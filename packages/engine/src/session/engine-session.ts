@@ -20,6 +20,7 @@ import { createRenderer, type Renderer } from '../render/renderer.js';
 import { ViewerPeer } from '../rtc/viewer-peer.js';
 import { SpeechQueue } from '../speech-queue.js';
 import type { Tts } from '../speech/tts.js';
+import { FrameClock } from './frame-clock.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
 import { TextTurnSynth, TurnAudio } from './turn-audio.js';
 
@@ -62,15 +63,14 @@ export class EngineSession {
   #viewer: ViewerPeer | undefined;
   #playbackAllowed = false;
   #readyTimer: NodeJS.Timeout | undefined;
-  #lastFrame = -1;
   #lastMouth: MouthParams = { ...REST_MOUTH };
   #easeFrom: { mouth: MouthParams; atMs: number } | undefined;
   #closed = false;
   /** Frames rendered and skipped, for stats. */
   framesSent = 0;
   framesSkipped = 0;
-  /** Which tick of each frame interval this session renders on (spreads the work). */
-  readonly #phase: number;
+  /** Which frame each tick begins; each session on its own phase (spreads the work). */
+  readonly #frames: FrameClock;
 
   constructor(o: EngineSessionOptions) {
     this.id = o.sessionId;
@@ -78,7 +78,10 @@ export class EngineSession {
     this.#queue = new SpeechQueue<ClipItem>();
     this.#renderer = createRenderer(o.avatar, { width: o.width, height: o.height });
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
-    this.#phase = hashSeed(o.sessionId) % Math.max(1, Math.round(100 / o.fps));
+    this.#frames = new FrameClock({
+      phase: hashSeed(o.sessionId) % Math.max(1, Math.round(100 / o.fps)),
+      fps: o.fps,
+    });
     this.#i420 = new Uint8Array((o.width * o.height * 3) / 2);
     this.#queue.onEvent((e) => {
       switch (e.type) {
@@ -210,18 +213,9 @@ export class EngineSession {
       channelCount: 1,
       numberOfFrames: 480,
     });
-    const frame = this.#frameAt(tickIndex);
-    if (frame === this.#lastFrame) return;
-    this.#lastFrame = frame;
-    if (ticksLeft > 0 && this.#frameAt(tickIndex + ticksLeft) !== frame) {
-      this.framesSkipped++;
-      return;
-    }
-    this.#renderFrame(tickIndex * 10);
-  }
-
-  #frameAt(tickIndex: number): number {
-    return Math.floor(((tickIndex + this.#phase) * 10 * this.#o.fps) / 1000);
+    const due = this.#frames.at(tickIndex, ticksLeft);
+    if (due === 'skip') this.framesSkipped++;
+    else if (due === 'render') this.#renderFrame(tickIndex * 10);
   }
 
   close(reason: string): void {
@@ -354,7 +348,7 @@ export class EngineSession {
   }
 
   #nowMs(): number {
-    return (this.#lastFrame * 1000) / this.#o.fps;
+    return (this.#frames.lastFrame * 1000) / this.#o.fps;
   }
 }
 

@@ -1,0 +1,34 @@
+/**
+ * Which video frame a session shows at a media tick. Sessions are staggered by a per-session phase
+ * (in ticks) so that their frames fall on different ticks. In a late batch of ticks, a frame is
+ * skipped only if a newer frame of the same session is due later in that same batch.
+ */
+export class FrameClock {
+  readonly #phase: number;
+  readonly #fps: number;
+  readonly #tickMs: number;
+  #last = -1;
+
+  constructor(o: { phase: number; fps: number; tickMs?: number }) {
+    this.#phase = o.phase;
+    this.#fps = o.fps;
+    this.#tickMs = o.tickMs ?? 10;
+  }
+
+  /** The frame index of the last frame begun (rendered or skipped), -1 before any. */
+  get lastFrame(): number {
+    return this.#last;
+  }
+
+  /** 'render' or 'skip' when tick `tickIndex` begins a frame, undefined when it does not. */
+  at(tickIndex: number, ticksLeft = 0): 'render' | 'skip' | undefined {
+    const frame = this.#frameAt(tickIndex);
+    if (frame === this.#last) return undefined;
+    this.#last = frame;
+    return ticksLeft > 0 && this.#frameAt(tickIndex + ticksLeft) !== frame ? 'skip' : 'render';
+  }
+
+  #frameAt(tickIndex: number): number {
+    return Math.floor(((tickIndex + this.#phase) * this.#tickMs * this.#fps) / 1000);
+  }
+}
