@@ -57,7 +57,9 @@ if (needsBuild()) {
     stdio: ['ignore', 2, 2],
   });
   if (built.status !== 0) {
-    process.stderr.write('mouthpiece: the build failed (output above); `npm run build` shows the same errors\n');
+    process.stderr.write(
+      'mouthpiece: the build failed (output above); `npm run build` shows the same errors\n',
+    );
     process.exit(1);
   }
 }
