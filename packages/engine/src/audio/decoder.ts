@@ -5,7 +5,17 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { alignTranscript, type Alignment, type PhonemeEvent } from '../lipsync/align-transcript.js';
+import { RpcClient, type RpcResponse } from '../host/rpc.js';
 import { AudioValidationError, decodeAudio, type DecodedAudio } from './decode.js';
+
+/** The decoder worker thread's requests (audio/decode-worker.ts answers them). */
+export type DecoderWorkerMethods = {
+  decode(bytes: Uint8Array): Promise<DecodedAudio>;
+  align(pcm48k: Int16Array, reference: Array<{ pcm: Int16Array; phonemes: PhonemeEvent[] }>): Alignment;
+};
+
+/** The wire code of a rejected upload (AudioValidationError on both sides). */
+export const INVALID = 'invalid_audio';
 
 export interface AudioDecoder {
   decode(bytes: Uint8Array): Promise<DecodedAudio>;
@@ -27,42 +37,18 @@ export function createAudioDecoder(): AudioDecoder {
   }
   const worker = new Worker(fileURLToPath(new URL('./decode-worker.js', import.meta.url)));
   worker.unref();
-  const pending = new Map<number, { resolve: (d: never) => void; reject: (e: Error) => void }>();
-  let seq = 0;
-  worker.on(
-    'message',
-    (m: { id: number; decoded?: DecodedAudio; alignment?: Alignment; error?: string; invalid?: boolean }) => {
-      const p = pending.get(m.id);
-      if (!p) return;
-      pending.delete(m.id);
-      if (m.decoded) p.resolve(m.decoded as never);
-      else if (m.alignment) p.resolve(m.alignment as never);
-      else
-        p.reject(
-          m.invalid
-            ? new AudioValidationError(m.error ?? 'invalid audio')
-            : new Error(m.error ?? 'decoding failed'),
-        );
-    },
-  );
-  const failAll = (err: Error): void => {
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  worker.on('error', failAll);
-  worker.on('exit', () => failAll(new Error('the audio decoder worker exited')));
-  const call = <T>(msg: object): Promise<T> => {
-    const id = ++seq;
-    return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve, reject });
-      worker.postMessage({ id, ...msg });
-    });
-  };
+  const rpc = new RpcClient<DecoderWorkerMethods>({
+    post: (req) => worker.postMessage(req),
+    error: (code, message) => (code === INVALID ? new AudioValidationError(message) : new Error(message)),
+  });
+  worker.on('message', (res: RpcResponse) => rpc.receive(res));
+  worker.on('error', (err) => rpc.close(err));
+  worker.on('exit', () => rpc.close(new Error('the audio decoder worker exited')));
   return {
-    decode: (bytes) => call<DecodedAudio>({ bytes }),
-    align: (pcm48k, reference) => call<Alignment>({ op: 'align', pcm48k, reference }),
+    decode: (bytes) => rpc.call('decode', [bytes]),
+    align: (pcm48k, reference) => rpc.call('align', [pcm48k, reference]),
     async close() {
-      failAll(new Error('decoder closed'));
+      rpc.close(new Error('decoder closed'));
       await worker.terminate();
     },
   };

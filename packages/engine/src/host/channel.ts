@@ -1,62 +1,53 @@
 /**
- * Request/response over a child process's IPC channel: ids, a pending map rejected when the
- * process goes away, per-request time-outs, and events pushed by the child.
+ * The control plane's end of an engine child process's IPC channel: typed requests (host/rpc.ts)
+ * rejected when the process goes away, and the events and readiness the child pushes.
  */
 import type { ChildProcess } from 'node:child_process';
-import { EngineError, type EngineEvent } from './types.js';
-import type { FromEngine, ToEngine } from './protocol.js';
+import { EngineError, type EngineErrorCode, type EngineEvent } from './types.js';
+import type { EngineMethods, FromEngine, ToEngine } from './protocol.js';
+import { RpcClient, type Method } from './rpc.js';
+
+const DEFAULT_TIMEOUT_MS = 15_000;
 
 export class EngineChannel {
   readonly #child: ChildProcess;
-  readonly #pending = new Map<
-    number,
-    { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
-  >();
-  #seq = 0;
-  #closed = false;
+  readonly #rpc: RpcClient<EngineMethods>;
   onEvent: (e: EngineEvent) => void = () => undefined;
   onReady: () => void = () => undefined;
 
   constructor(child: ChildProcess) {
     this.#child = child;
+    this.#rpc = new RpcClient<EngineMethods>({
+      post: (req) => this.send(req as ToEngine),
+      error: (code, message) =>
+        new EngineError(code === 'unavailable' ? 'engine_unavailable' : (code as EngineErrorCode), message),
+      defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+    });
     child.on('message', (m: FromEngine) => this.#receive(m));
     child.once('exit', () => this.close(new EngineError('engine_unavailable', 'The engine process exited')));
   }
 
-  request<T>(method: string, params: unknown[], timeoutMs = 15_000): Promise<T> {
-    if (this.#closed || !this.#child.connected) {
-      return Promise.reject(new EngineError('engine_unavailable', 'The engine process is not running'));
-    }
-    const id = ++this.#seq;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(
-          new EngineError('engine_unavailable', `The engine did not answer ${method} within ${timeoutMs} ms`),
-        );
-      }, timeoutMs);
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
-      this.send({ kind: 'req', id, method, params });
-    });
+  request<K extends Method<EngineMethods>>(
+    method: K,
+    params: Parameters<EngineMethods[K]>,
+    timeoutMs?: number,
+  ): Promise<Awaited<ReturnType<EngineMethods[K]>>> {
+    return this.#rpc.call(method, params, timeoutMs === undefined ? {} : { timeoutMs });
   }
 
-  send(message: ToEngine): void {
-    if (this.#closed || !this.#child.connected) return;
+  /** Sends a message; false when the process is gone. */
+  send(message: ToEngine): boolean {
+    if (!this.#child.connected) return false;
     try {
-      this.#child.send(message);
+      this.#child.send(message); // false only means a backlog: the message is still queued
+      return true;
     } catch {
-      // the channel closed; the exit handler rejects what is pending
+      return false; // the channel closed; the exit handler rejects what is pending
     }
   }
 
   close(reason: Error): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const p of this.#pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(reason);
-    }
-    this.#pending.clear();
+    this.#rpc.close(reason);
   }
 
   #receive(m: FromEngine): void {
@@ -67,15 +58,9 @@ export class EngineChannel {
       case 'event':
         this.onEvent(m.event);
         break;
-      case 'res': {
-        const p = this.#pending.get(m.id);
-        if (!p) return;
-        this.#pending.delete(m.id);
-        clearTimeout(p.timer);
-        if (m.ok) p.resolve(m.result);
-        else p.reject(new EngineError(m.error.code, m.error.message));
+      case 'res':
+        this.#rpc.receive(m);
         break;
-      }
     }
   }
 }

@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { engineCatalog } from './catalog.js';
 import { EngineChannel } from './channel.js';
-import type { EngineProcessOptions } from './protocol.js';
+import type { EngineMethods, EngineProcessOptions, SessionMethod } from './protocol.js';
 import {
   EngineError,
   type AudioClip,
@@ -188,11 +188,6 @@ class EnginePool implements EngineHost {
     };
   }
 
-  /** Test hook: the pid of the process holding a session. */
-  pidOf(sessionId: string): number | undefined {
-    return this.#sessionWorker.get(sessionId)?.child.pid;
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -211,10 +206,15 @@ class EnginePool implements EngineHost {
     );
   }
 
-  #call<T>(sessionId: string, method: string, params: unknown[], timeoutMs?: number): Promise<T> {
+  #call<K extends SessionMethod>(
+    sessionId: string,
+    method: K,
+    params: Parameters<EngineMethods[K]>,
+    timeoutMs?: number,
+  ): Promise<Awaited<ReturnType<EngineMethods[K]>>> {
     const worker = this.#sessionWorker.get(sessionId);
     if (!worker) return Promise.reject(new EngineError('unknown_session', `No engine session ${sessionId}`));
-    return worker.channel.request<T>(method, params, timeoutMs);
+    return worker.channel.request(method, params, timeoutMs);
   }
 
   #spawn(index: number): Promise<void> {
@@ -271,7 +271,7 @@ class EnginePool implements EngineHost {
   #ping(): void {
     for (const w of this.#workers) {
       if (!w?.alive) continue;
-      w.channel.request<EngineMediaStats>('ping', [], 10_000).then(
+      w.channel.request('ping', [], 10_000).then(
         (media) => {
           w.media = media;
         },

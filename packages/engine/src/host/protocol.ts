@@ -1,5 +1,6 @@
 /** Messages between the control plane and an engine process (over IPC, advanced serialization). */
-import type { EngineErrorCode, EngineEvent } from './types.js';
+import type { RpcRequest, RpcResponse } from './rpc.js';
+import type { EngineEvent, EngineHost, EngineMediaStats } from './types.js';
 
 export interface EngineProcessOptions {
   videoWidth: number;
@@ -10,13 +11,26 @@ export interface EngineProcessOptions {
   noChannelStartMs: number;
 }
 
-export type ToEngine =
-  | { kind: 'init'; options: EngineProcessOptions }
-  | { kind: 'req'; id: number; method: string; params: unknown[] }
-  | { kind: 'shutdown' };
+/** The EngineHost methods an engine process answers for one of its sessions. */
+export type SessionMethod =
+  | 'createSession'
+  | 'sayText'
+  | 'sayAudio'
+  | 'interrupt'
+  | 'connectViewer'
+  | 'addIceCandidates'
+  | 'disconnectViewer'
+  | 'closeSession';
 
-export type FromEngine =
-  | { kind: 'ready'; pid: number }
-  | { kind: 'res'; id: number; ok: true; result: unknown }
-  | { kind: 'res'; id: number; ok: false; error: { code: EngineErrorCode; message: string } }
-  | { kind: 'event'; event: EngineEvent };
+/**
+ * Every request an engine process answers: EngineHost's session methods (so the pool and the
+ * engine cannot disagree on a name or a parameter), and its health ping.
+ */
+export type EngineMethods = Pick<EngineHost, SessionMethod> & {
+  ping(): EngineMediaStats;
+};
+
+export type ToEngine =
+  { kind: 'init'; options: EngineProcessOptions } | RpcRequest<EngineMethods> | { kind: 'shutdown' };
+
+export type FromEngine = { kind: 'ready'; pid: number } | RpcResponse | { kind: 'event'; event: EngineEvent };

@@ -6,16 +6,9 @@
 import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../avatar/catalog.js';
 import type { AvatarManifest } from '../avatar/manifest.js';
 import { MediaScheduler } from '../clock/media-scheduler.js';
-import type { EngineProcessOptions, FromEngine, ToEngine } from '../host/protocol.js';
-import {
-  EngineError,
-  type AudioClip,
-  type EngineEvent,
-  type EngineMediaStats,
-  type EngineSessionOptions,
-  type TextChunk,
-  type ViewerOffer,
-} from '../host/types.js';
+import type { EngineMethods, EngineProcessOptions, FromEngine, ToEngine } from '../host/protocol.js';
+import { serveRpc, type RpcHandlers } from '../host/rpc.js';
+import { EngineError, type AudioClip, type EngineEvent, type EngineMediaStats } from '../host/types.js';
 import { EngineSession } from '../session/engine-session.js';
 import { createAudioDecoder } from '../audio/decoder.js';
 import { createTts } from '../speech/tts.js';
@@ -71,7 +64,7 @@ function session(id: string): EngineSession {
   return s;
 }
 
-const methods: Record<string, (...args: never[]) => unknown> = {
+const methods: RpcHandlers<EngineMethods> = {
   ping: (): EngineMediaStats => {
     let framesSent = retired.sent;
     let framesSkipped = retired.skipped;
@@ -81,7 +74,7 @@ const methods: Record<string, (...args: never[]) => unknown> = {
     }
     return { pid: process.pid, sessions: sessions.size, framesSent, framesSkipped, ...scheduler.stats };
   },
-  createSession: (o: EngineSessionOptions) => {
+  createSession: (o) => {
     if (!options) throw new EngineError('engine_unavailable', 'The engine is not initialised');
     const avatar = avatars.get(o.avatarId);
     if (!avatar) throw new EngineError('invalid_request', `Unknown avatar ${o.avatarId}`);
@@ -104,24 +97,20 @@ const methods: Record<string, (...args: never[]) => unknown> = {
       }),
     );
   },
-  sayText: (id: string, chunk: TextChunk) => session(id).sayText(chunk),
-  sayAudio: (id: string, clip: AudioClip) =>
-    session(id).sayAudio({ ...clip, audio: new Uint8Array(clip.audio) }),
-  interrupt: (id: string) => session(id).interrupt(),
-  connectViewer: async (id: string, offer: ViewerOffer) => ({
+  sayText: (id, chunk) => session(id).sayText(chunk),
+  sayAudio: (id, clip: AudioClip) => session(id).sayAudio({ ...clip, audio: new Uint8Array(clip.audio) }),
+  interrupt: (id) => session(id).interrupt(),
+  connectViewer: async (id, offer) => ({
     answerSdp: await session(id).connectViewer(offer.viewerId, offer.offerSdp, offer.iceServers),
   }),
-  addIceCandidates: (id: string, viewerId: string, frag: string) =>
-    session(id).addIceCandidates(viewerId, frag),
-  disconnectViewer: (id: string, viewerId: string) => session(id).disconnectViewer(viewerId),
-  closeSession: (id: string, reason: string) => {
+  addIceCandidates: (id, viewerId, frag) => session(id).addIceCandidates(viewerId, frag),
+  disconnectViewer: (id, viewerId) => session(id).disconnectViewer(viewerId),
+  closeSession: (id, reason) => {
     const s = sessions.get(id);
     sessions.delete(id);
     s?.close(reason);
     if (s) retire(s);
   },
-  /** Test hook: crash this process as a native fault would. */
-  crash: () => setImmediate(() => process.kill(process.pid, 'SIGKILL')),
 };
 
 function shutdown(code = 0): never {
@@ -141,25 +130,11 @@ process.on('message', (m: ToEngine) => {
       send({ kind: 'ready', pid: process.pid });
       break;
     }
-    case 'req': {
-      const fn = methods[m.method];
-      Promise.resolve()
-        .then(() => {
-          if (!fn) throw new EngineError('invalid_request', `Unknown method ${m.method}`);
-          return (fn as (...a: unknown[]) => unknown)(...m.params);
-        })
-        .then((result) => send({ kind: 'res', id: m.id, ok: true, result: result ?? null }))
-        .catch((err: unknown) => {
-          const code = err instanceof EngineError ? err.code : 'internal';
-          send({
-            kind: 'res',
-            id: m.id,
-            ok: false,
-            error: { code, message: err instanceof Error ? err.message : String(err) },
-          });
-        });
+    case 'req':
+      void serveRpc(methods, m, send, {
+        codeOf: (err) => (err instanceof EngineError ? err.code : 'internal'),
+      });
       break;
-    }
     case 'shutdown':
       shutdown(0);
   }

@@ -1,24 +1,19 @@
-/** Worker thread: owns one espeak-ng instance; synthesizes requests in order. */
+/** Worker thread: owns one espeak-ng instance; answers synthesis requests in order. */
 import { parentPort } from 'node:worker_threads';
+import { serveRpc, type RpcHandlers, type RpcRequest } from '../host/rpc.js';
 import { Espeak } from './espeak.js';
-
-interface Req {
-  id: number;
-  text: string;
-  espeakVoice: string;
-  speed: number;
-}
+import type { TtsWorkerMethods } from './tts.js';
 
 const port = parentPort;
 if (!port) throw new Error('tts-worker must run in a worker thread');
 const ready = Espeak.load();
-port.on('message', (req: Req) => {
-  ready
-    .then((espeak) => {
-      const seg = espeak.synthesize(req.text, req.espeakVoice, req.speed);
-      port.postMessage({ id: req.id, segment: seg }, [seg.pcm.buffer as ArrayBuffer]);
-    })
-    .catch((err: unknown) =>
-      port.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) }),
-    );
+const handlers: RpcHandlers<TtsWorkerMethods> = {
+  synthesize: async (text, espeakVoice, speed) => (await ready).synthesize(text, espeakVoice, speed),
+};
+port.on('message', (req: RpcRequest<TtsWorkerMethods>) => {
+  void serveRpc(handlers, req, (res, transfer) => port.postMessage(res, transfer), {
+    transferOf: (segment) => [
+      (segment as ReturnType<TtsWorkerMethods['synthesize']>).pcm.buffer as ArrayBuffer,
+    ],
+  });
 });

@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Espeak } from './espeak.js';
+import { RpcClient, type RpcResponse } from '../host/rpc.js';
 import type { SpeechSegment, SynthesisRequest } from './types.js';
 import { findVoice } from './voices.js';
 
@@ -13,45 +14,34 @@ export interface Tts {
   close(): Promise<void>;
 }
 
-type Pending = { resolve: (s: SpeechSegment) => void; reject: (e: Error) => void };
+/** The TTS worker thread's requests (speech/tts-worker.ts answers them). */
+export type TtsWorkerMethods = {
+  synthesize(text: string, espeakVoice: string, speed: number): SpeechSegment;
+};
 
 export function createTts(): Tts {
-  const workerUrl = new URL('./tts-worker.js', import.meta.url);
-  const fromSources = import.meta.url.endsWith('.ts');
-  if (fromSources) return inThreadTts();
-  const worker = new Worker(fileURLToPath(workerUrl));
+  if (import.meta.url.endsWith('.ts')) return inThreadTts();
+  const worker = new Worker(fileURLToPath(new URL('./tts-worker.js', import.meta.url)));
   worker.unref();
-  const pending = new Map<number, Pending>();
-  let seq = 0;
-  let closed = false;
-  worker.on('message', (msg: { id: number; segment?: SpeechSegment; error?: string }) => {
-    const p = pending.get(msg.id);
-    if (!p) return;
-    pending.delete(msg.id);
-    if (msg.segment) p.resolve(msg.segment);
-    else p.reject(new Error(msg.error ?? 'synthesis failed'));
+  const rpc = new RpcClient<TtsWorkerMethods>({
+    post: (req) => worker.postMessage(req),
+    error: (_code, message) => new Error(message),
   });
-  const failAll = (err: Error): void => {
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  worker.on('error', failAll);
-  worker.on('exit', () => failAll(new Error('the TTS worker exited')));
+  worker.on('message', (res: RpcResponse) => rpc.receive(res));
+  worker.on('error', (err) => rpc.close(err));
+  worker.on('exit', () => rpc.close(new Error('the TTS worker exited')));
+  let closed = false;
   return {
     synthesize(req) {
       if (closed) return Promise.reject(new Error('TTS is closed'));
       const voice = findVoice(req.voiceId);
       if (!voice) return Promise.reject(new Error(`unknown voice "${req.voiceId}"`));
-      const id = ++seq;
-      return new Promise<SpeechSegment>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, text: req.text, espeakVoice: voice.espeakVoice, speed: req.speed });
-      });
+      return rpc.call('synthesize', [req.text, voice.espeakVoice, req.speed]);
     },
     async close() {
       if (closed) return;
       closed = true;
-      failAll(new Error('TTS closed'));
+      rpc.close(new Error('TTS closed'));
       await worker.terminate();
     },
   };
