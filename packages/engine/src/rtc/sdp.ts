@@ -37,6 +37,27 @@ export function hasMedia(sdp: string, kind: 'video' | 'audio'): boolean {
   return new RegExp(`^m=${kind} `, 'm').test(sdp);
 }
 
+/** The video codecs the engine can send (libwebrtc M106 has no H.264 encoder here). */
+export const SENDABLE_VIDEO_CODECS = ['VP8', 'VP9', 'AV1'] as const;
+
+/**
+ * Why an offer cannot be answered, or undefined when it can: not an SDP offer with audio or
+ * video (`invalid_request`), or video in no codec the engine sends (`unsupported_offer`).
+ * The real peer and the test fake decide by this one rule.
+ */
+export function offerProblem(
+  sdp: string,
+): { code: 'invalid_request' | 'unsupported_offer'; message: string } | undefined {
+  if (!sdp.startsWith('v=0') || (!hasMedia(sdp, 'video') && !hasMedia(sdp, 'audio')))
+    return { code: 'invalid_request', message: 'The offer is not an SDP offer with audio or video' };
+  if (hasMedia(sdp, 'video') && !SENDABLE_VIDEO_CODECS.some((c) => offersCodec(sdp, 'video', c)))
+    return {
+      code: 'unsupported_offer',
+      message: `The offer has no video codec the server can send (${SENDABLE_VIDEO_CODECS.join(', ')})`,
+    };
+  return undefined;
+}
+
 export interface TrickleCandidate {
   candidate: string;
   sdpMid: string | null;

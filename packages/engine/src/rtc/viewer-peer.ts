@@ -11,7 +11,7 @@ import wrtc, {
 } from '@roamhq/wrtc';
 import { DATA_CHANNEL_LABEL, parseClientMessage, type ServerMessage } from '@mouthpiece/protocol';
 import { EngineError } from '../host/types.js';
-import { hasDataChannel, hasMedia, offersCodec, parseSdpFragment, preferCodec } from './sdp.js';
+import { hasDataChannel, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
 
@@ -56,23 +56,11 @@ export class ViewerPeer {
     events: ViewerPeerEvents;
   }): Promise<{ peer: ViewerPeer; answerSdp: string }> {
     const { offerSdp } = opts;
-    if (!offerSdp.startsWith('v=0') || (!hasMedia(offerSdp, 'video') && !hasMedia(offerSdp, 'audio'))) {
+    const problem = offerProblem(offerSdp);
+    if (problem) {
       opts.video.stop();
       opts.audio.stop();
-      throw new EngineError('invalid_request', 'The offer is not an SDP offer with audio or video');
-    }
-    if (
-      hasMedia(offerSdp, 'video') &&
-      !offersCodec(offerSdp, 'video', 'VP8') &&
-      !offersCodec(offerSdp, 'video', 'VP9') &&
-      !offersCodec(offerSdp, 'video', 'AV1')
-    ) {
-      opts.video.stop();
-      opts.audio.stop();
-      throw new EngineError(
-        'unsupported_offer',
-        'The offer has no video codec the server can send (VP8, VP9 or AV1)',
-      );
+      throw new EngineError(problem.code, problem.message);
     }
     const pc = new wrtc.RTCPeerConnection({ iceServers: opts.iceServers, bundlePolicy: 'max-bundle' });
     const peer = new ViewerPeer(opts.viewerId, pc, [opts.video, opts.audio], hasDataChannel(offerSdp));

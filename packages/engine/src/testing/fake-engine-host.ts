@@ -22,6 +22,7 @@ import {
   type ViewerAnswer,
   type ViewerOffer,
 } from '../host/types.js';
+import { hasMedia, offerProblem } from '../rtc/sdp.js';
 import { sniffAudio } from './sniff-audio.js';
 
 export const FAKE_AVATARS: readonly AvatarInfo[] = [
@@ -154,13 +155,9 @@ export class FakeEngineHost implements EngineHost {
   #connectViewer(s: FakeSession, offer: ViewerOffer): ViewerAnswer {
     const sessionId = s.opts.sessionId;
     const sdp = offer.offerSdp;
-    if (!sdp.startsWith('v=0') || !/^m=(audio|video) /m.test(sdp)) {
-      throw new EngineError('invalid_request', 'The offer is not an SDP offer with media');
-    }
-    const video = /^m=video [^\n]*$/m.exec(sdp);
-    if (video && !/VP8\/90000/i.test(sdp)) {
-      throw new EngineError('unsupported_offer', 'The offer has no VP8 video');
-    }
+    const problem = offerProblem(sdp);
+    if (problem) throw new EngineError(problem.code, problem.message);
+    const video = hasMedia(sdp, 'video');
     if (s.viewerId) {
       this.#emit({ type: 'viewerDisconnected', sessionId, viewerId: s.viewerId });
     }
