@@ -15,7 +15,3 @@ export const DEFAULT_MAX_SESSIONS_PER_CREDENTIAL = 10;
 export const MIN_VOICE_SPEED = 0.5;
 export const MAX_VOICE_SPEED = 2.0;
 export const RTC_CONNECTION_TIMEOUT_MS = 30_000;
-/** Audio on the media clock. */
-export const AUDIO_SAMPLE_RATE_HZ = 48_000;
-export const AUDIO_CHUNK_SAMPLES = 480;
-export const TICK_MS = 10;

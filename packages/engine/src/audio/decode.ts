@@ -6,6 +6,7 @@ import { MIN_AUDIO_DURATION_MS } from '@mouthpiece/protocol';
 import { floatToInt16, resample } from '../speech/resample.js';
 import { decodeMp3, looksLikeMp3 } from './mp3.js';
 import { AudioValidationError, isWav, readWav, type PcmAudio } from './wav.js';
+import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
 
 export { AudioValidationError };
 
@@ -32,6 +33,6 @@ export async function decodeAudio(bytes: Uint8Array): Promise<DecodedAudio> {
   const durationSec = pcm.samples.length / pcm.sampleRateHz;
   if (durationSec * 1000 < MIN_AUDIO_DURATION_MS)
     throw new AudioValidationError(`the audio is shorter than ${MIN_AUDIO_DURATION_MS} ms`);
-  const out = floatToInt16(resample(pcm.samples, pcm.sampleRateHz, 48_000), 32767);
+  const out = floatToInt16(resample(pcm.samples, pcm.sampleRateHz, SAMPLE_RATE_HZ), 32767);
   return { pcm: out, durationSec, sourceRateHz: pcm.sampleRateHz, format };
 }

@@ -3,6 +3,7 @@
  * never accumulates). Late ticks are caught up; beyond `maxCatchUpTicks` the clock jumps ahead
  * and the skipped ticks are counted, so a stall never makes audio drift or pile up.
  */
+import { TICK_MS } from './media-clock.js';
 export interface SchedulerClock {
   now(): number;
   setTimeout(fn: () => void, ms: number): unknown;
@@ -42,7 +43,7 @@ export class MediaScheduler {
   ) {
     this.#onTick = onTick;
     this.#clock = opts.clock ?? performanceClock;
-    this.#tickMs = opts.tickMs ?? 10;
+    this.#tickMs = opts.tickMs ?? TICK_MS;
     this.#maxCatchUp = opts.maxCatchUpTicks ?? 10;
   }
 

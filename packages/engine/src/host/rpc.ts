@@ -78,10 +78,7 @@ export class RpcClient<M extends MethodMap> {
       this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       let sent: boolean | void = false;
       try {
-        sent = this.#opts.post(
-          { kind: 'req', id, method, params },
-          opts.transfer ?? [],
-        );
+        sent = this.#opts.post({ kind: 'req', id, method, params }, opts.transfer ?? []);
       } catch {
         sent = false;
       }

@@ -2,11 +2,12 @@
  * Band energies of mono 48 kHz audio: 10 ms hop, 1024-sample Hann window centred on each hop
  * (zero-phase, so features line up with the sound), log energy in 10 log-spaced bands.
  */
-export const HOP_SAMPLES = 480;
+import { CHUNK_SAMPLES, SAMPLE_RATE_HZ } from '../clock/media-clock.js';
+export const HOP_SAMPLES = CHUNK_SAMPLES;
 const WINDOW = 1024;
 const BAND_EDGES_HZ = [80, 160, 300, 500, 800, 1200, 1800, 2600, 3800, 5500, 8000];
 export const BAND_COUNT = BAND_EDGES_HZ.length - 1;
-const BAND_EDGE_BINS = BAND_EDGES_HZ.map((hz) => Math.round((hz * WINDOW) / 48_000));
+const BAND_EDGE_BINS = BAND_EDGES_HZ.map((hz) => Math.round((hz * WINDOW) / SAMPLE_RATE_HZ));
 
 const hann = Float64Array.from(
   { length: WINDOW },

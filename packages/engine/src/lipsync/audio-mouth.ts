@@ -11,6 +11,7 @@ import { HOP_SAMPLES, bandEnergiesAsync, type BandEnergies } from './audio-featu
 import { AUDIO_MODEL, predictFrames, type AudioModelWeights } from './audio-model.js';
 import { MOUTH_SHAPES, mixMouth } from './mouth-shapes.js';
 import { LEAD_MS, MIN_CLOSURE_MS, type MouthTrack } from './mouth-track.js';
+import { msToSamples } from '../clock/media-clock.js';
 
 /** Half-width (frames) of the triangular zero-phase smoothing of openness. */
 const SMOOTH_FRAMES = 2;
@@ -101,7 +102,7 @@ function shapeFor(open: number, closed: boolean): { mouth: MouthParams; viseme: 
 function trackOf({ openness, closures }: AudioMouthAnalysis, durationSamples: number): MouthTrack {
   const n = openness.length;
   const shapes = Array.from(openness, (o, f) => shapeFor(o, closures[f] === 1));
-  const lead = (LEAD_MS * 48_000) / 1000;
+  const lead = msToSamples(LEAD_MS);
   // the mouth shows at `sample` what sounds LEAD_MS later
   const idx = (sample: number): number =>
     Math.min(n - 1, Math.max(0, Math.round((sample + lead - HOP_SAMPLES / 2) / HOP_SAMPLES)));

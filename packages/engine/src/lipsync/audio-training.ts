@@ -7,6 +7,7 @@ import { CLASS_FEATURES, CLASS_FROM, FEATURE_COUNT, HOP_SAMPLES, contextFeatures
 import type { AudioModelWeights } from './audio-model.js';
 import { analyzeOpenness } from './audio-mouth.js';
 import { LEAD_MS, buildMouthTrack } from './mouth-track.js';
+import { msToSamples } from '../clock/media-clock.js';
 
 /** Openness under which the mouth counts as shut. */
 const CLOSED_OPEN = 0.15;
@@ -22,7 +23,7 @@ export function truthFrames(
   frames: number,
 ): { openness: Float32Array; viseme: Viseme[] } {
   const track = buildMouthTrack({ phonemes: speech.phonemes, totalSamples: speech.pcm.length });
-  const lead = (LEAD_MS * 48_000) / 1000;
+  const lead = msToSamples(LEAD_MS);
   const openness = new Float32Array(frames);
   const viseme = new Array<Viseme>(frames);
   for (let f = 0; f < frames; f++) {

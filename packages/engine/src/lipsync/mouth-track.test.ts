@@ -3,7 +3,7 @@ import { Viseme } from '../face-state.js';
 import { createTts } from '../speech/tts.js';
 import { MOUTH_SHAPES } from './mouth-shapes.js';
 import { buildMouthTrack } from './mouth-track.js';
-import { frameCenterSample } from './sample-frame.js';
+import { frameCenterSample } from '../clock/media-clock.js';
 
 const ms = (x: number): number => Math.round((x * 48_000) / 1000);
 const CLOSED = 0.15;

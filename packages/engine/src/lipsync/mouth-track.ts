@@ -8,6 +8,7 @@
 import { REST_MOUTH, Viseme, type MouthParams } from '../face-state.js';
 import { DOMINANCE, MOUTH_SHAPES, mixMouth } from './mouth-shapes.js';
 import { isMarker, isStressed, visemeOf } from './visemes.js';
+import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
 
 export const LEAD_MS = 20;
 export const BLEND_MS = 60;
@@ -36,7 +37,7 @@ export function buildMouthTrack(input: {
   totalSamples: number;
   sampleRateHz?: number;
 }): MouthTrack {
-  const rate = input.sampleRateHz ?? 48_000;
+  const rate = input.sampleRateHz ?? SAMPLE_RATE_HZ;
   const durationMs = (input.totalSamples / rate) * 1000;
   const segs = segmentsOf(input.phonemes, rate, durationMs);
   return tabulate(segs, input.totalSamples, rate, durationMs);
@@ -180,4 +181,3 @@ function tabulate(segs: Segment[], totalSamples: number, rate: number, durationM
     emphasisAt: (sample) => emphasis[indexOf(sample)]!,
   };
 }
-export { frameCenterSample } from './sample-frame.js';

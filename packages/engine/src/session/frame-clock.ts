@@ -3,6 +3,7 @@
  * (in ticks) so that their frames fall on different ticks. In a late batch of ticks, a frame is
  * skipped only if a newer frame of the same session is due later in that same batch.
  */
+import { TICK_MS } from '../clock/media-clock.js';
 export class FrameClock {
   readonly #phase: number;
   readonly #fps: number;
@@ -12,7 +13,7 @@ export class FrameClock {
   constructor(o: { phase: number; fps: number; tickMs?: number }) {
     this.#phase = o.phase;
     this.#fps = o.fps;
-    this.#tickMs = o.tickMs ?? 10;
+    this.#tickMs = o.tickMs ?? TICK_MS;
   }
 
   /** The frame index of the last frame begun (rendered or skipped), -1 before any. */

@@ -5,6 +5,7 @@
  */
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
 import type { TurnAudio } from './turn-audio.js';
+import { msToSamples } from '../clock/media-clock.js';
 
 export type PlayerEvent =
   | { type: 'speakingStart'; turnId: string }
@@ -13,7 +14,7 @@ export type PlayerEvent =
   /** The turn is over (after its speakingEnd, or silently if it had nothing to say). */
   | { type: 'done'; turnId: string };
 
-const SAMPLES_PER_MS = 48;
+const SAMPLES_PER_MS = msToSamples(1);
 
 export class SpeechPlayer {
   #turn: TurnAudio | undefined;

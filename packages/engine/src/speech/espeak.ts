@@ -7,9 +7,9 @@
 import init from '@echogarden/espeak-ng-emscripten';
 import { floatToInt16, resample } from './resample.js';
 import type { SpeechSegment } from './types.js';
+import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
 
 const ESPEAK_RATE_HZ = 22_050;
-const OUT_RATE_HZ = 48_000;
 const EVENT_TYPES = [
   'list_terminated',
   'word',
@@ -102,12 +102,12 @@ export class Espeak {
       pcm22.set(c, at);
       at += c.length;
     }
-    const scale = OUT_RATE_HZ / ESPEAK_RATE_HZ;
-    const pcm = floatToInt16(resample(pcm22, ESPEAK_RATE_HZ, OUT_RATE_HZ));
+    const scale = SAMPLE_RATE_HZ / ESPEAK_RATE_HZ;
+    const pcm = floatToInt16(resample(pcm22, ESPEAK_RATE_HZ, SAMPLE_RATE_HZ));
     const toOut = (s: number): number => Math.min(pcm.length, Math.round(s * scale));
     return {
       pcm,
-      sampleRateHz: OUT_RATE_HZ,
+      sampleRateHz: SAMPLE_RATE_HZ,
       phonemes: phonemes.map((p) => ({ ipa: p.ipa, startSample: toOut(p.sample) })),
       words: words.map((wd, i) => ({
         // espeak text positions are 1-based character indices
