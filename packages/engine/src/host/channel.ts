@@ -4,7 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { EngineError, type EngineErrorCode, type EngineEvent } from './types.js';
-import type { EngineMethods, FromEngine, ToEngine } from './protocol.js';
+import type { EngineLogLine, EngineMethods, FromEngine, ToEngine } from './protocol.js';
 import { RpcClient, type Method } from './rpc.js';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -14,6 +14,7 @@ export class EngineChannel {
   readonly #rpc: RpcClient<EngineMethods>;
   onEvent: (e: EngineEvent) => void = () => undefined;
   onReady: () => void = () => undefined;
+  onLog: (line: EngineLogLine) => void = () => undefined;
 
   constructor(child: ChildProcess) {
     this.#child = child;
@@ -60,6 +61,9 @@ export class EngineChannel {
         break;
       case 'res':
         this.#rpc.receive(m);
+        break;
+      case 'log':
+        this.onLog(m);
         break;
     }
   }

@@ -227,6 +227,7 @@ class EnginePool implements EngineHost {
     const worker: Worker = { index, child, channel, sessions: new Set(), alive: false };
     this.#workers[index] = worker;
     channel.onEvent = (e) => this.#emit(e);
+    channel.onLog = (line) => this.#log[line.level]({ pid: child.pid, ...line.fields }, line.msg);
     child.once('exit', (code, signal) => this.#onExit(worker, code, signal));
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -251,7 +252,7 @@ class EnginePool implements EngineHost {
     worker.alive = false;
     if (this.#closed) return;
     this.#log.error(
-      { pid: worker.child.pid, code, signal, sessions: worker.sessions.size },
+      { pid: worker.child.pid, code, signal, sessions: [...worker.sessions] },
       'engine process died',
     );
     for (const sessionId of worker.sessions) {
@@ -273,6 +274,12 @@ class EnginePool implements EngineHost {
       if (!w?.alive) continue;
       w.channel.request('ping', [], 10_000).then(
         (media) => {
+          const skipped = media.framesSkipped - (w.media?.framesSkipped ?? 0);
+          if (skipped > 0)
+            this.#log.warn(
+              { pid: media.pid, skipped, sessions: media.sessions, maxLateMs: Math.round(media.maxLateMs) },
+              'late frames skipped',
+            );
           w.media = media;
         },
         () => {

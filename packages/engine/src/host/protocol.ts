@@ -33,4 +33,13 @@ export type EngineMethods = Pick<EngineHost, SessionMethod> & {
 export type ToEngine =
   { kind: 'init'; options: EngineProcessOptions } | RpcRequest<EngineMethods> | { kind: 'shutdown' };
 
-export type FromEngine = { kind: 'ready'; pid: number } | RpcResponse | { kind: 'event'; event: EngineEvent };
+/** A log line of an engine process, written by the control plane's logger with the process's pid. */
+export interface EngineLogLine {
+  kind: 'log';
+  level: 'info' | 'warn' | 'error';
+  fields: Record<string, unknown>;
+  msg: string;
+}
+
+export type FromEngine =
+  { kind: 'ready'; pid: number } | RpcResponse | { kind: 'event'; event: EngineEvent } | EngineLogLine;

@@ -6,7 +6,13 @@
 import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../avatar/catalog.js';
 import type { AvatarManifest } from '../avatar/manifest.js';
 import { MediaScheduler } from '../clock/media-scheduler.js';
-import type { EngineMethods, EngineProcessOptions, FromEngine, ToEngine } from '../host/protocol.js';
+import type {
+  EngineLogLine,
+  EngineMethods,
+  EngineProcessOptions,
+  FromEngine,
+  ToEngine,
+} from '../host/protocol.js';
 import { serveRpc, type RpcHandlers } from '../host/rpc.js';
 import { EngineError, type AudioClip, type EngineEvent, type EngineMediaStats } from '../host/types.js';
 import { EngineSession } from '../session/engine-session.js';
@@ -23,6 +29,16 @@ const send = (m: FromEngine): void => {
   if (process.connected) process.send!(m);
 };
 const emit = (event: EngineEvent): void => send({ kind: 'event', event });
+/** Logs through the control plane's logger (the engine has no log sink of its own). */
+const log = (
+  level: EngineLogLine['level'],
+  fields: Record<string, unknown>,
+  msg: string,
+  sent?: () => void,
+): void => {
+  if (!process.connected) return sent?.();
+  process.send!({ kind: 'log', level, fields, msg } satisfies FromEngine, () => sent?.());
+};
 
 let options: EngineProcessOptions | undefined;
 let avatars = new Map<string, AvatarManifest>();
@@ -43,6 +59,11 @@ const scheduler = new MediaScheduler((tick, ticksLeft) => {
 });
 
 function failSession(s: EngineSession, err: unknown): void {
+  log(
+    'error',
+    { sessionId: s.id, err: err instanceof Error ? err.message : String(err) },
+    'session media failed',
+  );
   sessions.delete(s.id);
   retire(s);
   try {
@@ -123,8 +144,8 @@ process.on('message', (m: ToEngine) => {
   switch (m.kind) {
     case 'init': {
       options = m.options;
-      const { packs, errors } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...m.options.avatarsDirs]);
-      for (const e of errors) console.error(`avatar pack skipped: ${e}`);
+      // the pool has read (and logged) the same packs already; their errors are not repeated here
+      const { packs } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...m.options.avatarsDirs]);
       avatars = new Map(packs.map((p) => [p.manifest.id, p.manifest]));
       scheduler.start();
       send({ kind: 'ready', pid: process.pid });
@@ -142,6 +163,8 @@ process.on('message', (m: ToEngine) => {
 process.on('disconnect', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
 process.on('uncaughtException', (err) => {
-  console.error('engine process error', err);
-  shutdown(1);
+  // exit once the line has left (process.send is asynchronous)
+  log('error', { err: { message: err.message, stack: err.stack } }, 'engine process error', () =>
+    shutdown(1),
+  );
 });
