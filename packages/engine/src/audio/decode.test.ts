@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeAudio } from './decode.js';
+import { id3Size } from './mp3.js';
+import { mp3DurationSec, mp3FrameAt } from './mp3-frames.js';
 
 const fixture = (name: string): Uint8Array =>
   new Uint8Array(readFileSync(new URL(`../../test-fixtures/audio/${name}`, import.meta.url)));
@@ -51,5 +53,75 @@ describe('decodeAudio', () => {
     await expect(decodeAudio(id3Only)).rejects.toThrow(/not an MP3 or WAV|no MP3 audio/);
     const fakeSync = new Uint8Array(4000).map((_, i) => (i === 0 ? 0xff : i === 1 ? 0xfb : (i * 7919) & 255));
     await expect(decodeAudio(fakeSync)).rejects.toThrow(/decode errors|no MP3 audio|truncated/);
+  });
+});
+
+describe('decoded-length cap (5 min per upload)', () => {
+  /** The MP3 frames of a fixture (after its ID3 tag), repeated until the stream lasts `seconds`. */
+  function longMp3(name: string, seconds: number): Uint8Array {
+    const src = fixture(name);
+    const frames: Uint8Array[] = [];
+    let perPass = 0;
+    for (let at = id3Size(src); at < src.length;) {
+      const f = mp3FrameAt(src, at);
+      if (!f) break;
+      frames.push(src.subarray(at, at + f.bytes));
+      perPass += f.samples / f.sampleRateHz;
+      at += f.bytes;
+    }
+    const passes = Math.ceil(seconds / perPass);
+    const size = frames.reduce((n, f) => n + f.length, 0);
+    const out = new Uint8Array(size * passes);
+    for (let p = 0, at = 0; p < passes; p++) for (const f of frames) out.set(f, (at += f.length) - f.length);
+    return out;
+  }
+
+  function wav8k(seconds: number): Uint8Array {
+    const n = Math.round(seconds * 8000);
+    const b = new Uint8Array(44 + n).fill(128);
+    const v = new DataView(b.buffer);
+    b.set(
+      [...'RIFF'].map((c) => c.charCodeAt(0)),
+      0,
+    );
+    v.setUint32(4, 36 + n, true);
+    b.set(
+      [...'WAVEfmt '].map((c) => c.charCodeAt(0)),
+      8,
+    );
+    v.setUint32(16, 16, true);
+    v.setUint16(20, 1, true);
+    v.setUint16(22, 1, true);
+    v.setUint32(24, 8000, true);
+    v.setUint32(28, 8000, true);
+    v.setUint16(32, 1, true);
+    v.setUint16(34, 8, true);
+    b.set(
+      [...'data'].map((c) => c.charCodeAt(0)),
+      36,
+    );
+    v.setUint32(40, n, true);
+    return b;
+  }
+
+  it.each(['speech-22k.mp3', 'speech-44k.mp3', 'speech-48k-stereo.mp3'])(
+    'the frame walk of %s gives its decoded length',
+    async (name) => {
+      const bytes = fixture(name);
+      const decoded = await decodeAudio(bytes);
+      expect(Math.abs(mp3DurationSec(bytes, id3Size(bytes)) - decoded.durationSec)).toBeLessThan(0.1);
+    },
+  );
+
+  it('refuses an MP3 over 5 minutes from its frame headers, naming the limit', async () => {
+    const bytes = longMp3('speech-22k.mp3', 320);
+    expect(mp3DurationSec(bytes)).toBeGreaterThan(300);
+    await expect(decodeAudio(bytes)).rejects.toThrow(/is 5 min \d+ s long; at most 5 min per upload/);
+  });
+
+  it('refuses a WAV over 5 minutes and accepts one just under', async () => {
+    await expect(decodeAudio(wav8k(301))).rejects.toThrow(/at most 5 min per upload/);
+    const ok = await decodeAudio(wav8k(299));
+    expect(ok.durationSec).toBeCloseTo(299, 3);
   });
 });

@@ -13,7 +13,7 @@ export function looksLikeMp3(b: Uint8Array): boolean {
   return b.length > at + 4 && b[at] === 0xff && (b[at + 1]! & 0xe0) === 0xe0;
 }
 
-function id3Size(b: Uint8Array): number {
+export function id3Size(b: Uint8Array): number {
   if (b.length >= 10 && b[0] === 0x49 && b[1] === 0x44 && b[2] === 0x33) {
     return 10 + (((b[6]! & 0x7f) << 21) | ((b[7]! & 0x7f) << 14) | ((b[8]! & 0x7f) << 7) | (b[9]! & 0x7f));
   }

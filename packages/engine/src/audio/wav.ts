@@ -19,6 +19,27 @@ function ascii(b: Uint8Array, at: number, n: number): string {
   return String.fromCharCode(...b.subarray(at, at + n));
 }
 
+/** The seconds of audio a WAV file's header announces (its data chunk as far as the file holds it). */
+export function wavDurationSec(b: Uint8Array): number | undefined {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let frameBytes = 0;
+  let rate = 0;
+  for (let at = 12; at + 8 <= b.length;) {
+    const id = ascii(b, at, 4);
+    const size = view.getUint32(at + 4, true);
+    const body = at + 8;
+    if (id === 'fmt ' && body + 16 <= b.length) {
+      frameBytes = (view.getUint16(body + 14, true) / 8) * view.getUint16(body + 2, true);
+      rate = view.getUint32(body + 4, true);
+    } else if (id === 'data') {
+      if (frameBytes <= 0 || rate <= 0) return undefined;
+      return Math.floor(Math.min(size, b.length - body) / frameBytes) / rate;
+    }
+    at = body + size + (size % 2);
+  }
+  return undefined;
+}
+
 export function readWav(b: Uint8Array): PcmAudio {
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   let fmt: { format: number; channels: number; rate: number; bits: number } | undefined;
