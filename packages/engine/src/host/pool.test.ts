@@ -49,3 +49,34 @@ it('a killed engine process is one error line with its pid and the sessions it t
   await pool.createSession({ sessionId: 's3', avatarId: 'amara', voiceId: 'en-us-female', voiceSpeed: 1 });
   expect(await pool.sayText('s3', { turnId: 't', text: 'Hi.', isFinal: true })).toBe('queued');
 }, 30_000);
+
+it('restart back-off grows while an engine keeps dying and resets once it has run healthy', async () => {
+  const own: Line[] = [];
+  const log = (level: string) => (fields: object, msg: string) =>
+    own.push({ level, fields: fields as Record<string, unknown>, msg });
+  const p = await createEnginePool({
+    processes: 1,
+    healthyAfterMs: 1500,
+    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+  });
+  try {
+    const killAndRestart = async (): Promise<number> => {
+      const pid = own.filter((l) => l.msg === 'engine process ready').at(-1)!.fields['pid'] as number;
+      const before = own.filter((l) => l.msg === 'engine process restarted').length;
+      process.kill(pid, 'SIGKILL');
+      for (let i = 0; i < 200; i++) {
+        if (own.filter((l) => l.msg === 'engine process restarted').length > before) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return own.filter((l) => l.msg === 'engine process restarting').at(-1)!.fields['delayMs'] as number;
+    };
+    await new Promise((r) => setTimeout(r, 1600)); // the first process has run healthy
+    expect(await killAndRestart()).toBe(200);
+    expect(await killAndRestart()).toBe(400); // died again at once: back off
+    expect(await killAndRestart()).toBe(800);
+    await new Promise((r) => setTimeout(r, 1600)); // healthy for longer than healthyAfterMs
+    expect(await killAndRestart()).toBe(200);
+  } finally {
+    await p.close();
+  }
+}, 30_000);

@@ -45,6 +45,8 @@ export interface EnginePoolOptions {
     error(o: object, m: string): void;
   };
   pingIntervalMs?: number;
+  /** A restarted engine that stays up this long resets its restart back-off (default 10 s). */
+  healthyAfterMs?: number;
   /** Extra Node flags for the engine processes (e.g. `--cpu-prof`); the server's own flags otherwise. */
   execArgv?: string[];
 }
@@ -55,6 +57,10 @@ interface Worker {
   channel: EngineChannel;
   sessions: Set<string>;
   alive: boolean;
+  /** When it became ready (performance.now()). */
+  readyAt: number;
+  /** Restarts in a row without a healthy period between them (drives the back-off). */
+  restarts: number;
   /** Its media counters at the last health ping. */
   media?: EngineMediaStats;
 }
@@ -88,7 +94,6 @@ class EnginePool implements EngineHost {
   readonly #main: string;
   #pingTimer: NodeJS.Timeout | undefined;
   #closed = false;
-  #restarts = 0;
 
   constructor(opts: EnginePoolOptions) {
     this.#opts = opts;
@@ -224,7 +229,8 @@ class EnginePool implements EngineHost {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const channel = new EngineChannel(child);
-    const worker: Worker = { index, child, channel, sessions: new Set(), alive: false };
+    const restarts = this.#workers[index]?.restarts ?? 0;
+    const worker: Worker = { index, child, channel, sessions: new Set(), alive: false, readyAt: 0, restarts };
     this.#workers[index] = worker;
     channel.onEvent = (e) => this.#emit(e);
     channel.onLog = (line) => this.#log[line.level]({ pid: child.pid, ...line.fields }, line.msg);
@@ -237,6 +243,7 @@ class EnginePool implements EngineHost {
       channel.onReady = () => {
         clearTimeout(timer);
         worker.alive = true;
+        worker.readyAt = performance.now();
         this.#log.info({ pid: child.pid, index }, 'engine process ready');
         resolve();
       };
@@ -260,7 +267,14 @@ class EnginePool implements EngineHost {
       this.#emit({ type: 'sessionFailed', sessionId, message: `engine process exited (${signal ?? code})` });
     }
     worker.sessions.clear();
-    const delayMs = Math.min(10_000, 200 * 2 ** Math.min(this.#restarts++, 6));
+    const healthy =
+      worker.readyAt > 0 && performance.now() - worker.readyAt >= (this.#opts.healthyAfterMs ?? 10_000);
+    if (healthy) worker.restarts = 0; // a rare crash after a healthy run restarts fast
+    const delayMs = Math.min(10_000, 200 * 2 ** Math.min(worker.restarts++, 6));
+    this.#log.warn(
+      { index: worker.index, delayMs, restartsInARow: worker.restarts },
+      'engine process restarting',
+    );
     setTimeout(() => {
       if (this.#closed) return;
       this.#spawn(worker.index)
