@@ -11,6 +11,8 @@ export const ErrorResponse = Type.Object(
     success: Type.Literal(false),
     error: Type.String(),
     code: Type.Union(Object.values(ErrorCode).map((c) => Type.Literal(c))),
+    /** Why the session ended (410 `SESSION_ENDED` only): an end reason such as `idle_timeout`. */
+    reason: Type.Optional(Type.String()),
   },
   { $id: 'ErrorResponse' },
 );

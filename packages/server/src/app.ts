@@ -11,7 +11,7 @@ import type { AppContext } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import { registerErrorHandling } from './errors.js';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.js';
 import { createMetrics, registerEngineMetrics, type Metrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { catalogRoutes } from './routes/catalog.js';
@@ -78,7 +78,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
+    frameworkErrors,
+    clientErrorHandler,
   });
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
   registerEngineMetrics(metrics, () => deps.engine.stats());

@@ -21,13 +21,26 @@ export function lookupCredential(
   secret: string,
   now: number,
 ): CredentialRecord | undefined {
+  const checked = checkCredential(store, secret, now);
+  return 'record' in checked ? checked.record : undefined;
+}
+
+/** Why a presented credential is refused, or the live record. */
+export function checkCredential(
+  store: CredentialStore,
+  secret: string,
+  now: number,
+): { record: CredentialRecord } | { problem: string } {
   const id = parseCredentialId(secret);
-  if (!id) return undefined;
+  if (!id)
+    return { problem: 'malformed; send "Authorization: KS <credential>" with the whole secret (mp_…)' };
   const record = store.get(id);
-  if (!record || !verifySecret(secret, record)) return undefined;
-  if (record.revokedAt !== null) return undefined;
-  if (record.expiresAt !== null && record.expiresAt <= now) return undefined;
-  return record;
+  if (!record || !verifySecret(secret, record)) return { problem: 'unknown credential' };
+  if (record.revokedAt !== null)
+    return { problem: `it was revoked at ${new Date(record.revokedAt).toISOString()}` };
+  if (record.expiresAt !== null && record.expiresAt <= now)
+    return { problem: `it expired at ${new Date(record.expiresAt).toISOString()}` };
+  return { record };
 }
 
 export function authenticateCredential(
@@ -36,17 +49,25 @@ export function authenticateCredential(
   now: number,
   permission: Permission,
 ): CredentialRecord {
-  const secret = authorizationValue(req, 'KS');
-  if (!secret)
-    throw new ApiError(
-      'INVALID_CREDENTIAL',
-      'Missing or malformed session credential (Authorization: KS <credential>)',
-      challenge,
+  const header = req.headers.authorization;
+  const fail = (detail: string): never => {
+    // the spec's message first (clients may match on it), then what to change
+    throw new ApiError('INVALID_CREDENTIAL', `Invalid or expired session credential: ${detail}`, challenge);
+  };
+  const useKs = 'send "Authorization: KS <credential>" (from `mouthpiece credentials create`)';
+  if (typeof header !== 'string' || header.trim() === '')
+    return fail(`missing Authorization header; ${useKs}`);
+  const scheme = /^\S+/.exec(header.trim())![0];
+  if (scheme.toLowerCase() === 'bearer')
+    return fail(
+      'this route takes the session credential, not a session token: use "Authorization: KS <credential>"',
     );
-  const record = lookupCredential(store, secret, now);
-  if (!record) throw new ApiError('INVALID_CREDENTIAL', undefined, challenge);
-  if (!record.permissions.includes(permission)) {
+  const secret = authorizationValue(req, 'KS');
+  if (!secret) return fail(`unsupported authorization scheme "${scheme}"; ${useKs}`);
+  const checked = checkCredential(store, secret, now);
+  if ('problem' in checked) return fail(checked.problem);
+  if (!checked.record.permissions.includes(permission)) {
     throw new ApiError('CREDENTIAL_FORBIDDEN', `Session credential lacks the "${permission}" permission`);
   }
-  return record;
+  return checked.record;
 }

@@ -10,6 +10,7 @@ import { ApiError, BEARER_CHALLENGE } from '../errors.js';
 import type { SessionRecord } from '../storage/ports.js';
 import { safeEqual } from './credential-secret.js';
 import { authorizationValue } from './credentials.js';
+import type { SessionClaims } from './tokens.js';
 
 const challenge = { 'WWW-Authenticate': BEARER_CHALLENGE };
 
@@ -27,18 +28,60 @@ export async function authorizeSession(
     }
   }
   if (!viaViewerToken) {
-    const token = authorizationValue(req, 'Bearer');
-    const claims = token ? await ctx.tokens.verify(token) : undefined;
-    if (!claims) throw new ApiError('INVALID_TOKEN', undefined, challenge);
+    const claims = await bearerClaims(ctx, req);
     const record = ctx.registry.get(sessionId);
     if (!record) throw new ApiError('SESSION_NOT_FOUND');
     if (claims.sessionId !== sessionId) throw new ApiError('FORBIDDEN');
   }
   const record = ctx.registry.get(sessionId);
   if (!record) throw new ApiError('SESSION_NOT_FOUND');
-  if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw new ApiError('SESSION_ENDED');
+  if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw sessionEnded(record);
   limitSession(ctx, record);
   return record;
+}
+
+/** 410 with why the session ended: `{..., code: "SESSION_ENDED", reason}`. */
+export function sessionEnded(record: SessionRecord): ApiError {
+  const reason = record.endReason;
+  return reason
+    ? new ApiError('SESSION_ENDED', `Session ended (${reason})`, {}, { reason })
+    : new ApiError('SESSION_ENDED');
+}
+
+const USE_BEARER = 'send "Authorization: Bearer <token>" with the token from the create response';
+
+/** The claims of the request's session token, or a 401 that says what to change. */
+async function bearerClaims(ctx: AppContext, req: FastifyRequest): Promise<SessionClaims> {
+  const header = req.headers.authorization;
+  const fail = (detail: string): never => {
+    // the spec's message first (clients may match on it), then what to change
+    throw new ApiError('INVALID_TOKEN', `Invalid or expired token: ${detail}`, challenge);
+  };
+  if (typeof header !== 'string' || header.trim() === '')
+    return fail(`missing Authorization header; ${USE_BEARER}`);
+  const scheme = /^\S+/.exec(header.trim())![0];
+  if (scheme.toLowerCase() === 'ks')
+    return fail('this route takes the session token, not the credential: use Bearer <token> from create');
+  if (scheme.toLowerCase() !== 'bearer')
+    return fail(`unsupported authorization scheme "${scheme}"; ${USE_BEARER}`);
+  const token = authorizationValue(req, 'Bearer');
+  if (!token) return fail(`malformed Authorization header; ${USE_BEARER}`);
+  const check = await ctx.tokens.check(token);
+  if (check.ok) return check.claims;
+  switch (check.problem) {
+    case 'expired':
+      return fail(
+        check.expiredAt === undefined
+          ? 'the session token has expired'
+          : `the session token expired at ${new Date(check.expiredAt).toISOString()}`,
+      );
+    case 'bad_signature':
+      return fail('the token signature does not match (issued by another server, or altered)');
+    case 'wrong_issuer':
+      return fail('not a session token of this server');
+    case 'malformed':
+      return fail(`malformed token; ${USE_BEARER}, unchanged`);
+  }
 }
 
 function limitSession(ctx: AppContext, record: SessionRecord): void {

@@ -3,7 +3,7 @@
  * exp = creation + max duration + retention, so an ended session answers 410 through retention.
  */
 import { randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { Clock } from '../clock.js';
 
 export const TOKEN_ISSUER = 'mouthpiece';
@@ -13,6 +13,12 @@ export interface SessionClaims {
   sessionId: string;
   credentialId: string;
 }
+
+/** Why a token was refused: what a developer has to change. */
+export type TokenProblem = 'malformed' | 'bad_signature' | 'wrong_issuer' | 'expired';
+
+export type TokenCheck =
+  { ok: true; claims: SessionClaims } | { ok: false; problem: TokenProblem; expiredAt?: number };
 
 /** Verified tokens are remembered (until they expire) so a keep-alive costs no HMAC. */
 const CACHE_MAX = 10_000;
@@ -42,11 +48,18 @@ export class TokenService {
 
   /** The claims of a valid token, or undefined (bad signature, expired, wrong alg/iss/aud, missing claims). */
   async verify(token: string): Promise<SessionClaims | undefined> {
+    const r = await this.check(token);
+    return r.ok ? r.claims : undefined;
+  }
+
+  /** The claims of a valid token, or why it is refused. */
+  async check(token: string): Promise<TokenCheck> {
     const hit = this.#verified.get(token);
     if (hit) {
-      if (hit.expMs > this.#clock.now()) return { sessionId: hit.sessionId, credentialId: hit.credentialId };
+      if (hit.expMs > this.#clock.now())
+        return { ok: true, claims: { sessionId: hit.sessionId, credentialId: hit.credentialId } };
       this.#verified.delete(token);
-      return undefined;
+      return { ok: false, problem: 'expired', expiredAt: hit.expMs };
     }
     try {
       const { payload } = await jwtVerify(token, this.#key, {
@@ -61,13 +74,25 @@ export class TokenService {
         typeof payload.sub !== 'string' ||
         typeof payload.exp !== 'number'
       )
-        return undefined;
+        return { ok: false, problem: 'wrong_issuer' };
       const claims = { sessionId: payload['sid'], credentialId: payload.sub };
       if (this.#verified.size >= CACHE_MAX) this.#verified.delete(this.#verified.keys().next().value!);
       this.#verified.set(token, { ...claims, expMs: payload.exp * 1000 });
-      return claims;
-    } catch {
-      return undefined;
+      return { ok: true, claims };
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) {
+        const exp = err.payload.exp;
+        return {
+          ok: false,
+          problem: 'expired',
+          ...(typeof exp === 'number' ? { expiredAt: exp * 1000 } : {}),
+        };
+      }
+      if (err instanceof joseErrors.JWSSignatureVerificationFailed)
+        return { ok: false, problem: 'bad_signature' };
+      if (err instanceof joseErrors.JWTClaimValidationFailed || err instanceof joseErrors.JOSEAlgNotAllowed)
+        return { ok: false, problem: 'wrong_issuer' };
+      return { ok: false, problem: 'malformed' };
     }
   }
 }

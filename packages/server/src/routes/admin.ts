@@ -15,6 +15,7 @@ import type { AdminRoutesOptions } from '../app-types.js';
 import { safeEqual } from '../auth/credential-secret.js';
 import { authorizationValue, lookupCredential } from '../auth/credentials.js';
 import { createCredential, publicView } from '../cli/run.js';
+import { sessionEnded } from '../auth/session-guard.js';
 import { ApiError } from '../errors.js';
 import { Permission } from '../storage/ports.js';
 
@@ -117,7 +118,8 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
     { schema: { tags, summary: 'Force-end a session', params: idParams } },
     async (req) => {
       if (!registry.isActive(req.params.id)) {
-        throw registry.get(req.params.id) ? new ApiError('SESSION_ENDED') : new ApiError('SESSION_NOT_FOUND');
+        const record = registry.get(req.params.id);
+        throw record ? sessionEnded(record) : new ApiError('SESSION_NOT_FOUND');
       }
       await registry.end(req.params.id, EndReason.ADMIN);
       return { success: true };

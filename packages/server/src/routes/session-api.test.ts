@@ -121,7 +121,12 @@ describe('session lifecycle through the API', () => {
     for (const op of ['keep-alive', 'end', 'interrupt', 'init-client']) {
       const res = await t.post(`/v1/avatar-session/${sessionId}/${op}`, token);
       expect(res.statusCode).toBe(410);
-      expect(res.json()).toEqual({ success: false, error: 'Session ended', code: 'SESSION_ENDED' });
+      expect(res.json()).toEqual({
+        success: false,
+        error: 'Session ended (ended_by_client)',
+        code: 'SESSION_ENDED',
+        reason: 'ended_by_client',
+      });
     }
     t.clock.advance(11 * 60_000);
     const gone = await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token);
@@ -143,7 +148,9 @@ describe('session lifecycle through the API', () => {
     t.clock.advance(1);
     await Promise.resolve();
     expect(t.engine.calls.at(-1)).toEqual({ op: 'closeSession', sessionId, reason: 'idle_timeout' });
-    expect((await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token)).statusCode).toBe(410);
+    const ended = await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token);
+    expect(ended.statusCode).toBe(410);
+    expect(ended.json()).toMatchObject({ error: 'Session ended (idle_timeout)', reason: 'idle_timeout' });
   });
 
   it('the max duration ends a session even with keep-alives', async () => {
@@ -169,7 +176,12 @@ describe('session lifecycle through the API', () => {
     const bad = await t.post(`/v1/avatar-session/${a.sessionId}/keep-alive`, b.token.slice(0, -2) + 'xx');
     expect(bad.statusCode).toBe(401);
     expect(bad.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
-    expect(bad.json()).toEqual({ success: false, error: 'Invalid or expired token', code: 'INVALID_TOKEN' });
+    expect(bad.json()).toEqual({
+      success: false,
+      error:
+        'Invalid or expired token: the token signature does not match (issued by another server, or altered)',
+      code: 'INVALID_TOKEN',
+    });
   });
 
   it('decides token operations in the order 401, 404, 403, 410', async () => {

@@ -13,7 +13,7 @@ import {
 import type { QueueAnswer } from '@mouthpiece/engine/host';
 import type { AppContext } from '../app-types.js';
 import { authorizeSession } from '../auth/session-guard.js';
-import { ApiError } from '../errors.js';
+import { ApiError, unsupportedMediaType } from '../errors.js';
 import { engineCall } from './engine-call.js';
 
 const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
@@ -39,6 +39,7 @@ function checkAnswer(answer: QueueAnswer | 'invalid_audio'): boolean {
 }
 
 export const sayTextRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.removeContentTypeParser('text/plain'); // a text/plain body is a 415, not a string to validate
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
     '/v1/avatar-session/:sessionId/say-text',
@@ -47,6 +48,7 @@ export const sayTextRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       schema: {
         ...base,
         summary: 'Speak text (streamed chunks share a turnId)',
+        consumes: ['application/json'],
         body: SayTextBody,
         response: { 200: SayTextResponse, ...errors },
       },
@@ -79,16 +81,25 @@ interface AudioForm {
 }
 
 async function readAudioForm(req: FastifyRequest): Promise<AudioForm> {
-  if (!req.isMultipart()) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Expected multipart/form-data');
+  if (!req.isMultipart()) throw unsupportedMediaType(req);
   const form: AudioForm = { audio: undefined, turnId: undefined, duration: undefined };
-  for await (const part of req.parts()) {
-    if (part.type === 'file') {
-      const bytes = await part.toBuffer();
-      if (part.fieldname === 'audio' || (form.audio === undefined && part.fieldname !== 'turnId'))
-        form.audio = bytes;
-    } else if (part.fieldname === 'turnId' || part.fieldname === 'duration') {
-      form[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        const bytes = await part.toBuffer();
+        if (part.fieldname === 'audio' || (form.audio === undefined && part.fieldname !== 'turnId'))
+          form.audio = bytes;
+      } else if (part.fieldname === 'turnId' || part.fieldname === 'duration') {
+        form[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+      }
     }
+  } catch (err) {
+    // limits (413) keep their own answer; anything else the parser throws is a malformed body
+    if ((err as { code?: string }).code?.startsWith('FST_')) throw err;
+    throw new ApiError(
+      'INVALID_REQUEST',
+      `Malformed multipart/form-data body (${(err as Error).message}): send fields "audio", "turnId" and "duration"`,
+    );
   }
   return form;
 }

@@ -9,8 +9,8 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '@mouthpiece/protocol';
 import type { AppContext } from '../app-types.js';
-import { authorizeSession } from '../auth/session-guard.js';
-import { ApiError } from '../errors.js';
+import { authorizeSession, sessionEnded } from '../auth/session-guard.js';
+import { ApiError, unsupportedMediaType } from '../errors.js';
 import { newId } from '../sessions/session-registry.js';
 import { iceServerLinks, turnForSession } from '../turn/credentials.js';
 import { engineCall } from './engine-call.js';
@@ -51,7 +51,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
     },
     async (req, reply) => {
       if (!isType(req.headers['content-type'], 'application/sdp')) {
-        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Expected Content-Type: application/sdp');
+        throw unsupportedMediaType(req);
       }
       const s = await authorizeSession(ctx, req, req.params.sessionId, { viewerToken: req.query.vt });
       const offerSdp = typeof req.body === 'string' ? req.body : '';
@@ -80,7 +80,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   const resource = async (sessionId: string, viewerId: string): Promise<void> => {
     const record = ctx.registry.get(sessionId);
     if (!record) throw new ApiError('SESSION_NOT_FOUND');
-    if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw new ApiError('SESSION_ENDED');
+    if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw sessionEnded(record);
     if (viewers.get(viewerId) !== sessionId) throw new ApiError('NOT_FOUND', 'No such WHEP resource');
     return Promise.resolve();
   };
@@ -97,10 +97,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
     },
     async (req, reply) => {
       if (!isType(req.headers['content-type'], 'application/trickle-ice-sdpfrag')) {
-        throw new ApiError(
-          'UNSUPPORTED_MEDIA_TYPE',
-          'Expected Content-Type: application/trickle-ice-sdpfrag',
-        );
+        throw unsupportedMediaType(req);
       }
       await resource(req.params.sessionId, req.params.viewerId);
       const frag = typeof req.body === 'string' ? req.body : '';

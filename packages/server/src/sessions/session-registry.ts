@@ -21,6 +21,7 @@ interface Live {
   idleTimer: unknown;
   maxTimer: unknown;
   ending: Promise<boolean> | undefined;
+  endReason: EndReason | undefined;
 }
 
 export interface CreateSessionInput {
@@ -115,6 +116,7 @@ export class SessionRegistry {
       idleTimer: undefined,
       maxTimer: undefined,
       ending: undefined,
+      endReason: undefined,
     };
     this.#live.set(record.id, live); // reserve the slot while the engine starts
     try {
@@ -148,7 +150,10 @@ export class SessionRegistry {
   /** The stored record (active or ended within retention), or undefined. */
   get(sessionId: string): SessionRecord | undefined {
     const live = this.#live.get(sessionId);
-    if (live) return live.ending ? { ...live.record, status: 'ended' } : { ...live.record };
+    if (live)
+      return live.ending
+        ? { ...live.record, status: 'ended', endReason: live.endReason ?? null }
+        : { ...live.record };
     return this.#stores.sessions.get(sessionId);
   }
 
@@ -189,6 +194,7 @@ export class SessionRegistry {
     if (!live) return Promise.resolve(false);
     if (live.ending) return live.ending.then(() => false);
     transition('active', 'ended', reason);
+    live.endReason = reason;
     live.ending = this.#release(live, reason);
     return live.ending;
   }
