@@ -8,7 +8,7 @@ import { FakeEngineHost, ManualClock } from '@mouthpiece/engine/testing';
 import { buildApp, loggerOptions } from './app.js';
 import { testConfig } from './config.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
-import { createCredential } from './cli/run.js';
+import { createCredential } from './auth/credential-records.js';
 import { startServer } from './server.js';
 
 const dirs: string[] = [];

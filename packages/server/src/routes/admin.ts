@@ -14,7 +14,7 @@ import {
 import type { AdminRoutesOptions } from '../app-types.js';
 import { safeEqual } from '../auth/credential-secret.js';
 import { authorizationValue, lookupCredential } from '../auth/credentials.js';
-import { createCredential, publicView } from '../cli/run.js';
+import { createCredential, publicView } from '../auth/credential-records.js';
 import { sessionEnded } from '../auth/session-guard.js';
 import { ApiError } from '../errors.js';
 import { Permission } from '../storage/ports.js';
@@ -80,12 +80,15 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
         },
         clock.now(),
       );
-      return Promise.resolve({ success: true, credential: publicView(record), secret });
+      return Promise.resolve({ success: true, credential: publicView(record, clock.now()), secret });
     },
   );
 
   r.get('/credentials', { schema: { tags, summary: 'List credentials' } }, () =>
-    Promise.resolve({ success: true, credentials: stores.credentials.list().map(publicView) }),
+    Promise.resolve({
+      success: true,
+      credentials: stores.credentials.list().map((c) => publicView(c, clock.now())),
+    }),
   );
 
   r.post(
@@ -95,7 +98,11 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
       if (!stores.credentials.revoke(req.params.id, clock.now()))
         throw new ApiError('NOT_FOUND', 'No such credential');
       const endedSessions = await registry.endAllForCredential(req.params.id, EndReason.CREDENTIAL_REVOKED);
-      return { success: true, credential: publicView(stores.credentials.get(req.params.id)!), endedSessions };
+      return {
+        success: true,
+        credential: publicView(stores.credentials.get(req.params.id)!, clock.now()),
+        endedSessions,
+      };
     },
   );
 
