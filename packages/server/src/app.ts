@@ -54,6 +54,8 @@ export const REDACTED_PATHS = [
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
+    // no pid/hostname of our own: lines about engine and coturn processes carry their `pid`
+    base: undefined,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: {
       // URLs without query strings: the WHEP viewer token travels in the query.

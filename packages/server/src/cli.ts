@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `mouthpiece` bin: serve, and credential management for operators.
-import { runCli } from './cli/run.js';
+import { startBanner } from './cli/banner.js';
+import { cliVersion, runCli } from './cli/run.js';
 import { startServer } from './server.js';
 
 const code = await runCli({
@@ -9,12 +10,20 @@ const code = await runCli({
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   serve: async (config) => {
-    const server = await startServer(config);
+    const server = await startServer(config, {
+      onListening: (info) => process.stdout.write(startBanner({ ...info, version: cliVersion() })),
+    });
+    let stopping = false;
     const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
       server
         .close()
         .catch((err: unknown) => console.error(err))
-        .finally(() => process.exit(0));
+        .finally(() => {
+          process.stdout.write('Mouthpiece stopped.\n');
+          process.exit(0);
+        });
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -9,7 +9,6 @@ describe('config', () => {
       port: 8080,
       idleTimeoutMs: 30_000,
       maxSessionDurationMs: 3_600_000,
-      engine: 'process',
       videoWidth: 512,
       videoHeight: 512,
       videoFps: 25,
@@ -22,9 +21,7 @@ describe('config', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ MOUTHPIECE_VIDEO_SIZE: '511x512' })).toThrow(/MOUTHPIECE_VIDEO_SIZE/);
-    expect(() => loadConfig({ MOUTHPIECE_ENGINE: 'gpu' })).toThrow(
-      /MOUTHPIECE_ENGINE must be one of process, fake/,
-    );
+    expect(() => loadConfig({ MOUTHPIECE_TURN: 'sometimes' })).toThrow(/MOUTHPIECE_TURN must be one of/);
     expect(() => loadConfig({ MOUTHPIECE_TURN: 'external' })).toThrow(/MOUTHPIECE_TURN_HOST/);
     expect(() => loadConfig({ MOUTHPIECE_JWT_SECRET: 'short' })).toThrow(/32 characters/);
     expect(() => loadConfig({ MOUTHPIECE_PUBLIC_URL: 'not a url' })).toThrow(/MOUTHPIECE_PUBLIC_URL/);

@@ -12,7 +12,6 @@ import {
 } from '@mouthpiece/protocol';
 
 export type TurnMode = 'managed' | 'external' | 'off';
-export type EngineKind = 'process' | 'fake';
 
 export interface Config {
   port: number;
@@ -26,7 +25,6 @@ export interface Config {
   endedRetentionMs: number;
   maxSessions: number;
   maxAudioBytes: number;
-  engine: EngineKind;
   engineProcesses: number;
   /** Extra Node flags for engine processes (profiling). */
   engineNodeFlags: string[];
@@ -97,11 +95,6 @@ export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string; meaning
     meaning: 'active sessions per server; over it create answers 503',
   },
   { name: 'MOUTHPIECE_MAX_AUDIO_BYTES', default: '10485760', meaning: 'say-audio upload cap (413 above)' },
-  {
-    name: 'MOUTHPIECE_ENGINE',
-    default: 'process',
-    meaning: '`process` (real media in engine child processes) or `fake` (no media; tests only)',
-  },
   { name: 'MOUTHPIECE_ENGINE_PROCESSES', default: 'cores', meaning: 'number of engine child processes' },
   {
     name: 'MOUTHPIECE_ENGINE_NODE_FLAGS',
@@ -250,7 +243,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     endedRetentionMs: int('MOUTHPIECE_ENDED_RETENTION_MS', DEFAULT_ENDED_RETENTION_MS, 0),
     maxSessions: int('MOUTHPIECE_MAX_SESSIONS', 6 * cores, 1),
     maxAudioBytes: int('MOUTHPIECE_MAX_AUDIO_BYTES', DEFAULT_MAX_AUDIO_BYTES, 1024),
-    engine: oneOf<EngineKind>('MOUTHPIECE_ENGINE', ['process', 'fake'], 'process'),
     engineProcesses: int('MOUTHPIECE_ENGINE_PROCESSES', cores, 1, 64),
     engineNodeFlags: (env['MOUTHPIECE_ENGINE_NODE_FLAGS'] ?? '').split(/\s+/).filter(Boolean),
     avatarsDir: env['MOUTHPIECE_AVATARS_DIR'] ? resolve(env['MOUTHPIECE_AVATARS_DIR']) : undefined,
@@ -292,14 +284,4 @@ function hasTurnserver(): boolean {
   } catch {
     return false;
   }
-}
-
-/** A config for tests: no env, fake engine, TURN off, overrides applied. */
-export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
-  const base = loadConfig({
-    MOUTHPIECE_ENGINE: 'fake',
-    MOUTHPIECE_TURN: 'off',
-    MOUTHPIECE_LOG_LEVEL: 'silent',
-  });
-  return Object.freeze({ ...base, ...overrides });
 }

@@ -2,14 +2,7 @@
 export { buildApp, loggerOptions, type AppDeps } from './app.js';
 export type { AppContext, AdminRoutesOptions } from './app-types.js';
 export { startServer, type RunningServer } from './server.js';
-export {
-  loadConfig,
-  CONFIG_DOCS,
-  ConfigError,
-  type Config,
-  type EngineKind,
-  type TurnMode,
-} from './config.js';
+export { loadConfig, CONFIG_DOCS, ConfigError, type Config, type TurnMode } from './config.js';
 export { systemClock, type Clock } from './clock.js';
 export { ApiError } from './errors.js';
 export { createMemoryStores } from './storage/memory.js';

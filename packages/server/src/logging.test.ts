@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeEngineHost, ManualClock } from '@mouthpiece/engine/testing';
 import { buildApp, loggerOptions } from './app.js';
-import { testConfig } from './config.js';
+import { testConfig } from './testing/test-config.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
 import { createCredential } from './auth/credential-records.js';
 import { startServer } from './server.js';
@@ -127,7 +127,9 @@ describe('startServer', () => {
       endReason: null,
     });
     stores.close();
-    const server = await startServer(testConfig({ dataDir, port: 0, host: '127.0.0.1' }));
+    const server = await startServer(testConfig({ dataDir, port: 0, host: '127.0.0.1' }), {
+      engine: new FakeEngineHost(),
+    });
     try {
       const res = await fetch(`${server.url}/readyz`);
       expect(res.status).toBe(200);

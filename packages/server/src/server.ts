@@ -1,14 +1,17 @@
 /**
  * Starts the whole service: SQLite stores, the JWT secret, managed TURN, the engine, the app.
  * Sessions left active by a previous run are ended (`server_restart`). close() is idempotent.
+ * One logger serves the app, coturn's supervisor and the engine pool; warnings found while
+ * starting are logged only after `onListening` (the CLI prints where the service is first).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { createEnginePool, type EngineHost } from '@mouthpiece/engine/host';
 import { EndReason } from '@mouthpiece/protocol';
-import { buildApp } from './app.js';
+import { buildApp, loggerOptions } from './app.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
@@ -21,6 +24,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** The media engine (default: the engine process pool); tests pass a fake. */
+  engine?: EngineHost;
+  /** Called once the service listens, before the warnings found while starting are logged. */
+  onListening?: (info: { url: string; dataDir: string; turn: TurnSettings['mode'] }) => void;
+}
+
 function secretFile(dataDir: string, name: string): string {
   const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -29,12 +39,9 @@ function secretFile(dataDir: string, name: string): string {
   return secret;
 }
 
-async function createEngine(config: Readonly<Config>): Promise<EngineHost> {
-  if (config.engine === 'fake') {
-    const { FakeEngineHost } = await import('@mouthpiece/engine/testing');
-    return new FakeEngineHost();
-  }
+function createEngine(config: Readonly<Config>, log: FastifyBaseLogger): Promise<EngineHost> {
   return createEnginePool({
+    logger: log.child({ component: 'engine' }),
     processes: config.engineProcesses,
     execArgv: config.engineNodeFlags,
     videoWidth: config.videoWidth,
@@ -45,7 +52,13 @@ async function createEngine(config: Readonly<Config>): Promise<EngineHost> {
   });
 }
 
-export async function startServer(config: Readonly<Config>): Promise<RunningServer> {
+export async function startServer(config: Readonly<Config>, opts: StartOptions = {}): Promise<RunningServer> {
+  // synchronous, so log lines and the CLI's banner reach stdout in the order they were written
+  const log: FastifyBaseLogger = pino(
+    loggerOptions(config.logLevel) as pino.LoggerOptions,
+    pino.destination({ dest: 1, sync: true }),
+  );
+  const warnings: Array<[object, string]> = [];
   mkdirSync(config.dataDir, { recursive: true });
   const stores = openSqliteStores(join(config.dataDir, 'mouthpiece.db'));
   const ended = stores.sessions.endAllActive(EndReason.SERVER_RESTART, Date.now());
@@ -74,7 +87,7 @@ export async function startServer(config: Readonly<Config>): Promise<RunningServ
         realm: 'mouthpiece',
         secret,
         allowLoopback: config.turn.allowLoopback,
-        logger: { info: () => undefined, warn: console.warn, error: console.error },
+        logger: log.child({ component: 'turn' }),
       });
       turn = { mode: 'managed', host: config.turn.host, ports: managed.ports, secret };
     } else if (config.turn.mode === 'external') {
@@ -85,25 +98,42 @@ export async function startServer(config: Readonly<Config>): Promise<RunningServ
         secret: config.turn.secret ?? '',
       };
     }
-    engine = await createEngine(config);
-    app = await buildApp({ config, stores, engine, clock: systemClock, jwtSecret, turn });
+    engine = opts.engine ?? (await createEngine(config, log));
+    app = await buildApp({
+      config,
+      stores,
+      engine,
+      clock: systemClock,
+      jwtSecret,
+      turn,
+      loggerInstance: log,
+    });
     if (ended > 0)
-      app.log.info({ sessions: ended }, 'sessions of the previous run marked ended (server_restart)');
-    if (config.turn.mode === 'managed' && ![80, 443].includes(config.turn.port)) {
-      app.log.warn(
+      log.info({ sessions: ended }, 'sessions of the previous run marked ended (server_restart)');
+    if (config.turn.mode === 'off')
+      warnings.push([
+        {},
+        'TURN is off (coturn is not installed, or MOUTHPIECE_TURN=off): viewers behind strict NATs cannot connect',
+      ]);
+    if (config.turn.mode === 'managed' && ![80, 443].includes(config.turn.port))
+      warnings.push([
         { port: config.turn.port },
         'TURN listens on a non-standard port; clients that build TURN URLs from turn.url by the spec need 80/443',
-      );
-    }
+      ]);
     const publicUrl = new URL(config.publicUrl);
-    if (publicUrl.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(publicUrl.hostname)) {
-      app.log.warn(
+    if (publicUrl.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(publicUrl.hostname))
+      warnings.push([
         { publicUrl: config.publicUrl },
         'public URL is http: pages served over https cannot use its whepUrl',
-      );
-    }
-    const url = await app.listen({ port: config.port, host: config.host });
-    app.log.info({ url, engine: config.engine, turn: turn.mode }, 'mouthpiece listening');
+      ]);
+    await app.listen({
+      port: config.port,
+      host: config.host,
+      listenTextResolver: (address) => `HTTP server listening at ${address}`,
+    });
+    log.info({ url: config.publicUrl, turn: turn.mode, dataDir: config.dataDir }, 'mouthpiece listening');
+    opts.onListening?.({ url: `${config.publicUrl}/`, dataDir: config.dataDir, turn: turn.mode });
+    for (const [fields, msg] of warnings) log.warn(fields, msg);
   } catch (err) {
     await cleanup().catch(() => undefined);
     throw err;

@@ -1,1 +1,2 @@
 export { createTestApp, multipartBody, JWT_SECRET, type TestApp } from './test-app.js';
+export { testConfig } from './test-config.js';

@@ -81,9 +81,10 @@ export async function startManagedTurn(o: ManagedTurnOptions): Promise<ManagedTu
     c.once('exit', (code, signal) => {
       if (closed) return;
       const delayMs = Math.min(30_000, 500 * 2 ** restarts++);
-      o.logger.warn({ code, signal, delayMs }, 'coturn exited; restarting');
+      o.logger.warn({ pid: c.pid, code, signal, delayMs, restarts }, 'coturn exited; restarting');
       restartTimer = setTimeout(() => {
         child = launch();
+        o.logger.info({ pid: child.pid }, 'coturn restarted');
       }, delayMs);
       restartTimer.unref();
     });
