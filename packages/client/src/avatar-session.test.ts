@@ -5,6 +5,7 @@ import { FakePeer, installFakeBrowser, type Call } from './testing/fake-browser.
 const BASE = 'http://mp.test';
 const SID = 'S'.repeat(22);
 let keepAliveStatus = 200;
+let idleTimeoutMs: number | undefined = 30_000;
 
 function server(call: Call) {
   const path = call.url.replace(BASE, '');
@@ -18,6 +19,7 @@ function server(call: Call) {
         whepUrl: `${BASE}/v1/avatar-session/${SID}/whep?vt=v`,
         turn: { url: 'mp.test', username: 'u', credential: 'c', urls: [] },
         iceServers: [],
+        ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
       },
     };
   }
@@ -46,6 +48,7 @@ let calls: Call[];
 beforeEach(() => {
   vi.useFakeTimers();
   keepAliveStatus = 200;
+  idleTimeoutMs = 30_000;
   calls = installFakeBrowser(server).calls;
 });
 afterEach(() => {
@@ -53,12 +56,16 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-async function started(): Promise<{ s: AvatarSession; events: string[] }> {
-  const s = new AvatarSession({ baseUrl: BASE, credential: 'mp_x', logLevel: 'error' });
+async function started(
+  config: Partial<ConstructorParameters<typeof AvatarSession>[0]> = {},
+): Promise<{ s: AvatarSession; events: string[] }> {
+  const s = new AvatarSession({ baseUrl: BASE, credential: 'mp_x', logLevel: 'error', ...config });
   const events: string[] = [];
   s.on('stateChange', (v) => events.push(`state:${v}`));
   s.on('connectionChange', (v) => events.push(`conn:${v}`));
-  s.on('error', (e) => events.push(`error:${e.code}`));
+  s.on('error', (e) => events.push(`error:${e.code}${e.details ? ` ${JSON.stringify(e.details)}` : ''}`));
+  s.on('speakingStart', (e) => events.push(`start:${e.turnId}`));
+  s.on('speakingEnd', (e) => events.push(`end:${e.turnId}:${e.interrupted}`));
   await s.createSession({ avatarId: 'amara' });
   FakePeer.last!.set('connected');
   return { s, events };
@@ -91,7 +98,7 @@ describe('AvatarSession (fake browser, fake timers)', () => {
     await vi.advanceTimersByTimeAsync(10_500);
     expect(s.getSessionState()).toBe('ENDED');
     expect(s.getConnectionState()).toBe('CLOSED');
-    expect(events).toContain('error:SESSION_NOT_FOUND');
+    expect(events.some((e) => e.startsWith('error:SESSION_NOT_FOUND'))).toBe(true);
     const n = calls.length;
     await vi.advanceTimersByTimeAsync(30_000);
     expect(calls.filter((c) => c.url.endsWith('/keep-alive')).length).toBe(
@@ -136,4 +143,80 @@ describe('AvatarSession (fake browser, fake timers)', () => {
       expect.objectContaining({ code: 'INVALID_CONFIGURATION' }),
     );
   });
+
+  it('keeps alive every min(10 s, idleTimeoutMs / 3): a 3 s idle timeout gets one a second', async () => {
+    idleTimeoutMs = 3000;
+    await started();
+    await vi.advanceTimersByTimeAsync(3500);
+    expect(calls.filter((c) => c.url.endsWith('/keep-alive'))).toHaveLength(3);
+  });
+
+  it('every speakingStart gets exactly one speakingEnd: duplicates dropped, open turns end on end', async () => {
+    const { s, events } = await started();
+    serverSays({ type: 'speakingStart', turnId: 't1' });
+    serverSays({ type: 'speakingEnd', turnId: 't1', interrupted: false });
+    serverSays({ type: 'speakingEnd', turnId: 't1', interrupted: false });
+    serverSays({ type: 'speakingStart', turnId: 't2' });
+    await s.endSession();
+    serverSays({ type: 'speakingEnd', turnId: 't2', interrupted: false });
+    expect(events.filter((e) => /^(start|end):/.test(e))).toEqual([
+      'start:t1',
+      'end:t1:false',
+      'start:t2',
+      'end:t2:true',
+    ]);
+  });
+
+  it('a dropped connection ends the turn that was speaking, as interrupted', async () => {
+    const { events } = await started();
+    serverSays({ type: 'speakingStart', turnId: 't1' });
+    FakePeer.last!.set('failed');
+    expect(events).toContain('end:t1:true');
+  });
+
+  it('pagehide while speaking ends the turn and, by default, the session (beacon)', async () => {
+    const { events } = await started();
+    serverSays({ type: 'speakingStart', turnId: 't1' });
+    pageHide();
+    expect(events).toContain('end:t1:true');
+    expect(calls.at(-1)!.url).toBe(`${BASE}/v1/avatar-session/${SID}/end`);
+  });
+
+  it('endOnPageHide: false leaves the session alive when the page goes away', async () => {
+    await started({ endOnPageHide: false });
+    pageHide();
+    expect(calls.some((c) => c.url.endsWith('/end'))).toBe(false);
+  });
+
+  it('replaced: another page took the session; this one closes with REPLACED and stops for good', async () => {
+    const { s, events } = await started();
+    serverSays({ type: 'speakingStart', turnId: 't1' });
+    serverSays({ type: 'replaced' });
+    expect(s.getConnectionState()).toBe('CLOSED');
+    expect(s.getSessionState()).toBe('ENDED');
+    expect(events).toContain('end:t1:true');
+    expect(events).toContain('error:RTC_CONNECTION_FAILED {"code":"REPLACED"}');
+    const before = calls.length;
+    FakePeer.last!.set('failed'); // its old connection dying must not start a reconnect
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls.slice(before).map((c) => c.url)).toEqual([]); // no keep-alive, no WHEP, no end
+    expect(listenerCalls('removeEventListener').some(([name]) => name === 'pagehide')).toBe(true);
+  });
 });
+
+function serverSays(message: object): void {
+  FakePeer.last!.channel.onmessage?.({ data: JSON.stringify(message) });
+}
+
+function listenerCalls(method: 'addEventListener' | 'removeEventListener'): Array<[string, () => void]> {
+  const w = window as unknown as Record<typeof method, { mock: { calls: Array<[string, () => void]> } }>;
+  return w[method].mock.calls;
+}
+
+function pageHide(): void {
+  const handler = listenerCalls('addEventListener')
+    .filter(([name]) => name === 'pagehide')
+    .at(-1)?.[1];
+  if (!handler) throw new Error('no pagehide listener');
+  handler();
+}

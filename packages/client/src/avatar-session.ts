@@ -1,12 +1,11 @@
 /**
- * AvatarSession: show and drive a Mouthpiece avatar in a page (spec §6). Backend-created pattern:
+ * AvatarSession: show and drive a Mouthpiece avatar in a page. Backend-created pattern:
  * `initSession({sessionId, token})`; frontend-only pattern (demos only — never ship a credential
  * to browsers): `createSession()` with `credential` in the config.
  */
 import {
   ClientErrorCode,
   ConnectionState,
-  KEEP_ALIVE_INTERVAL_MS,
   RTC_CONNECTION_TIMEOUT_MS,
   SessionState,
   TypedEmitter,
@@ -23,9 +22,14 @@ import { CONNECTION_TRANSITIONS, SESSION_TRANSITIONS, StateMachine } from './sta
 import { iceServersFor } from './turn.js';
 import { closeWhep, connectWhep, type WhepConnection } from './whep-client.js';
 import { SpeechFallback } from './speech-detector.js';
+import { SessionLifetime } from './session-lifetime.js';
+import { SpeakingTracker } from './speaking-tracker.js';
 import { playWithFallback, styleVideo, watchFirstFrame } from './video-element.js';
 import {
+  audioForm,
+  createBody,
   dispatchServerMessage,
+  REPLACED_ERROR,
   type AvatarSessionConfig,
   type AvatarSessionEvents,
 } from './session-types.js';
@@ -46,10 +50,10 @@ export class AvatarSession {
   #whep: WhepConnection | undefined;
   #init: InitClientResponse | undefined;
   #video: HTMLVideoElement | undefined;
-  #keepAlive: ReturnType<typeof setInterval> | undefined;
+  #lifetime: SessionLifetime | undefined;
   #connectTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #speechFallback = new SpeechFallback();
-  #unload = (): void => this.#onPageHide();
+  readonly #speaking: SpeakingTracker;
 
   constructor(config: AvatarSessionConfig) {
     if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl)) {
@@ -72,6 +76,10 @@ export class AvatarSession {
       CONNECTION_TRANSITIONS,
       (s) => this.#events.emit('connectionChange', s),
     );
+    this.#speaking = new SpeakingTracker({
+      start: (e) => this.#events.emit('speakingStart', e),
+      end: (e) => this.#events.emit('speakingEnd', e),
+    });
   }
 
   on<K extends EventName>(event: K, listener: (payload: AvatarSessionEvents[K]) => void): () => void {
@@ -109,15 +117,9 @@ export class AvatarSession {
     }
     this.#begin();
     try {
-      const body = {
-        visualConfig: { avatarId: o.avatarId },
-        ...(o.voiceId !== undefined || o.voiceSpeed !== undefined
-          ? { voiceConfig: { id: o.voiceId, speed: o.voiceSpeed } }
-          : {}),
-      };
       const created = await this.#api.post<CreateSessionResponse>('/v1/avatar-session', {
         auth: { ks: this.#config.credential },
-        json: body,
+        json: createBody(o),
         kind: 'unsafe',
       });
       await this.#start(created.sessionId, created.token, o.videoContainerId);
@@ -167,13 +169,9 @@ export class AvatarSession {
 
   async sayAudio(audioFile: Blob, turnId: string, duration: number): Promise<void> {
     this.#requireReady();
-    const form = new FormData();
-    form.append('turnId', turnId);
-    form.append('duration', String(duration));
-    form.append('audio', audioFile, (audioFile as File).name ?? 'audio.mp3');
     await this.#api.post(`/v1/avatar-session/${this.#sessionId}/say-audio`, {
       auth: { bearer: this.#token! },
-      form,
+      form: audioForm(audioFile, turnId, duration),
       kind: 'unsafe',
     });
   }
@@ -231,8 +229,19 @@ export class AvatarSession {
       kind: 'safe',
     });
     await this.#connect();
-    this.#keepAlive = setInterval(() => void this.#sendKeepAlive(), KEEP_ALIVE_INTERVAL_MS);
-    window.addEventListener('pagehide', this.#unload);
+    this.#lifetime = new SessionLifetime({
+      api: this.#api,
+      sessionId,
+      token,
+      idleTimeoutMs: this.#init.idleTimeoutMs,
+      endOnPageHide: this.#config.endOnPageHide !== false,
+      ended: (err) => this.#ended(err.message, err),
+      error: (e) => this.#events.emit('error', e),
+      pageHide: () => {
+        this.#speaking.interruptAll();
+        if (this.#whep) closeWhep(this.#whep, true);
+      },
+    });
     this.#session.transition(SessionState.READY);
     if (videoContainerId) this.attachVideo(videoContainerId);
   }
@@ -284,6 +293,7 @@ export class AvatarSession {
         break;
       case 'disconnected':
       case 'failed':
+        this.#speaking.interruptAll(); // nothing more of that speech will arrive
         if (this.#session.state === SessionState.READY) void this.#reconnect();
         break;
       case 'new':
@@ -317,8 +327,8 @@ export class AvatarSession {
   #detectSpeechFallback(whep: WhepConnection): void {
     this.#speechFallback.arm(whep, this.#config.speakingDetection ?? 'auto', () => whep === this.#whep, {
       started: () => this.#log.info('speaking events from the received audio'),
-      start: () => this.#events.emit('speakingStart', { turnId: '' }),
-      end: () => this.#events.emit('speakingEnd', { turnId: '', interrupted: false }),
+      start: () => this.#speaking.start(''),
+      end: () => this.#speaking.end('', false),
     });
   }
 
@@ -337,28 +347,18 @@ export class AvatarSession {
   }
 
   #onMessage(raw: string): void {
-    dispatchServerMessage(raw, this.#events, (reason) => this.#ended(`The session ended (${reason})`));
+    dispatchServerMessage(raw, this.#events, this.#speaking, {
+      ended: (reason) => this.#ended(`The session ended (${reason})`),
+      replaced: () => this.#replaced(),
+    });
   }
 
-  async #sendKeepAlive(): Promise<void> {
-    if (!this.#sessionId || !this.#token) return;
-    try {
-      await this.#api.post(`/v1/avatar-session/${this.#sessionId}/keep-alive`, {
-        auth: { bearer: this.#token },
-        json: {},
-        kind: 'safe',
-      });
-    } catch (err) {
-      if (err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND)
-        this.#ended(err.message, err);
-      else
-        this.#events.emit(
-          'error',
-          err instanceof MouthpieceError
-            ? err.toJSON()
-            : { code: ClientErrorCode.API_REQUEST_FAILED, message: String(err) },
-        );
-    }
+  /** A newer viewer (another tab) took the session's video: stop here, and do not fight back. */
+  #replaced(): void {
+    this.#log.warn('another page took over this session; this page stops');
+    this.#teardown();
+    if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
+    this.#events.emit('error', REPLACED_ERROR);
   }
 
   #ended(message: string, err?: MouthpieceError): void {
@@ -368,19 +368,14 @@ export class AvatarSession {
   }
 
   #teardown(): void {
-    clearInterval(this.#keepAlive);
+    this.#speaking.interruptAll();
+    this.#lifetime?.stop();
+    this.#lifetime = undefined;
     this.#speechFallback.stop();
     clearTimeout(this.#connectTimer);
-    window.removeEventListener('pagehide', this.#unload);
     if (this.#whep) closeWhep(this.#whep);
     this.#whep = undefined;
     if (this.#connection.can(ConnectionState.CLOSED)) this.#connection.transition(ConnectionState.CLOSED);
-  }
-
-  #onPageHide(): void {
-    if (this.#whep) closeWhep(this.#whep, true);
-    if (this.#sessionId && this.#token)
-      this.#api.beacon(`/v1/avatar-session/${this.#sessionId}/end`, this.#token);
   }
 
   #play(): void {

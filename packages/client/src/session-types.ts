@@ -1,4 +1,4 @@
-/** The configuration and events of AvatarSession (spec §6), and how server messages become events. */
+/** The configuration and events of AvatarSession, and how server messages become events. */
 import {
   parseServerMessage,
   type ClientErrorCode,
@@ -7,6 +7,7 @@ import {
   type TypedEmitter,
 } from '@mouthpiece/protocol';
 import type { LogLevel } from './logger.js';
+import type { SpeakingTracker } from './speaking-tracker.js';
 import type { RetryConfig } from './retry.js';
 
 export interface AvatarSessionConfig extends Partial<RetryConfig> {
@@ -21,6 +22,12 @@ export interface AvatarSessionConfig extends Partial<RetryConfig> {
    * the received audio when the channel does not open within 3 s), or always the audio (`audio`).
    */
   speakingDetection?: 'auto' | 'audio';
+  /**
+   * End the session when the page goes away (pagehide), so a closed tab does not hold a session
+   * until its idle timeout. Default true. Set false when the session belongs to something that
+   * outlives the page (a page opened on a backend's session that should survive a reload).
+   */
+  endOnPageHide?: boolean;
 }
 
 export interface AvatarSessionEvents {
@@ -35,28 +42,62 @@ export interface AvatarSessionEvents {
   [k: string]: unknown;
 }
 
-/** Turns one `events` channel message into session events; `ended` for `sessionEnded`. */
+/** Turns one `events` channel message into session events. */
 export function dispatchServerMessage(
   raw: string,
   events: TypedEmitter<AvatarSessionEvents>,
-  ended: (reason: string) => void,
+  speaking: SpeakingTracker,
+  on: { ended(reason: string): void; replaced(): void },
 ): void {
   const m = parseServerMessage(raw);
   if (!m) return;
   switch (m.type) {
     case 'speakingStart':
-      events.emit('speakingStart', { turnId: m.turnId });
+      speaking.start(m.turnId);
       break;
     case 'speakingEnd':
-      events.emit('speakingEnd', { turnId: m.turnId, interrupted: m.interrupted });
+      speaking.end(m.turnId, m.interrupted);
+      break;
+    case 'turnFailed':
+      speaking.end(m.turnId, true);
+      break;
+    case 'replaced':
+      on.replaced();
       break;
     case 'word':
       events.emit('word', { turnId: m.turnId, text: m.text, startMs: m.startMs, endMs: m.endMs });
       break;
     case 'sessionEnded':
-      ended(m.reason);
+      on.ended(m.reason);
       break;
     case 'hello':
       break;
   }
 }
+
+/** The create request body of `createSession`'s options. */
+export function createBody(o: { avatarId: string; voiceId?: string; voiceSpeed?: number }): object {
+  return {
+    visualConfig: { avatarId: o.avatarId },
+    ...(o.voiceId !== undefined || o.voiceSpeed !== undefined
+      ? { voiceConfig: { id: o.voiceId, speed: o.voiceSpeed } }
+      : {}),
+  };
+}
+
+/** say-audio's multipart form: the file under `audio`, with `turnId` and `duration`. */
+export function audioForm(audioFile: Blob, turnId: string, duration: number): FormData {
+  const form = new FormData();
+  form.append('turnId', turnId);
+  form.append('duration', String(duration));
+  form.append('audio', audioFile, (audioFile as File).name ?? 'audio.mp3');
+  return form;
+}
+
+/** The `error` a page gets when another page (a newer viewer) took over its session. */
+export const REPLACED_ERROR = {
+  code: 'RTC_CONNECTION_FAILED',
+  message:
+    'Another page opened this session and now shows it; this page stopped (it neither reconnects nor ends the session)',
+  details: { code: 'REPLACED' },
+} as const satisfies AvatarSessionEvents['error'];

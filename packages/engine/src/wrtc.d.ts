@@ -33,6 +33,7 @@ declare module '@roamhq/wrtc' {
   export interface RTCDataChannel {
     readonly label: string;
     readonly readyState: 'connecting' | 'open' | 'closing' | 'closed';
+    readonly bufferedAmount: number;
     send(data: string): void;
     close(): void;
     onopen: (() => void) | null;

@@ -1,4 +1,4 @@
-/** WebRTC data channel contract (DESIGN §3.15). Label `events`, ordered, reliable, JSON text. */
+/** WebRTC data channel contract (docs/design.md). Label `events`, ordered, reliable, JSON text. */
 export const DATA_CHANNEL_LABEL = 'events';
 export const DATA_CHANNEL_PROTOCOL = 1;
 
@@ -7,7 +7,11 @@ export type ServerMessage =
   | { type: 'speakingStart'; turnId: string }
   | { type: 'speakingEnd'; turnId: string; interrupted: boolean }
   | { type: 'word'; turnId: string; text: string; startMs: number; endMs: number }
-  | { type: 'sessionEnded'; reason: string };
+  | { type: 'sessionEnded'; reason: string }
+  /** A newer viewer took over the session's media; this viewer's connection closes. */
+  | { type: 'replaced' }
+  /** A voice provider failed this turn; the session lives. */
+  | { type: 'turnFailed'; turnId: string; reason: string };
 
 export type ClientMessage = { type: 'ready' };
 
@@ -35,6 +39,16 @@ export function parseServerMessage(raw: unknown): ServerMessage | undefined {
         : undefined;
     case 'sessionEnded':
       return { type: 'sessionEnded', reason: typeof m['reason'] === 'string' ? m['reason'] : 'unknown' };
+    case 'replaced':
+      return { type: 'replaced' };
+    case 'turnFailed':
+      return typeof m['turnId'] === 'string'
+        ? {
+            type: 'turnFailed',
+            turnId: m['turnId'],
+            reason: typeof m['reason'] === 'string' ? m['reason'] : 'unknown',
+          }
+        : undefined;
     default:
       return undefined;
   }

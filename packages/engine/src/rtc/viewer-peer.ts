@@ -33,6 +33,7 @@ export class ViewerPeer {
   #closed = false;
   #connected = false;
   #ready = false;
+  #helloSent = false;
 
   private constructor(
     viewerId: string,
@@ -130,6 +131,23 @@ export class ViewerPeer {
     }
   }
 
+  /**
+   * Sends a last message, stops the media at once, and closes the connection once the message
+   * has left (the channel's buffer drained) or after `maxWaitMs`.
+   */
+  closeWith(message: ServerMessage, maxWaitMs = 1000): void {
+    if (this.#closed) return;
+    this.send(message);
+    for (const t of this.#tracks) t.stop();
+    const started = Date.now();
+    const poll = (): void => {
+      const buffered = this.#channel?.readyState === 'open' ? this.#channel.bufferedAmount : 0;
+      if (buffered === 0 || Date.now() - started >= maxWaitMs) setTimeout(() => this.close(), 100);
+      else setTimeout(poll, 20);
+    };
+    poll();
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -145,14 +163,19 @@ export class ViewerPeer {
   #attachChannel(channel: RTCDataChannel, sessionId: string, events: ViewerPeerEvents): void {
     if (channel.label !== DATA_CHANNEL_LABEL) return;
     this.#channel = channel;
-    channel.onopen = () => this.send({ type: 'hello', sessionId, protocol: 1 });
+    const hello = (): void => {
+      if (this.#helloSent) return; // once, whether the channel opened before or after this
+      this.#helloSent = true;
+      this.send({ type: 'hello', sessionId, protocol: 1 });
+    };
+    channel.onopen = hello;
     channel.onmessage = ({ data }) => {
       if (parseClientMessage(data)?.type === 'ready' && !this.#ready) {
         this.#ready = true;
         events.onReady();
       }
     };
-    if (channel.readyState === 'open') this.send({ type: 'hello', sessionId, protocol: 1 });
+    if (channel.readyState === 'open') hello();
   }
 }
 

@@ -176,7 +176,7 @@ export class EngineSession {
     const previous = this.#viewer;
     this.#viewer = peer;
     if (previous) {
-      previous.close();
+      previous.closeWith({ type: 'replaced' }); // the displaced page stops instead of reconnecting
       this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId: previous.viewerId });
     }
     if (!this.#player.playing) this.#playbackAllowed = false; // wait for the new viewer's first frame
