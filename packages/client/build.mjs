@@ -1,22 +1,60 @@
-// Builds the single-file <script> bundle (window.Mouthpiece) next to the tsc ESM output, and
-// prints its minified and gzipped size.
+// Builds the SDK for use outside this repository, next to the tsc output:
+//   dist/mouthpiece.js    single-file <script> build (defines window.Mouthpiece; served at /sdk/mouthpiece.js)
+//   dist/mouthpiece.mjs   self-contained ES module (the protocol package bundled in)
+//   dist/mouthpiece.d.ts  its types in one file, with no import of unpublished packages
+// and prints their sizes. The types are regenerated only when a source is newer than them.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-await build({
+const common = {
   entryPoints: [`${here}src/index.ts`],
   bundle: true,
+  target: ['chrome100', 'safari15', 'firefox100'],
+  logLevel: 'warning',
+};
+await build({
+  ...common,
   minify: true,
   format: 'iife',
   globalName: 'Mouthpiece',
-  target: ['chrome100', 'safari15', 'firefox100'],
   outfile: `${here}dist/mouthpiece.js`,
-  logLevel: 'warning',
 });
-const js = readFileSync(`${here}dist/mouthpiece.js`);
-console.log(
-  `dist/mouthpiece.js: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gzipSync(js).length / 1024).toFixed(1)} KiB gzipped`,
-);
+await build({ ...common, minify: false, format: 'esm', outfile: `${here}dist/mouthpiece.mjs` });
+
+const types = `${here}dist/mouthpiece.d.ts`;
+const newest = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+    const p = join(dir, e.name);
+    return Math.max(m, e.isDirectory() ? newest(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0);
+  }, 0);
+const sources = Math.max(newest(`${here}src`), newest(`${here}../protocol/src`));
+if (!existsSync(types) || statSync(types).mtimeMs < sources) {
+  execFileSync(
+    process.execPath,
+    [
+      fileURLToPath(import.meta.resolve('dts-bundle-generator/dist/bin/dts-bundle-generator.js')),
+      '--silent',
+      '--no-banner',
+      '--project',
+      `${here}tsconfig.json`,
+      '--external-inlines',
+      '@mouthpiece/protocol',
+      '-o',
+      types,
+      `${here}src/index.ts`,
+    ],
+    { stdio: 'inherit' },
+  );
+}
+
+for (const f of ['mouthpiece.js', 'mouthpiece.mjs', 'mouthpiece.d.ts']) {
+  const b = readFileSync(`${here}dist/${f}`);
+  console.log(
+    `dist/${f}: ${(b.length / 1024).toFixed(1)} KiB, ${(gzipSync(b).length / 1024).toFixed(1)} KiB gzipped`,
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * The SDK as someone outside this repository gets it (`npm run build` output): a self-contained
+ * ES module and one declaration file that imports nothing unpublished and type-checks alone.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const dist = (f: string) => fileURLToPath(new URL(`../dist/${f}`, import.meta.url));
+
+describe('the built SDK', () => {
+  it('the ES module bundles everything it needs and exports the public API', async () => {
+    const source = readFileSync(dist('mouthpiece.mjs'), 'utf8');
+    expect(source).not.toMatch(/from ["']@mouthpiece\//);
+    const m = (await import(dist('mouthpiece.mjs'))) as Record<string, unknown>;
+    expect(typeof m['AvatarSession']).toBe('function');
+    expect(m['SessionState']).toMatchObject({ READY: 'READY', ENDED: 'ENDED' });
+    expect(m['ErrorCode']).toMatchObject({ SESSION_NOT_FOUND: 'SESSION_NOT_FOUND' });
+  });
+
+  it('its one .d.ts imports no unpublished package and type-checks on its own', () => {
+    const file = dist('mouthpiece.d.ts');
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(file, 'utf8')).not.toMatch(/@mouthpiece\//);
+    const program = ts.createProgram([file], {
+      noEmit: true,
+      strict: true,
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      types: [],
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(problems).toEqual([]);
+  });
+
+  it('package.json points importers at the bundle and its types', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    expect(pkg.exports['.']).toEqual({ types: './dist/mouthpiece.d.ts', import: './dist/mouthpiece.mjs' });
+  });
+});
