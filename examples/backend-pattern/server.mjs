@@ -7,6 +7,7 @@ import http from 'node:http';
 const MOUTHPIECE_URL = (process.env.MOUTHPIECE_URL ?? 'http://localhost:8080').replace(/\/+$/, '');
 const CREDENTIAL = process.env.MOUTHPIECE_CREDENTIAL;
 const PORT = Number(process.env.PORT ?? 3000);
+const CREATE_TIMEOUT_MS = 15_000;
 if (!CREDENTIAL) {
   console.error(
     'Set MOUTHPIECE_CREDENTIAL (create one with: npx mouthpiece credentials create --name example)',
@@ -14,43 +15,122 @@ if (!CREDENTIAL) {
   process.exit(1);
 }
 
+/**
+ * Creates a Mouthpiece session for one visitor. Resolves to [status, body for the page]: the
+ * session id and token, or `{error}` saying what went wrong and what to do. Never rejects.
+ */
+async function createSession() {
+  let r;
+  try {
+    r = await fetch(`${MOUTHPIECE_URL}/v1/avatar-session`, {
+      method: 'POST',
+      headers: { Authorization: `KS ${CREDENTIAL}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ visualConfig: { avatarId: 'amara' }, voiceConfig: { id: 'en-us-female' } }),
+      signal: AbortSignal.timeout(CREATE_TIMEOUT_MS),
+    });
+  } catch (err) {
+    const cause =
+      err.name === 'TimeoutError'
+        ? `no answer within ${CREATE_TIMEOUT_MS / 1000} s`
+        : err.cause?.message || err.cause?.code || err.message;
+    return [
+      502,
+      { error: `Mouthpiece is not reachable at ${MOUTHPIECE_URL}: ${cause}. Start it with npm start` },
+    ];
+  }
+  const text = await r.text().catch(() => '');
+  let body = {};
+  try {
+    body = JSON.parse(text) ?? {};
+  } catch {
+    // not JSON (a proxy's error page?): the status and the start of the text say enough
+  }
+  if (r.ok && body.sessionId && body.token) {
+    return [200, { sessionId: body.sessionId, token: body.token }]; // only these: never the credential
+  }
+  if (r.ok) {
+    return [
+      502,
+      { error: `${MOUTHPIECE_URL} answered without a session: is MOUTHPIECE_URL a Mouthpiece server?` },
+    ];
+  }
+  const why = (body.error ?? (text.slice(0, 200) || r.statusText)).replace(/\.$/, '');
+  const check =
+    r.status === 401 || r.status === 403
+      ? ' Check MOUTHPIECE_CREDENTIAL (make one with: npx mouthpiece credentials create --name example)'
+      : '';
+  return [
+    r.status,
+    {
+      error: `Mouthpiece refused to create a session (${r.status}${body.code ? ` ${body.code}` : ''}): ${why}.${check}`,
+    },
+  ];
+}
+
 const page = `<!doctype html>
 <html><head><meta charset="utf-8"><title>My app with an avatar</title>
-<style>body{font-family:system-ui;margin:40px} #avatar{width:384px;height:384px;border-radius:12px;overflow:hidden;background:#ddd}</style></head>
+<style>
+  body { font-family: system-ui; margin: 40px }
+  #avatar { position: relative; width: 384px; height: 384px; border-radius: 12px; overflow: hidden; background: #ddd }
+  #status { position: absolute; inset: 0; margin: 0; padding: 24px; display: flex; align-items: center; justify-content: center; text-align: center; color: #555 }
+  #status[hidden] { display: none }
+  #status.error { background: #f6e3e3; color: #b42318 }
+</style></head>
 <body>
   <h1>Talk to our assistant</h1>
-  <div id="avatar"></div>
+  <div id="avatar"><p id="status" role="status">connecting…</p></div>
   <p><input id="text" size="50" value="Hi! How can I help you today?"> <button id="say">Say</button> <button id="stop">Interrupt</button></p>
   <script src="${MOUTHPIECE_URL}/sdk/mouthpiece.js"></script>
   <script>
-    const avatar = new Mouthpiece.AvatarSession({ baseUrl: ${JSON.stringify(MOUTHPIECE_URL)} });
-    avatar.on('error', (e) => console.warn(e.code, e.message));
+    const status = document.getElementById('status');
+    const show = (text, error) => {
+      status.textContent = text;
+      status.className = error ? 'error' : '';
+      status.hidden = false;
+    };
+    let avatar;
     fetch('/session', { method: 'POST' })
-      .then((r) => r.json())
-      .then(({ sessionId, token }) => avatar.initSession({ sessionId, token }, { videoContainerId: 'avatar' }));
-    document.getElementById('say').onclick = () => avatar.sayText(document.getElementById('text').value);
-    document.getElementById('stop').onclick = () => avatar.interrupt();
+      .then(async (r) => {
+        const s = await r.json().catch(() => ({ error: 'The backend answered ' + r.status }));
+        if (!r.ok) throw new Error(s.error);
+        if (!window.Mouthpiece) throw new Error(${JSON.stringify(`Could not load ${MOUTHPIECE_URL}/sdk/mouthpiece.js`)});
+        avatar = new Mouthpiece.AvatarSession({ baseUrl: ${JSON.stringify(MOUTHPIECE_URL)} });
+        avatar.on('videoReady', () => (status.hidden = true));
+        avatar.on('error', (e) => show(e.message, true));
+        await avatar.initSession(s, { videoContainerId: 'avatar' });
+      })
+      .catch((err) => show(err.message, true));
+    const act = (fn) => () => (avatar ? fn().catch((e) => show(e.message, true)) : undefined);
+    document.getElementById('say').onclick = act(() => avatar.sayText(document.getElementById('text').value));
+    document.getElementById('stop').onclick = act(() => avatar.interrupt());
   </script>
 </body></html>`;
 
-http
-  .createServer(async (req, res) => {
-    if (req.method === 'POST' && req.url === '/session') {
-      const r = await fetch(`${MOUTHPIECE_URL}/v1/avatar-session`, {
-        method: 'POST',
-        headers: { Authorization: `KS ${CREDENTIAL}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ visualConfig: { avatarId: 'amara' }, voiceConfig: { id: 'en-us-female' } }),
-      });
-      const body = await r.json();
-      res.writeHead(r.status, { 'Content-Type': 'application/json' });
-      // only what the page needs: never the credential
-      res.end(
-        JSON.stringify(r.ok ? { sessionId: body.sessionId, token: body.token } : { error: body.error }),
-      );
-      return;
-    }
+async function handle(req, res) {
+  const path = new URL(req.url, 'http://localhost').pathname;
+  if (req.method === 'POST' && path === '/session') {
+    const [status, body] = await createSession();
+    if (body.error) console.error(`POST /session → ${status}: ${body.error}`);
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+    return;
+  }
+  if (req.method === 'GET' && path === '/') {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
     res.end(page);
+    return;
+  }
+  res.writeHead(404, { 'Content-Type': 'text/plain' });
+  res.end('Not found');
+}
+
+http
+  .createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      console.error(err);
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: `The example server failed: ${err.message}` }));
+    });
   })
   .listen(PORT, () =>
     console.log(`example app on http://localhost:${PORT} (Mouthpiece at ${MOUTHPIECE_URL})`),
