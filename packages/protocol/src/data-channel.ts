@@ -1,4 +1,7 @@
-/** WebRTC data channel contract (docs/design.md). Label `events`, ordered, reliable, JSON text. */
+/**
+ * WebRTC data channel contract. Label `events`, ordered, reliable, JSON text messages with a
+ * `type`; unknown types are ignored on both sides (the SDK side is described in docs/client.md).
+ */
 export const DATA_CHANNEL_LABEL = 'events';
 export const DATA_CHANNEL_PROTOCOL = 1;
 

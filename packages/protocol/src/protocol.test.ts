@@ -43,6 +43,13 @@ describe('data channel messages', () => {
     expect(parseServerMessage('{"type":"future"}')).toBeUndefined();
     expect(parseServerMessage('not json')).toBeUndefined();
     expect(parseServerMessage('[1]')).toBeUndefined();
+    expect(parseServerMessage('{"type":"replaced"}')).toEqual({ type: 'replaced' });
+    expect(parseServerMessage('{"type":"turnFailed","turnId":"t"}')).toEqual({
+      type: 'turnFailed',
+      turnId: 't',
+      reason: 'unknown',
+    });
+    expect(parseServerMessage('{"type":"turnFailed"}')).toBeUndefined();
     expect(parseClientMessage('{"type":"ready"}')).toEqual({ type: 'ready' });
     expect(parseClientMessage('{"type":"other"}')).toBeUndefined();
   });
