@@ -68,7 +68,7 @@ export const sayTextRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       ctx.registry.touch(s.id);
       const answer = await engineCall(() => ctx.engine.sayText(s.id, { turnId, text, isFinal }));
       const discarded = checkAnswer(answer);
-      if (!discarded) ctx.stores.usage.add(s.credentialId, { charactersSpoken: text.length });
+      if (!discarded) ctx.registry.recordUsage(s.credentialId, { charactersSpoken: text.length });
       return discarded ? { success: true as const, turnId, discarded } : { success: true as const, turnId };
     },
   );
@@ -155,7 +155,7 @@ export const sayAudioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
           'declared audio duration differs from the decoded one',
         );
       }
-      ctx.stores.usage.add(s.credentialId, { audioSeconds: decoded });
+      ctx.registry.recordUsage(s.credentialId, { audioSeconds: decoded });
       return {
         success: true as const,
         turnId: form.turnId,

@@ -2,6 +2,11 @@
  * The registry of sessions: creation under limits, the in-memory idle clock (keep-alive never
  * writes to SQLite), max duration, ending by any path with every resource released, retention
  * then purge, revocation watch and engine failure handling.
+ *
+ * A live session's state is one field, `phase` (none → active → ended), moved only by
+ * `#transition()`, which checks the table, logs `from -> to` once and tells the listeners. Store
+ * writes follow the state; a failed write never undoes it or throws out of an end: it is logged
+ * and retried (see `#persistEnd`).
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -11,18 +16,26 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import type { CredentialRecord, SessionRecord, Stores } from '../storage/ports.js';
-import { transition } from './session-state.js';
+import type { CredentialRecord, SessionRecord, Stores, Usage } from '../storage/ports.js';
+import { transition, type SessionPhase } from './session-state.js';
+import { UsageRecorder } from './usage-recorder.js';
 
 interface Live {
+  /** The session as stored; its `status` and `endReason` are derived from `phase` on the way out. */
   record: SessionRecord;
+  phase: SessionPhase;
   /** The credential's plan limits at creation (kept in memory: no store read per request). */
   limits: CredentialRecord['limits'];
   idleTimer: unknown;
   maxTimer: unknown;
-  ending: Promise<boolean> | undefined;
-  endReason: EndReason | undefined;
+  /** Resolves when an ended session's resources are released. */
+  released: Promise<void> | undefined;
 }
+
+export type SessionTransition = { sessionId: string; from: SessionPhase; to: SessionPhase; reason: string };
+
+/** Retries of a failed end write: after 1, 2, 4 … 60 s, until it lands. */
+const PERSIST_RETRY_MS = [1000, 2000, 4000, 8000, 15_000, 30_000, 60_000];
 
 export interface CreateSessionInput {
   credential: CredentialRecord;
@@ -55,6 +68,8 @@ export class SessionRegistry {
   #closed = false;
   readonly #offEngine: () => void;
   readonly #endedListeners = new Set<(sessionId: string, reason: EndReason) => void>();
+  readonly #transitionListeners = new Set<(t: SessionTransition) => void>();
+  readonly #usage: UsageRecorder;
 
   constructor(deps: {
     stores: Stores;
@@ -70,6 +85,7 @@ export class SessionRegistry {
     this.#config = deps.config;
     this.#log = deps.log;
     this.#metrics = deps.metrics;
+    this.#usage = new UsageRecorder(deps.stores.usage, deps.log);
     this.#credentialsVersion = this.#stores.credentials.changeVersion();
     this.#offEngine = this.#engine.onEvent((e) => {
       if (e.type === 'sessionFailed' && this.#live.has(e.sessionId)) {
@@ -83,7 +99,7 @@ export class SessionRegistry {
   }
 
   async create(input: CreateSessionInput): Promise<SessionRecord> {
-    if (this.#live.size >= this.#config.maxSessions) {
+    if (this.#count(() => true) >= this.#config.maxSessions) {
       throw new ApiError('SERVER_BUSY', undefined, { 'Retry-After': '5' });
     }
     if (this.countActiveFor(input.credential.id) >= input.credential.limits.maxSessions) {
@@ -95,7 +111,6 @@ export class SessionRegistry {
         },
       );
     }
-    transition('none', 'active', 'created');
     const now = this.#clock.now();
     const record: SessionRecord = {
       id: newId(),
@@ -112,13 +127,13 @@ export class SessionRegistry {
     };
     const live: Live = {
       record,
+      phase: 'none',
       limits: input.credential.limits,
       idleTimer: undefined,
       maxTimer: undefined,
-      ending: undefined,
-      endReason: undefined,
+      released: undefined,
     };
-    this.#live.set(record.id, live); // reserve the slot while the engine starts
+    this.#live.set(record.id, live); // reserve the slot (limits count it) while the engine starts
     try {
       await this.#engine.createSession({
         sessionId: record.id,
@@ -131,29 +146,44 @@ export class SessionRegistry {
       this.#log.error({ err }, 'engine could not create a session');
       throw new ApiError('ENGINE_UNAVAILABLE', undefined, { 'Retry-After': '5' });
     }
-    this.#stores.sessions.insert(record);
-    this.#stores.usage.add(record.credentialId, { sessionsCreated: 1 });
+    try {
+      this.#stores.sessions.insert(record);
+    } catch (err) {
+      // nothing is left behind: the engine session and the slot go, the caller may retry
+      this.#live.delete(record.id);
+      await this.#engine.closeSession(record.id, 'not_created').catch(() => undefined);
+      this.#log.error({ err, sessionId: record.id }, 'storing a new session failed');
+      throw new ApiError('INTERNAL', 'Storage is unavailable; the session was not created', {
+        'Retry-After': '2',
+      });
+    }
+    this.recordUsage(record.credentialId, { sessionsCreated: 1 });
+    this.#transition(live, 'active', 'created');
     live.maxTimer = this.#clock.setTimeout(
       () => void this.end(record.id, EndReason.MAX_DURATION),
       record.expiresAt - now,
     );
     this.touch(record.id);
     this.#metrics.sessionsCreated.inc();
-    this.#metrics.sessionsActive.set(this.#live.size);
-    this.#log.info(
-      { sessionId: record.id, credentialId: record.credentialId, avatarId: record.avatarId },
-      'session created',
-    );
-    return { ...record };
+    return this.#view(live)!;
+  }
+
+  /** The record as callers see it: status and end reason follow the live phase. */
+  #view(live: Live): SessionRecord | undefined {
+    switch (live.phase) {
+      case 'none':
+        return undefined; // still being created: not visible yet
+      case 'active':
+        return { ...live.record, status: 'active' };
+      case 'ended':
+        return { ...live.record, status: 'ended' };
+    }
   }
 
   /** The stored record (active or ended within retention), or undefined. */
   get(sessionId: string): SessionRecord | undefined {
     const live = this.#live.get(sessionId);
-    if (live)
-      return live.ending
-        ? { ...live.record, status: 'ended', endReason: live.endReason ?? null }
-        : { ...live.record };
+    if (live) return this.#view(live);
     return this.#stores.sessions.get(sessionId);
   }
 
@@ -163,14 +193,13 @@ export class SessionRegistry {
   }
 
   isActive(sessionId: string): boolean {
-    const live = this.#live.get(sessionId);
-    return live !== undefined && live.ending === undefined;
+    return this.#live.get(sessionId)?.phase === 'active';
   }
 
   /** Refreshes the idle clock (in memory only). */
   touch(sessionId: string): void {
     const live = this.#live.get(sessionId);
-    if (!live || live.ending) return;
+    if (live?.phase !== 'active') return;
     this.#clock.clearTimeout(live.idleTimer);
     live.idleTimer = this.#clock.setTimeout(
       () => void this.end(sessionId, EndReason.IDLE_TIMEOUT),
@@ -179,28 +208,41 @@ export class SessionRegistry {
   }
 
   listActive(): SessionRecord[] {
-    return [...this.#live.values()].filter((l) => !l.ending).map((l) => ({ ...l.record }));
+    return [...this.#live.values()].filter((l) => l.phase === 'active').map((l) => this.#view(l)!);
   }
 
+  /** Sessions of a credential that hold a slot (active, or being created). */
   countActiveFor(credentialId: string): number {
+    return this.#count((l) => l.record.credentialId === credentialId);
+  }
+
+  #count(pred: (l: Live) => boolean): number {
     let n = 0;
-    for (const l of this.#live.values()) if (l.record.credentialId === credentialId) n++;
+    for (const l of this.#live.values()) if (l.phase !== 'ended' && pred(l)) n++;
     return n;
   }
 
-  /** Ends an active session and releases everything it holds. False when it was not active. */
-  end(sessionId: string, reason: EndReason): Promise<boolean> {
+  /**
+   * Ends an active session and releases everything it holds; false when it was not active. Never
+   * rejects: the session ends in memory whatever the store or the engine answer.
+   */
+  async end(sessionId: string, reason: EndReason): Promise<boolean> {
     const live = this.#live.get(sessionId);
-    if (!live) return Promise.resolve(false);
-    if (live.ending) return live.ending.then(() => false);
-    transition('active', 'ended', reason);
-    live.endReason = reason;
-    live.ending = this.#release(live, reason);
-    return live.ending;
+    if (!live || live.phase === 'none') return false;
+    if (live.phase === 'ended') {
+      await live.released;
+      return false;
+    }
+    this.#transition(live, 'ended', reason);
+    live.released = this.#release(live, reason);
+    await live.released;
+    return true;
   }
 
   async endAllForCredential(credentialId: string, reason: EndReason): Promise<number> {
-    const ids = [...this.#live.values()].filter((l) => l.record.credentialId === credentialId && !l.ending);
+    const ids = [...this.#live.values()].filter(
+      (l) => l.record.credentialId === credentialId && l.phase === 'active',
+    );
     const results = await Promise.all(ids.map((l) => this.end(l.record.id, reason)));
     return results.filter(Boolean).length;
   }
@@ -220,6 +262,12 @@ export class SessionRegistry {
     return Promise.all(
       [...revoked].map((id) => this.endAllForCredential(id, EndReason.CREDENTIAL_REVOKED)),
     ).then((n) => n.reduce((a, b) => a + b, 0));
+  }
+
+  /** Called on every state change of a session (after it happened). */
+  onTransition(listener: (t: SessionTransition) => void): () => void {
+    this.#transitionListeners.add(listener);
+    return () => this.#transitionListeners.delete(listener);
   }
 
   /** Called after a session ended and its resources were released. */
@@ -242,22 +290,42 @@ export class SessionRegistry {
     this.#offEngine();
   }
 
-  async #release(live: Live, reason: EndReason): Promise<boolean> {
+  /** The one way a session's state moves: checks the table, logs `from -> to`, tells listeners. */
+  #transition(live: Live, to: SessionPhase, reason: string): void {
+    const from = live.phase;
+    transition(from, to, reason); // throws on a move the table does not allow
+    live.phase = to;
+    if (to === 'ended') {
+      live.record.endReason = reason as EndReason;
+      live.record.endedAt = this.#clock.now();
+    }
+    const { id: sessionId, credentialId, avatarId } = live.record;
+    if (to === 'active') this.#log.info({ sessionId, from, to, credentialId, avatarId }, 'session created');
+    else this.#log.info({ sessionId, from, to, reason }, 'session ended');
+    this.#metrics.sessionsActive.set(this.#count((l) => l.phase === 'active'));
+    const t = { sessionId, from, to, reason };
+    for (const l of [...this.#transitionListeners]) {
+      try {
+        l(t);
+      } catch (err) {
+        this.#log.warn({ err }, 'session-transition listener failed');
+      }
+    }
+  }
+
+  async #release(live: Live, reason: EndReason): Promise<void> {
     const { record } = live;
-    const now = this.#clock.now();
+    const now = record.endedAt ?? this.#clock.now();
     this.#clock.clearTimeout(live.idleTimer);
     this.#clock.clearTimeout(live.maxTimer);
-    this.#stores.sessions.markEnded(record.id, reason, now);
-    this.#stores.usage.add(record.credentialId, { sessionSeconds: (now - record.createdAt) / 1000 });
+    const stored = this.#persistEnd(record.id, reason, now, 0);
+    this.recordUsage(record.credentialId, { sessionSeconds: (now - record.createdAt) / 1000 });
     try {
       await this.#engine.closeSession(record.id, reason);
     } catch (err) {
       this.#log.warn({ err, sessionId: record.id }, 'engine failed to close a session');
     }
-    this.#live.delete(record.id);
     this.#metrics.sessionsEnded.inc({ reason });
-    this.#metrics.sessionsActive.set(this.#live.size);
-    this.#log.info({ sessionId: record.id, reason }, 'session ended');
     for (const l of [...this.#endedListeners]) {
       try {
         l(record.id, reason);
@@ -265,13 +333,48 @@ export class SessionRegistry {
         this.#log.warn({ err }, 'session-ended listener failed');
       }
     }
+    // until the store has the end, the live entry answers 410 for this session from memory
+    if (stored || this.#closed) this.#live.delete(record.id);
+  }
+
+  /**
+   * Writes an end to the store. On failure (a locked or full database) it logs, retries with
+   * back-off, and returns false; the session stays ended in memory meanwhile.
+   */
+  #persistEnd(sessionId: string, reason: EndReason, at: number, attempt: number): boolean {
+    try {
+      this.#stores.sessions.markEnded(sessionId, reason, at);
+    } catch (err) {
+      const delay = PERSIST_RETRY_MS[Math.min(attempt, PERSIST_RETRY_MS.length - 1)]!;
+      this.#log.error(
+        { err, sessionId, attempt: attempt + 1, retryInMs: delay },
+        'storing a session end failed',
+      );
+      if (!this.#closed)
+        this.#clock.setTimeout(() => {
+          if (
+            this.#persistEnd(sessionId, reason, at, attempt + 1) &&
+            this.#live.get(sessionId)?.phase === 'ended'
+          )
+            this.#live.delete(sessionId);
+        }, delay);
+      return false;
+    }
+    if (attempt > 0)
+      this.#log.info({ sessionId, attempts: attempt + 1 }, 'session end stored after retrying');
     return true;
+  }
+
+  /** Adds usage for a credential; never fails the caller (see UsageRecorder). */
+  recordUsage(credentialId: string, delta: Partial<Usage>): void {
+    this.#usage.record(credentialId, delta);
   }
 
   #schedulePurge(): void {
     if (this.#closed) return;
     this.#purgeTimer = this.#clock.setTimeout(() => {
       try {
+        this.#usage.flushAll();
         this.purge();
       } catch (err) {
         this.#log.warn({ err }, 'purging ended sessions failed');
