@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { buildApp } from '../../packages/server/dist/app.js';
-import { createCredential } from '../../packages/server/dist/cli/run.js';
+import { createCredential } from '../../packages/server/dist/auth/credential-records.js';
 import { systemClock } from '../../packages/server/dist/clock.js';
 import { loadConfig } from '../../packages/server/dist/config.js';
 import { openSqliteStores } from '../../packages/server/dist/storage/sqlite/index.js';
@@ -13,7 +13,6 @@ import { FakeEngineHost } from '../../packages/engine/dist/testing/index.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mp-bench-'));
 const config = loadConfig({
-  MOUTHPIECE_ENGINE: 'fake',
   MOUTHPIECE_TURN: 'off',
   MOUTHPIECE_LOG_LEVEL: 'warn',
   MOUTHPIECE_MAX_SESSIONS: '1000000',

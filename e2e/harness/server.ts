@@ -65,7 +65,6 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     HOST: '0.0.0.0',
     MOUTHPIECE_PUBLIC_URL: `http://${host}:${port}`,
     MOUTHPIECE_DATA_DIR: dataDir,
-    MOUTHPIECE_ENGINE: 'process',
     MOUTHPIECE_ENGINE_PROCESSES: '1',
     MOUTHPIECE_TURN: 'off',
     MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '20000',

@@ -184,7 +184,15 @@ export function transcriptMouthTrack(input: {
   pcm48k: Int16Array;
   reference: Reference | readonly Reference[];
 }): MouthTrack {
-  const { phonemes, meanCost } = alignTranscript(input);
-  if (meanCost > MISMATCH_COST) return analyzeAudioMouth(input.pcm48k);
-  return buildMouthTrack({ phonemes, totalSamples: input.pcm48k.length });
+  return alignedMouthTrack(alignTranscript(input), input.pcm48k.length) ?? analyzeAudioMouth(input.pcm48k);
+}
+
+/**
+ * The mouth track of an alignment (computed elsewhere, e.g. in a worker thread), or undefined
+ * when the transcript does not fit the audio (mean cost over MISMATCH_COST): then the audio-only
+ * model keeps driving the mouth.
+ */
+export function alignedMouthTrack(alignment: Alignment, totalSamples: number): MouthTrack | undefined {
+  if (alignment.meanCost > MISMATCH_COST) return undefined;
+  return buildMouthTrack({ phonemes: alignment.phonemes, totalSamples });
 }

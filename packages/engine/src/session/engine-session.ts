@@ -1,30 +1,34 @@
 /**
- * One avatar session in an engine process: speech queue → synthesis/decoding → player → media
- * sources, the animated face rendered each frame, and the viewer's peer. Driven by the process's
- * media scheduler through `tick()`. Speech waits for a viewer (DESIGN §3.10).
+ * One avatar session in an engine process. It wires its parts together and owns nothing else:
+ *
+ *   speech queue (turn order) → speech source (text or audio → TurnAudio) → speech player (10 ms
+ *   chunks, events) → audio source;  player's mouth → mouth driver → renderer → video source;
+ *   viewer peer (WHEP) ← playback gate (speech waits for the viewer's first frame).
+ *
+ * Driven by the process's media scheduler through `tick()`.
  */
 import wrtc, { type RtcIceServer } from '@roamhq/wrtc';
 import type { ServerMessage } from '@mouthpiece/protocol';
-import { analyzeAudioMouthAsync } from '../lipsync/audio-mouth.js';
-import { MISMATCH_COST } from '../lipsync/align-transcript.js';
-import { buildMouthTrack } from '../lipsync/mouth-track.js';
-import { splitSentences } from '../speech/sentences.js';
 import { createAnimator, type Animator } from '../animation/animator.js';
-import type { AvatarManifest } from '../avatar/manifest.js';
 import { AudioValidationError } from '../audio/decode.js';
 import type { AudioDecoder } from '../audio/decoder.js';
-import { REST_MOUTH, type MouthParams } from '../face-state.js';
+import type { AvatarManifest } from '../avatar/manifest.js';
+import { CHUNK_SAMPLES, SAMPLE_RATE_HZ, TICK_MS } from '../clock/media-clock.js';
 import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
 import { EngineError } from '../host/types.js';
 import { createRenderer, type Renderer } from '../render/renderer.js';
 import { ViewerPeer } from '../rtc/viewer-peer.js';
-import { SpeechQueue } from '../speech-queue.js';
 import type { Tts } from '../speech/tts.js';
 import { FrameClock } from './frame-clock.js';
+import { MouthDriver } from './mouth-driver.js';
+import { PlaybackGate } from './playback-gate.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
-import { TextTurnSynth, TurnAudio } from './turn-audio.js';
+import { SpeechQueue } from './speech-queue.js';
+import { createSpeechSource, type SpeechSource } from './speech-source.js';
+import type { TextTurnSynth, TurnAudio } from './turn-audio.js';
 
-export interface EngineSessionOptions {
+/** What an engine process gives each of its sessions (distinct from the host's create options). */
+export interface EngineSessionConfig {
   sessionId: string;
   avatar: AvatarManifest;
   voiceId: string;
@@ -39,47 +43,48 @@ export interface EngineSessionOptions {
   /** Without an events channel, start this long after ICE connects. */
   noChannelStartMs: number;
   emit(event: EngineEvent): void;
+  /** The face (default: the avatar's vector renderer); any `Renderer` drops in. */
+  renderer?: Renderer;
+  /** Where speech comes from (default: the TTS and decoder above). */
+  speech?: SpeechSource;
 }
-
-interface ClipItem {
-  audio: TurnAudio;
-}
-
-const EASE_MS = 120;
 
 export class EngineSession {
   readonly id: string;
-  readonly #o: EngineSessionOptions;
-  readonly #queue: SpeechQueue<ClipItem>;
+  readonly #o: EngineSessionConfig;
+  readonly #queue = new SpeechQueue<{ audio: TurnAudio }>();
+  readonly #speech: SpeechSource;
   readonly #synths = new Map<string, TextTurnSynth>();
   readonly #player = new SpeechPlayer();
+  readonly #mouth: MouthDriver;
+  readonly #gate: PlaybackGate;
   readonly #renderer: Renderer;
   readonly #animator: Animator;
   /** Rendered frames have no sensor noise: VP8's denoiser would only cost encode time (≈ 25 %). */
   readonly #videoSource = new wrtc.nonstandard.RTCVideoSource({ needsDenoising: false });
   readonly #audioSource = new wrtc.nonstandard.RTCAudioSource();
   readonly #i420: Uint8Array;
-  readonly #chunk = new Int16Array(480);
+  readonly #chunk = new Int16Array(CHUNK_SAMPLES);
+  /** Which frame each tick begins; each session on its own phase (spreads the work). */
+  readonly #frames: FrameClock;
   #viewer: ViewerPeer | undefined;
-  #playbackAllowed = false;
-  #readyTimer: NodeJS.Timeout | undefined;
-  #lastMouth: MouthParams = { ...REST_MOUTH };
-  #easeFrom: { mouth: MouthParams; atMs: number } | undefined;
   #closed = false;
   /** Frames rendered and skipped, for stats. */
   framesSent = 0;
   framesSkipped = 0;
-  /** Which frame each tick begins; each session on its own phase (spreads the work). */
-  readonly #frames: FrameClock;
 
-  constructor(o: EngineSessionOptions) {
+  constructor(o: EngineSessionConfig) {
     this.id = o.sessionId;
     this.#o = o;
-    this.#queue = new SpeechQueue<ClipItem>();
-    this.#renderer = createRenderer(o.avatar, { width: o.width, height: o.height });
+    this.#speech =
+      o.speech ??
+      createSpeechSource({ tts: o.tts, decoder: o.decoder, voiceId: o.voiceId, speed: o.voiceSpeed });
+    this.#renderer = o.renderer ?? createRenderer(o.avatar, { width: o.width, height: o.height });
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
+    this.#mouth = new MouthDriver(o.fps);
+    this.#gate = new PlaybackGate(o, () => this.#pump());
     this.#frames = new FrameClock({
-      phase: hashSeed(o.sessionId) % Math.max(1, Math.round(100 / o.fps)),
+      phase: hashSeed(o.sessionId) % Math.max(1, Math.round(1000 / TICK_MS / o.fps)),
       fps: o.fps,
     });
     this.#i420 = new Uint8Array((o.width * o.height * 3) / 2);
@@ -91,12 +96,10 @@ export class EngineSession {
         case 'final':
           this.#synths.get(e.turnId)?.finish();
           break;
-        case 'audio': {
-          const synth = this.#synths.get(e.turnId);
-          synth?.cancel(); // its text is now only the transcript
+        case 'audio':
+          this.#synths.get(e.turnId)?.cancel(); // its text is now only the transcript
           this.#synths.delete(e.turnId);
           break;
-        }
         case 'ready':
           this.#pump();
           break;
@@ -112,34 +115,26 @@ export class EngineSession {
   }
 
   async sayAudio(clip: AudioClip): Promise<SayAudioAnswer> {
-    let decoded;
+    let turn;
     try {
-      decoded = await this.#o.decoder.decode(clip.audio);
+      turn = await this.#speech.audioTurn(clip.turnId, clip.audio);
     } catch (err) {
       if (err instanceof AudioValidationError) return { kind: 'invalid_audio', reason: err.message };
       throw err;
     }
     if (this.#closed) throw new EngineError('unknown_session', 'The session has ended');
-    const audio = new TurnAudio(clip.turnId);
-    const mouth = await analyzeAudioMouthAsync(decoded.pcm); // yields between slices: the tick never waits
-    if (this.#closed) throw new EngineError('unknown_session', 'The session has ended');
-    audio.set(audio.reserve(), { pcm: decoded.pcm, mouth, words: [] });
-    audio.markComplete();
-    const answer = this.#queue.addAudio(clip.turnId, { audio });
-    return answer === 'queued'
-      ? { kind: 'queued', decodedDurationSec: decoded.durationSec }
-      : { kind: answer };
+    const answer = this.#queue.addAudio(clip.turnId, { audio: turn.audio });
+    return answer === 'queued' ? { kind: 'queued', decodedDurationSec: turn.durationSec } : { kind: answer };
   }
 
   interrupt(): void {
     const stopped = this.#player.stop();
-    const cleared = this.#queue.interrupt();
-    for (const id of cleared) {
+    for (const id of this.#queue.interrupt()) {
       this.#synths.get(id)?.cancel();
       this.#synths.delete(id);
     }
     if (stopped) {
-      this.#easeFrom = { mouth: this.#lastMouth, atMs: this.#nowMs() };
+      this.#mouth.interrupted(this.#nowMs());
       this.#event({ type: 'speakingEnd', turnId: stopped, interrupted: true });
     }
   }
@@ -156,16 +151,14 @@ export class EngineSession {
         onConnected: () => {
           if (this.#viewer !== peer) return;
           this.#o.emit({ type: 'viewerConnected', sessionId: this.id, viewerId });
-          clearTimeout(this.#readyTimer);
-          const wait = peer.hasEvents ? this.#o.readyTimeoutMs : this.#o.noChannelStartMs;
-          this.#readyTimer = setTimeout(() => this.#allowPlayback(), wait);
+          this.#gate.viewerConnected(peer.hasEvents);
         },
         onReady: () => {
-          if (this.#viewer === peer) this.#allowPlayback();
+          if (this.#viewer === peer) this.#gate.viewerReady();
         },
         onDisconnected: () => {
-          if (this.#viewer !== peer) return;
-          this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId });
+          if (this.#viewer === peer)
+            this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId });
         },
       },
     });
@@ -179,7 +172,7 @@ export class EngineSession {
       previous.closeWith({ type: 'replaced' }); // the displaced page stops instead of reconnecting
       this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId: previous.viewerId });
     }
-    if (!this.#player.playing) this.#playbackAllowed = false; // wait for the new viewer's first frame
+    this.#gate.newViewer(this.#player.playing !== undefined);
     return answerSdp;
   }
 
@@ -188,8 +181,7 @@ export class EngineSession {
   }
 
   disconnectViewer(viewerId: string): void {
-    const v = this.#viewerById(viewerId);
-    v.close();
+    this.#viewerById(viewerId).close();
     this.#viewer = undefined;
     this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId });
   }
@@ -202,27 +194,25 @@ export class EngineSession {
    */
   tick(tickIndex: number, ticksLeft = 0): void {
     if (this.#closed) return;
-    const viewer = this.#viewer;
-    const events = this.#player.pull(this.#chunk);
-    for (const e of events) this.#onPlayerEvent(e);
-    if (!viewer) return;
+    for (const e of this.#player.pull(this.#chunk)) this.#onPlayerEvent(e);
+    if (!this.#viewer) return;
     this.#audioSource.onData({
       samples: this.#chunk,
-      sampleRate: 48_000,
+      sampleRate: SAMPLE_RATE_HZ,
       bitsPerSample: 16,
       channelCount: 1,
-      numberOfFrames: 480,
+      numberOfFrames: CHUNK_SAMPLES,
     });
     const due = this.#frames.at(tickIndex, ticksLeft);
     if (due === 'skip') this.framesSkipped++;
-    else if (due === 'render') this.#renderFrame(tickIndex * 10);
+    else if (due === 'render') this.#renderFrame(tickIndex * TICK_MS);
   }
 
   close(reason: string): void {
     if (this.#closed) return;
     this.#viewer?.send({ type: 'sessionEnded', reason });
     this.#closed = true;
-    clearTimeout(this.#readyTimer);
+    this.#gate.close();
     this.#player.stop();
     for (const s of this.#synths.values()) s.cancel();
     this.#synths.clear();
@@ -233,21 +223,8 @@ export class EngineSession {
   }
 
   #renderFrame(nowMs: number): void {
-    // the frame covers the next 40 ms of audio: sample its centre (20 ms ahead)
-    const ahead = Math.round((1000 / this.#o.fps / 2) * 48);
-    const speech = this.#player.mouthAt(ahead);
-    let mouth: MouthParams;
-    if (speech) {
-      mouth = speech.mouth;
-      this.#easeFrom = undefined;
-    } else if (this.#easeFrom) {
-      const f = Math.min(1, (nowMs - this.#easeFrom.atMs) / EASE_MS);
-      mouth = lerpMouth(this.#easeFrom.mouth, REST_MOUTH, f);
-      if (f >= 1) this.#easeFrom = undefined;
-    } else {
-      mouth = { ...REST_MOUTH };
-    }
-    this.#lastMouth = mouth;
+    const speech = this.#player.mouthAt(this.#mouth.aheadSamples);
+    const mouth = this.#mouth.frame(speech?.mouth, nowMs);
     const motion = this.#animator.next({
       tMs: nowMs,
       speaking: speech !== undefined,
@@ -286,21 +263,15 @@ export class EngineSession {
     );
   }
 
-  #allowPlayback(): void {
-    clearTimeout(this.#readyTimer);
-    if (this.#playbackAllowed || this.#closed) return;
-    this.#playbackAllowed = true;
-    this.#pump();
-  }
-
+  /** Starts the next turn when the gate is open and nothing plays. */
   #pump(): void {
-    if (!this.#playbackAllowed || this.#player.playing || this.#closed) return;
+    if (!this.#gate.open || this.#player.playing || this.#closed) return;
     const turn = this.#queue.startHead();
     if (!turn) return;
     if (turn.kind === 'audio' && turn.audio) {
       this.#player.start(turn.audio.audio);
       const transcript = turn.chunks.join('').trim();
-      if (transcript) void this.#alignTranscript(turn.audio.audio, transcript);
+      if (transcript) void this.#speech.addTranscript(turn.audio.audio, transcript);
     } else {
       const synth = this.#synthFor(turn.turnId);
       synth.finish();
@@ -308,34 +279,10 @@ export class EngineSession {
     }
   }
 
-  /**
-   * With a transcript (say-text chunks sharing the upload's turnId), espeak's reading of it is
-   * aligned to the upload in the decoder worker, and the clip gets real mouth shapes instead of
-   * openness alone. Until that lands (or if the transcript does not match) the audio model drives.
-   */
-  async #alignTranscript(audio: TurnAudio, transcript: string): Promise<void> {
-    const piece = audio.pieces[0];
-    if (!piece) return;
-    try {
-      const reference = [];
-      for (const sentence of splitSentences(transcript)) {
-        const seg = await this.#o.tts.synthesize({ text: sentence, voiceId: this.#o.voiceId, speed: 1 });
-        reference.push({ pcm: seg.pcm, phonemes: seg.phonemes });
-      }
-      if (reference.length === 0 || this.#closed) return;
-      const alignment = await this.#o.decoder.align(piece.pcm, reference);
-      if (alignment.meanCost <= MISMATCH_COST && !this.#closed) {
-        piece.mouth = buildMouthTrack({ phonemes: alignment.phonemes, totalSamples: piece.pcm.length });
-      }
-    } catch {
-      // alignment is an improvement; the audio model keeps driving the mouth
-    }
-  }
-
   #synthFor(turnId: string): TextTurnSynth {
     let s = this.#synths.get(turnId);
     if (!s) {
-      s = new TextTurnSynth(turnId, this.#o.tts, this.#o.voiceId, this.#o.voiceSpeed);
+      s = this.#speech.textTurn(turnId);
       this.#synths.set(turnId, s);
     }
     return s;
@@ -350,18 +297,6 @@ export class EngineSession {
   #nowMs(): number {
     return (this.#frames.lastFrame * 1000) / this.#o.fps;
   }
-}
-
-function lerpMouth(a: MouthParams, b: MouthParams, f: number): MouthParams {
-  const k = f * f * (3 - 2 * f);
-  return {
-    open: a.open + (b.open - a.open) * k,
-    width: a.width + (b.width - a.width) * k,
-    round: a.round + (b.round - a.round) * k,
-    teeth: a.teeth + (b.teeth - a.teeth) * k,
-    lipBite: a.lipBite + (b.lipBite - a.lipBite) * k,
-    tongue: a.tongue + (b.tongue - a.tongue) * k,
-  };
 }
 
 function hashSeed(s: string): number {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AvatarInfo, VoiceInfo } from '@mouthpiece/protocol';
-import { SpeechQueue, type QueueClock } from '../speech-queue.js';
+import { SpeechQueue, type QueueClock } from '../session/speech-queue.js';
 import {
   EngineError,
   type AudioClip,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpeechQueue, type QueueEvent } from './speech-queue.js';
-import { ManualClock } from './testing/manual-clock.js';
+import { ManualClock } from '../testing/manual-clock.js';
 
 function setup(opts: { maxTurns?: number; maxCharacters?: number } = {}) {
   const clock = new ManualClock();

@@ -9,7 +9,7 @@
  * `startHead()` when it can play, and `finishPlaying()` when the turn is done.
  */
 import { MAX_QUEUED_CHARACTERS, MAX_QUEUED_TURNS, TURN_AUTO_FINALIZE_MS } from '@mouthpiece/protocol';
-import type { QueueAnswer, TextChunk } from './host/types.js';
+import type { QueueAnswer, TextChunk } from '../host/types.js';
 
 export interface QueueClock {
   setTimeout(fn: () => void, ms: number): unknown;
