@@ -17,6 +17,7 @@ import { serveRpc, type RpcHandlers } from '../host/rpc.js';
 import { EngineError, type AudioClip, type EngineEvent, type EngineMediaStats } from '../host/types.js';
 import { EngineSession } from '../session/engine-session.js';
 import { createAudioDecoder } from '../audio/decoder.js';
+import { SynthesisScheduler } from '../speech/synthesis-scheduler.js';
 import { createTts } from '../speech/tts.js';
 import { findVoice } from '../speech/voices.js';
 
@@ -42,7 +43,8 @@ const log = (
 
 let options: EngineProcessOptions | undefined;
 let avatars = new Map<string, AvatarManifest>();
-const tts = createTts();
+/** One TTS worker per process, shared fairly: each session synthesizes only a little ahead. */
+const synthesis = new SynthesisScheduler(createTts());
 const decoder = createAudioDecoder();
 const sessions = new Map<string, EngineSession>();
 /** Frame counters of sessions already closed, so the process totals are cumulative. */
@@ -107,7 +109,7 @@ const methods: RpcHandlers<EngineMethods> = {
         avatar,
         voiceId: o.voiceId,
         voiceSpeed: o.voiceSpeed,
-        tts,
+        synthesis,
         decoder,
         width: options.videoWidth,
         height: options.videoHeight,

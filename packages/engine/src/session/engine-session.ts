@@ -18,7 +18,7 @@ import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } f
 import { EngineError } from '../host/types.js';
 import { createRenderer, type Renderer } from '../render/renderer.js';
 import { ViewerPeer } from '../rtc/viewer-peer.js';
-import type { Tts } from '../speech/tts.js';
+import type { SynthesisLane, SynthesisScheduler } from '../speech/synthesis-scheduler.js';
 import { FrameClock } from './frame-clock.js';
 import { MouthDriver } from './mouth-driver.js';
 import { PlaybackGate } from './playback-gate.js';
@@ -33,7 +33,8 @@ export interface EngineSessionConfig {
   avatar: AvatarManifest;
   voiceId: string;
   voiceSpeed: number;
-  tts: Tts;
+  /** The process's fair synthesis scheduler; the session synthesizes through its own lane. */
+  synthesis: SynthesisScheduler;
   decoder: AudioDecoder;
   width: number;
   height: number;
@@ -54,6 +55,7 @@ export class EngineSession {
   readonly #o: EngineSessionConfig;
   readonly #queue = new SpeechQueue<{ audio: TurnAudio }>();
   readonly #speech: SpeechSource;
+  readonly #lane: SynthesisLane;
   readonly #synths = new Map<string, TextTurnSynth>();
   readonly #player = new SpeechPlayer();
   readonly #mouth: MouthDriver;
@@ -76,9 +78,10 @@ export class EngineSession {
   constructor(o: EngineSessionConfig) {
     this.id = o.sessionId;
     this.#o = o;
+    this.#lane = o.synthesis.lane(o.sessionId, () => this.#ahead());
     this.#speech =
       o.speech ??
-      createSpeechSource({ tts: o.tts, decoder: o.decoder, voiceId: o.voiceId, speed: o.voiceSpeed });
+      createSpeechSource({ tts: this.#lane, decoder: o.decoder, voiceId: o.voiceId, speed: o.voiceSpeed });
     this.#renderer = o.renderer ?? createRenderer(o.avatar, { width: o.width, height: o.height });
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
     this.#mouth = new MouthDriver(o.fps);
@@ -216,6 +219,7 @@ export class EngineSession {
     this.#player.stop();
     for (const s of this.#synths.values()) s.cancel();
     this.#synths.clear();
+    this.#lane.close(); // withdraws whatever this session still had waiting
     this.#queue.close();
     this.#viewer?.close();
     this.#viewer = undefined;
@@ -246,10 +250,14 @@ export class EngineSession {
       case 'word':
         this.#viewer?.send(e);
         break;
+      case 'piece':
+        this.#o.synthesis.poke(); // this session may synthesize further ahead now
+        break;
       case 'done':
         this.#synths.delete(e.turnId);
         this.#queue.finishPlaying(e.turnId);
         this.#pump();
+        this.#o.synthesis.poke();
         break;
     }
   }
@@ -286,6 +294,16 @@ export class EngineSession {
       this.#synths.set(turnId, s);
     }
     return s;
+  }
+
+  /** Pieces synthesized and not yet played, over this session's text turns (its lookahead). */
+  #ahead(): number {
+    let n = 0;
+    for (const s of this.#synths.values()) {
+      for (const p of s.audio.pieces) if (p) n++;
+      n -= this.#player.playedPieces(s.audio.turnId);
+    }
+    return n;
   }
 
   #viewerById(viewerId: string): ViewerPeer {

@@ -11,6 +11,8 @@ export type PlayerEvent =
   | { type: 'speakingStart'; turnId: string }
   | { type: 'word'; turnId: string; text: string; startMs: number; endMs: number }
   | { type: 'speakingEnd'; turnId: string; interrupted: boolean }
+  /** A piece of the turn has been played out (its memory of what is ahead shrank). */
+  | { type: 'piece'; turnId: string }
   /** The turn is over (after its speakingEnd, or silently if it had nothing to say). */
   | { type: 'done'; turnId: string };
 
@@ -27,6 +29,11 @@ export class SpeechPlayer {
 
   get playing(): string | undefined {
     return this.#turn?.turnId;
+  }
+
+  /** How many pieces of a turn have been played out (0 unless it is the playing turn). */
+  playedPieces(turnId: string): number {
+    return this.#turn?.turnId === turnId ? this.#piece : 0;
   }
 
   start(turn: TurnAudio): void {
@@ -87,6 +94,7 @@ export class SpeechPlayer {
       this.#pos += n;
       this.#turnPos += n;
       if (this.#pos >= piece.pcm.length) {
+        events.push({ type: 'piece', turnId: turn.turnId });
         this.#piece++;
         this.#pos = 0;
         this.#pieceStart = this.#turnPos;

@@ -2,13 +2,14 @@
  * Where a session's speech comes from: text (synthesized sentence by sentence as it arrives, by a
  * `Tts` — espeak-ng today, any speech provider that implements `Tts` tomorrow) or an uploaded clip
  * (decoded and analysed off the media thread). Either way the result is a `TurnAudio`: PCM on the
- * 48 kHz media clock with its mouth track and word timings, which the player plays.
+ * 48 kHz media clock with its mouth track and word timings, which the player plays. Text is
+ * synthesized through the session's lane of the process's fair synthesis scheduler.
  */
 import type { AudioDecoder } from '../audio/decoder.js';
 import { alignedMouthTrack } from '../lipsync/align-transcript.js';
 import { analyzeAudioMouthAsync } from '../lipsync/audio-mouth.js';
 import { splitSentences } from '../speech/sentences.js';
-import type { Tts } from '../speech/tts.js';
+import type { Synthesizer } from '../speech/synthesis-scheduler.js';
 import { TextTurnSynth, TurnAudio } from './turn-audio.js';
 
 export interface SpeechSource {
@@ -25,7 +26,7 @@ export interface SpeechSource {
 }
 
 export function createSpeechSource(o: {
-  tts: Tts;
+  tts: Synthesizer;
   decoder: AudioDecoder;
   voiceId: string;
   speed: number;
@@ -48,7 +49,7 @@ export function createSpeechSource(o: {
       try {
         const reference = [];
         for (const sentence of splitSentences(transcript)) {
-          const seg = await o.tts.synthesize({ text: sentence, voiceId: o.voiceId, speed: 1 });
+          const seg = await o.tts.synthesize({ text: sentence, voiceId: o.voiceId, speed: 1, urgent: true });
           reference.push({ pcm: seg.pcm, phonemes: seg.phonemes });
         }
         if (reference.length === 0) return;

@@ -6,7 +6,7 @@
 import type { MouthTrack } from '../lipsync/mouth-track.js';
 import { buildMouthTrack } from '../lipsync/mouth-track.js';
 import { splitSentences } from '../speech/sentences.js';
-import type { Tts } from '../speech/tts.js';
+import type { Synthesizer } from '../speech/synthesis-scheduler.js';
 import { trimLeadingSilence } from '../speech/trim.js';
 
 export interface Piece {
@@ -55,14 +55,16 @@ export class TurnAudio {
 /** Synthesizes a text turn sentence by sentence as chunks arrive; `finish()` flushes the rest. */
 export class TextTurnSynth {
   readonly audio: TurnAudio;
-  readonly #tts: Tts;
+  readonly #tts: Synthesizer;
   readonly #voiceId: string;
   readonly #speed: number;
   #pending = '';
   #inflight: Promise<void>[] = [];
   #cancelled = false;
+  /** Withdraws this turn's requests still waiting for synthesis (interrupt, end). */
+  readonly #abort = new AbortController();
 
-  constructor(turnId: string, tts: Tts, voiceId: string, speed: number) {
+  constructor(turnId: string, tts: Synthesizer, voiceId: string, speed: number) {
     this.audio = new TurnAudio(turnId);
     this.#tts = tts;
     this.#voiceId = voiceId;
@@ -89,6 +91,7 @@ export class TextTurnSynth {
 
   cancel(): void {
     this.#cancelled = true;
+    this.#abort.abort();
     this.audio.markComplete();
   }
 
@@ -104,7 +107,7 @@ export class TextTurnSynth {
     }
     const slot = this.audio.reserve();
     const job = this.#tts
-      .synthesize({ text: sentence, voiceId: this.#voiceId, speed: this.#speed })
+      .synthesize({ text: sentence, voiceId: this.#voiceId, speed: this.#speed, signal: this.#abort.signal })
       .then((raw) => {
         if (this.#cancelled) return;
         const seg = slot === 0 ? trimLeadingSilence(raw) : raw; // the turn's lead-in is only latency
@@ -114,7 +117,9 @@ export class TextTurnSynth {
           words: seg.words,
         });
       })
-      .catch((err: unknown) => this.audio.fail(err instanceof Error ? err : new Error(String(err))));
+      .catch((err: unknown) => {
+        if (!this.#cancelled) this.audio.fail(err instanceof Error ? err : new Error(String(err)));
+      });
     this.#inflight.push(job);
   }
 }

@@ -36,6 +36,7 @@ export function createTts(): Tts {
       if (closed) return Promise.reject(new Error('TTS is closed'));
       const voice = findVoice(req.voiceId);
       if (!voice) return Promise.reject(new Error(`unknown voice "${req.voiceId}"`));
+      if (req.signal?.aborted) return Promise.reject(new Error('synthesis aborted'));
       return rpc.call('synthesize', [req.text, voice.espeakVoice, req.speed]);
     },
     async close() {

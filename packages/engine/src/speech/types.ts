@@ -12,4 +12,6 @@ export interface SynthesisRequest {
   text: string;
   voiceId: string;
   speed: number;
+  /** Aborts the request: withdrawn if still waiting, its result dropped if in flight. */
+  signal?: AbortSignal;
 }
