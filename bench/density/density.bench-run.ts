@@ -5,16 +5,16 @@
  * the engine skipped, viewer fps, and the control plane's event-loop delay; then the largest N
  * with no dropped frames and fps ≥ 24.5. Stops at the first N that fails. Never fails on a figure.
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser } from '../../e2e/harness/browser.js';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
 import { summariseProfile, type ProfileSummary } from '../lib/cpuprofile.js';
+import { Receiver } from '../lib/receiver.js';
 import {
   cpuMs,
   fmt,
@@ -44,51 +44,6 @@ const TEXT =
   'If you would like to change the address, tell me the new street and postcode, and I will ' +
   'check whether the courier can still pick it up. Papa bought a big bag of apples at the market. ' +
   'While we wait, may I ask how you heard about us? We are always glad to hear from new customers. ';
-
-interface PeerStats {
-  id: string;
-  framesReceived: number;
-  framesDecoded: number;
-  audioPackets: number;
-  audioEnergy: number;
-  width: number;
-}
-
-class Receiver {
-  readonly proc: ChildProcess;
-  #waiters = new Map<string, (m: { type: string; message?: string; peers?: PeerStats[] }) => void>();
-
-  constructor() {
-    this.proc = fork(fileURLToPath(new URL('./receiver.mjs', import.meta.url)), [], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    this.proc.on('message', (m: { type: string; id?: string; message?: string; peers?: PeerStats[] }) => {
-      const key = m.type === 'stats' ? 'stats' : (m.id ?? m.type);
-      this.#waiters.get(key)?.(m);
-      this.#waiters.delete(key);
-    });
-  }
-
-  #ask<T>(key: string, msg: object): Promise<T> {
-    return new Promise((resolve) => {
-      this.#waiters.set(key, resolve as (m: unknown) => void);
-      this.proc.send(msg);
-    });
-  }
-
-  async connect(id: string, whepUrl: string): Promise<void> {
-    const m = await this.#ask<{ type: string; message?: string }>(id, { type: 'connect', id, whepUrl });
-    if (m.type !== 'connected') throw new Error(`viewer ${id}: ${m.message}`);
-  }
-
-  async stats(): Promise<PeerStats[]> {
-    return (await this.#ask<{ peers: PeerStats[] }>('stats', { type: 'stats' })).peers;
-  }
-
-  close(): void {
-    this.proc.send({ type: 'close' });
-  }
-}
 
 async function metric(server: TestServer, name: string): Promise<number> {
   const text = await (await fetch(`${server.url}/metrics`)).text();

@@ -1,15 +1,28 @@
-// The density benchmark's viewers: one libwebrtc process (@roamhq/wrtc) holding a WHEP peer per
-// session, so N decoders do not run inside the browser on the cores being measured (DESIGN §7).
-// Driven over IPC by the benchmark: {type:'connect', id, whepUrl} → {type:'connected', id} or
-// {type:'error'}, {type:'stats'} → {type:'stats', peers:[…]}, {type:'close'}.
+// Benchmark viewers: one libwebrtc process (@roamhq/wrtc) holding a WHEP peer per session, so N
+// decoders do not run inside the browser on the cores being measured (docs/benchmarks.md).
+// Driven over IPC: {type:'connect', id, whepUrl, events?} → {type:'connected', id} or
+// {type:'error'}, {type:'stats'} → {type:'stats', peers:[…]}, {type:'close'}. With `events`, the
+// peer opens the `events` data channel as the SDK does, says `ready` once connected, and passes
+// every server message on as {type:'event', id, message}.
 import wrtc from '@roamhq/wrtc';
 
 const peers = new Map();
 
-async function connect(id, whepUrl) {
+async function connect(id, whepUrl, events) {
   const pc = new wrtc.RTCPeerConnection({ iceServers: [] });
   pc.addTransceiver('video', { direction: 'recvonly' });
   pc.addTransceiver('audio', { direction: 'recvonly' });
+  if (events) {
+    const channel = pc.createDataChannel('events', { ordered: true });
+    channel.onopen = () => channel.send(JSON.stringify({ type: 'ready' }));
+    channel.onmessage = ({ data }) => {
+      try {
+        process.send({ type: 'event', id, message: JSON.parse(String(data)) });
+      } catch {
+        // not JSON: ignored, as the SDK does
+      }
+    };
+  }
   const connected = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('not connected within 15 s')), 15_000);
     pc.onconnectionstatechange = () => {
@@ -62,7 +75,7 @@ async function stats() {
 
 process.on('message', (m) => {
   if (m.type === 'connect') {
-    connect(m.id, m.whepUrl).then(
+    connect(m.id, m.whepUrl, m.events === true).then(
       () => process.send({ type: 'connected', id: m.id }),
       (err) => process.send({ type: 'error', id: m.id, message: String(err?.message ?? err) }),
     );
