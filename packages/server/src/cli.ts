@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The `mouthpiece` bin: serve, and credential management for operators.
+import { resolve } from 'node:path';
 import { startBanner } from './cli/banner.js';
 import { cliVersion, runCli } from './cli/run.js';
+import { signalStopper } from './cli/signal-stopper.js';
 import { startServer } from './server.js';
 
 const code = await runCli({
@@ -11,22 +13,20 @@ const code = await runCli({
   stderr: (s) => process.stderr.write(s),
   serve: async (config) => {
     const server = await startServer(config, {
-      onListening: (info) => process.stdout.write(startBanner({ ...info, version: cliVersion() })),
+      onListening: (info) =>
+        process.stdout.write(
+          startBanner({ ...info, defaultDataDir: resolve('data'), version: cliVersion() }),
+        ),
     });
-    let stopping = false;
-    const stop = (): void => {
-      if (stopping) return;
-      stopping = true;
-      server
-        .close()
-        .catch((err: unknown) => console.error(err))
-        .finally(() => {
-          process.stdout.write('Mouthpiece stopped.\n');
-          process.exit(0);
-        });
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const stop = signalStopper({
+      close: () => server.close(),
+      stdout: (s) => process.stdout.write(s),
+      stderr: (s) => process.stderr.write(s),
+      exit: (status) => process.exit(status),
+      now: () => performance.now(),
+    });
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
     return new Promise<never>(() => undefined);
   },
 }).catch((err: unknown) => {

@@ -1,50 +1,26 @@
 /** `mouthpiece credentials create|list|revoke`: operator commands on the data directory's store. */
 import { join } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import {
-  DEFAULT_CREDENTIAL_RPS,
-  DEFAULT_MAX_SESSIONS_PER_CREDENTIAL,
-  DEFAULT_MAX_TEXT_LENGTH,
-} from '@mouthpiece/protocol';
+import { parseArgs } from 'node:util';
 import { createCredential, publicView, type CreateCredentialInput } from '../auth/credential-records.js';
 import { parseCredentialId, verifySecret } from '../auth/credential-secret.js';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig } from '../config.js';
 import { openSqliteStores } from '../storage/sqlite/index.js';
-import { Permission, type Stores } from '../storage/ports.js';
-import { DURATION_EXAMPLES, parseDurationMs } from './durations.js';
+import type { Stores } from '../storage/ports.js';
+import { asTyped, commonOptions, createOptions, parseCreate } from './create-options.js';
+import { durationText } from './durations.js';
 import type { CliIo } from './run.js';
-import { CREATE_USAGE, CREDENTIALS_USAGE, LIST_USAGE, REVOKE_USAGE } from './usage.js';
+import { CREATE_USAGE, CREDENTIALS_USAGE, LIST_USAGE, REVOKE_USAGE, UsageError } from './usage.js';
 
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly usage: string,
-  ) {
-    super(message);
-  }
+/** How to answer (JSON or text) and which data directory the answer is about. */
+interface Where {
+  json: boolean;
+  dataDir: string;
 }
-
-const common = {
-  json: { type: 'boolean', default: false },
-  'data-dir': { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const satisfies ParseArgsConfig['options'];
-
-const createOptions = {
-  ...common,
-  name: { type: 'string' },
-  permissions: { type: 'string' },
-  'max-sessions': { type: 'string' },
-  'max-duration': { type: 'string' },
-  'max-text-length': { type: 'string' },
-  rps: { type: 'string' },
-  'expires-in': { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
 
 const SUBCOMMANDS = {
   create: { usage: CREATE_USAGE, options: createOptions, positionals: 0 },
-  list: { usage: LIST_USAGE, options: common, positionals: 0 },
-  revoke: { usage: REVOKE_USAGE, options: common, positionals: 1 },
+  list: { usage: LIST_USAGE, options: commonOptions, positionals: 0 },
+  revoke: { usage: REVOKE_USAGE, options: commonOptions, positionals: 1 },
 } as const;
 
 export function credentialsCommand(sub: string | undefined, args: string[], io: CliIo, now: number): number {
@@ -55,21 +31,22 @@ export function credentialsCommand(sub: string | undefined, args: string[], io: 
   if (!(sub in SUBCOMMANDS))
     throw new UsageError(`unknown credentials command "${sub}" (create, list or revoke)`, CREDENTIALS_USAGE);
   const spec = SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS];
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(spec.usage); // even next to a mistake: help is what was asked for
+    return 0;
+  }
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: spec.options, strict: true });
+    parsed = parseArgs({ args, allowPositionals: true, options: spec.options, strict: true, tokens: true });
   } catch (err) {
     throw new UsageError((err as Error).message, spec.usage);
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
-  if (values['help']) {
-    io.stdout(spec.usage);
-    return 0;
-  }
   // open the store only for a command that will use it (help and usage errors create no database)
   const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : undefined;
   const config = loadConfig(dataDir ? { ...io.env, MOUTHPIECE_DATA_DIR: dataDir } : io.env);
-  const input = sub === 'create' ? parseCreate(values, config) : undefined; // flags first: they name themselves
+  // flags first: their errors name them (`--max-duration 2 hours` is about the flag, not "hours")
+  const input = sub === 'create' ? parseCreate(values, asTyped(parsed.tokens), config) : undefined;
   const stray = parsed.positionals.slice(spec.positionals);
   if (stray.length > 0)
     throw new UsageError(
@@ -83,9 +60,10 @@ export function credentialsCommand(sub: string | undefined, args: string[], io: 
     throw new UsageError('credentials revoke needs an ID', REVOKE_USAGE);
   const stores = openSqliteStores(join(config.dataDir, 'mouthpiece.db'));
   try {
-    if (input) return create(stores, input, values['json'] === true, io, now);
-    if (sub === 'list') return list(stores, values['json'] === true, io, now);
-    return revoke(stores, parsed.positionals[0]!, values['json'] === true, io, now);
+    const where: Where = { json: values['json'] === true, dataDir: config.dataDir };
+    if (input) return create(stores, input, where.json, io, now);
+    if (sub === 'list') return list(stores, where, io, now);
+    return revoke(stores, parsed.positionals[0]!, where, io, now);
   } finally {
     stores.close();
   }
@@ -105,22 +83,27 @@ function create(stores: Stores, input: CreateCredentialInput, json: boolean, io:
       }) + '\n',
     );
   } else {
+    const { maxSessions, maxSessionDurationMs } = record.limits;
+    const expires = record.expiresAt === null ? 'never' : new Date(record.expiresAt).toISOString();
     io.stdout(
       `Created credential ${record.id} (${record.name}), permissions: ${record.permissions.join(',') || '(none)'}\n` +
+        `Up to ${maxSessions} sessions at once, each at most ${durationText(maxSessionDurationMs)}; expires ${expires}\n` +
         `Secret (shown once; send it as "Authorization: KS <secret>"):\n\n  ${secret}\n\n`,
     );
   }
   return 0;
 }
 
-function list(stores: Stores, json: boolean, io: CliIo, now: number): number {
+function list(stores: Stores, where: Where, io: CliIo, now: number): number {
   const views = stores.credentials.list().map((c) => publicView(c, now));
-  if (json) {
+  if (where.json) {
     io.stdout(JSON.stringify(views) + '\n');
     return 0;
   }
   if (views.length === 0) {
-    io.stdout('No credentials yet. Create one: mouthpiece credentials create --name NAME\n');
+    io.stdout(
+      `No credentials in ${where.dataDir} yet. Create one: mouthpiece credentials create --name NAME\n`,
+    );
     return 0;
   }
   const day = (iso: string | null) => (iso === null ? 'never' : iso.slice(0, 16).replace('T', ' '));
@@ -146,14 +129,21 @@ function list(stores: Stores, json: boolean, io: CliIo, now: number): number {
   return 0;
 }
 
-function revoke(stores: Stores, given: string, json: boolean, io: CliIo, now: number): number {
+function revoke(stores: Stores, arg: string, where: Where, io: CliIo, now: number): number {
+  const given = arg.trim().replace(/^KS\s+/, ''); // pasted from an Authorization header
   let id = given;
   if (given.startsWith('mp_')) {
     const fromSecret = parseCredentialId(given);
-    const record = fromSecret ? stores.credentials.get(fromSecret) : undefined;
+    if (fromSecret === undefined) {
+      io.stderr(
+        'mouthpiece: that is not a whole secret (mp_<id>_<43 characters>); pass the credential id instead (credentials list shows it)\n',
+      );
+      return 1;
+    }
+    const record = stores.credentials.get(fromSecret);
     if (!record || !verifySecret(given, record)) {
       io.stderr(
-        'mouthpiece: that secret belongs to no credential here; pass the credential id (credentials list)\n',
+        `mouthpiece: that secret belongs to no credential in ${where.dataDir}; pass the credential id (credentials list shows it)\n`,
       );
       return 2;
     }
@@ -161,69 +151,19 @@ function revoke(stores: Stores, given: string, json: boolean, io: CliIo, now: nu
   }
   const before = stores.credentials.get(id);
   if (!before) {
-    io.stderr(`mouthpiece: no credential ${id} (credentials list shows the ids)\n`);
+    io.stderr(
+      `mouthpiece: no credential ${id} in ${where.dataDir} (credentials list shows the ids; --data-dir picks another data directory)\n`,
+    );
     return 2;
   }
   const already = before.revokedAt;
   if (already === null) stores.credentials.revoke(id, now);
   const view = publicView(stores.credentials.get(id)!, now);
-  if (json) io.stdout(JSON.stringify(view) + '\n');
+  if (where.json) io.stdout(JSON.stringify(view) + '\n');
   else if (already !== null)
     io.stdout(
       `Credential ${id} was already revoked at ${new Date(already).toISOString()}; nothing changed.\n`,
     );
   else io.stdout(`Revoked ${id} (${before.name}). A running server ends its sessions within 2 s.\n`);
   return 0;
-}
-
-function positiveInt(v: string | boolean | undefined, flag: string, def: number, allowZero = false): number {
-  if (v === undefined) return def;
-  const n = Number(v);
-  if (typeof v !== 'string' || !/^\d+$/.test(v.trim()) || n < (allowZero ? 0 : 1))
-    throw new UsageError(
-      `${flag}: "${String(v)}" is not a ${allowZero ? 'non-negative' : 'positive'} whole number`,
-      CREATE_USAGE,
-    );
-  return n;
-}
-
-function parseCreate(
-  v: Record<string, string | boolean | undefined>,
-  config: Readonly<Config>,
-): CreateCredentialInput {
-  const name = v['name'];
-  if (typeof name !== 'string' || name.trim() === '')
-    throw new UsageError('credentials create needs --name NAME', CREATE_USAGE);
-  const perms = typeof v['permissions'] === 'string' ? v['permissions'] : Permission.SESSION_CREATE;
-  const permissions = perms
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  const known: string[] = Object.values(Permission);
-  for (const p of permissions)
-    if (!known.includes(p))
-      throw new UsageError(
-        `--permissions: unknown permission "${p}" (known: ${known.join(', ')})`,
-        CREATE_USAGE,
-      );
-  const duration = (flag: string): number | undefined => {
-    const raw = v[flag];
-    if (raw === undefined) return undefined;
-    const ms = typeof raw === 'string' ? parseDurationMs(raw) : undefined;
-    if (ms === undefined)
-      throw new UsageError(
-        `--${flag}: "${String(raw)}" is not a duration; use a number with a unit: ${DURATION_EXAMPLES}`,
-        CREATE_USAGE,
-      );
-    return ms;
-  };
-  return {
-    name: name.trim(),
-    permissions: [...new Set(permissions)] as Permission[],
-    maxSessions: positiveInt(v['max-sessions'], '--max-sessions', DEFAULT_MAX_SESSIONS_PER_CREDENTIAL),
-    maxSessionDurationMs: duration('max-duration') ?? config.maxSessionDurationMs,
-    maxTextLength: positiveInt(v['max-text-length'], '--max-text-length', DEFAULT_MAX_TEXT_LENGTH),
-    requestsPerSecond: positiveInt(v['rps'], '--rps', DEFAULT_CREDENTIAL_RPS, true),
-    expiresInMs: duration('expires-in') ?? null,
-  };
 }

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../auth/credential-secret.js';
 import { openSqliteStores } from '../storage/sqlite/index.js';
-import { runCli } from './run.js';
-import { parseDurationMs } from './durations.js';
+import { runCli, type CliIo } from './run.js';
+import { durationText, parseDurationMs, suggestDuration } from './durations.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function cli(argv: string[], dataDir: string) {
+async function cli(argv: string[], dataDir: string, more: Partial<CliIo> = {}) {
   let out = '';
   let err = '';
   const code = await runCli({
@@ -20,6 +20,7 @@ async function cli(argv: string[], dataDir: string) {
     env: { MOUTHPIECE_DATA_DIR: dataDir, MOUTHPIECE_TURN: 'off' },
     stdout: (s) => (out += s),
     stderr: (s) => (err += s),
+    ...more,
   });
   return { code, out, err };
 }
@@ -130,24 +131,68 @@ describe('mouthpiece credentials', () => {
     expect(parseDurationMs('soon')).toBeUndefined();
   });
 
-  it('--max-duration 2 hours is an error naming the flag and the stray word, not 2 ms', async () => {
+  it('--max-duration 2 hours is an error naming the flag and what was typed, not 2 ms', async () => {
     const dir = dataDir();
-    const stray = await cli(['credentials', 'create', '--name', 'x', '--max-duration', '2', 'hours'], dir);
-    expect(stray.code).toBe(1);
-    expect(stray.err).toContain(
-      'mouthpiece: --max-duration: "2" is not a duration; use a number with a unit',
+    // the shell splits it: --max-duration, 2, hours
+    const split = await cli(['credentials', 'create', '--name', 'x', '--max-duration', '2', 'hours'], dir);
+    expect(split.code).toBe(1);
+    expect(split.err).toContain(
+      'mouthpiece: --max-duration: "2 hours" is not a duration; use a number with a unit: 90s, 30m, 2h, 7d ("2 hours" is 2h)',
     );
-    const words = await cli(['credentials', 'create', '--name', 'x', '--max-duration', '2 hours'], dir);
-    expect(words.err).toContain('--max-duration: "2 hours" is not a duration');
+    const quoted = await cli(['credentials', 'create', '--name', 'x', '--max-duration', '2 hours'], dir);
+    expect(quoted.code).toBe(1);
+    expect(quoted.err).toContain('--max-duration: "2 hours" is not a duration');
+    const bare = await cli(['credentials', 'create', '--name', 'x', '--expires-in=90'], dir);
+    expect(bare.code).toBe(1);
+    expect(bare.err).toContain('--expires-in: "90" is not a duration; use a number with a unit');
+    const unknown = await cli(['credentials', 'create', '--name', 'x', '--max-duration', '2y'], dir);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('--max-duration: "2y" is not a duration');
     const extra = await cli(['credentials', 'create', '--name', 'x', '--max-duration', '2h', 'hours'], dir);
     expect(extra.code).toBe(1);
     expect(extra.err).toContain('unexpected argument "hours"');
+    const name = await cli(['credentials', 'create', '--name', 'my', 'demo'], dir);
+    expect(name.code).toBe(1);
+    expect(name.err).toContain('unexpected argument "demo" (a value with spaces needs quotes');
+    expect(existsSync(join(dir, 'mouthpiece.db'))).toBe(false); // none of these stored anything
     const ok = JSON.parse(
       (await cli(['credentials', 'create', '--name', 'x', '--max-duration', '2h', '--json'], dir)).out,
     );
     const stores = openSqliteStores(join(dir, 'mouthpiece.db'));
     expect(stores.credentials.get(ok.id)?.limits.maxSessionDurationMs).toBe(7_200_000);
     stores.close();
+  });
+
+  it('suggests the accepted form of words people write for units', () => {
+    expect(suggestDuration('2 hours')).toBe('2h');
+    expect(suggestDuration('90 seconds')).toBe('90s');
+    expect(suggestDuration('1.5 hours')).toBe('90m');
+    expect(suggestDuration('1 week')).toBe('7d');
+    expect(suggestDuration('2H')).toBe('2h');
+    expect(suggestDuration('2 fortnights')).toBeUndefined();
+    expect(durationText(1500)).toBe('1500ms');
+  });
+
+  it('refuses durations too long to keep: a session timer past 24.8 days fires at once', async () => {
+    const dir = dataDir();
+    const long = await cli(['credentials', 'create', '--name', 'x', '--max-duration', '30d'], dir);
+    expect(long.code).toBe(1);
+    expect(long.err).toContain('--max-duration: "30d" is too long; at most 24d');
+    const never = await cli(['credentials', 'create', '--name', 'x', '--expires-in', '99999999999d'], dir);
+    expect(never.code).toBe(1);
+    expect(never.err).toContain('--expires-in: "99999999999d" is too long; at most 36500d');
+    const ok = await cli(['credentials', 'create', '--name', 'x', '--max-duration', '24d', '--json'], dir);
+    expect(ok.code).toBe(0);
+  });
+
+  it('create says the limits it stored, so a wrong duration shows at once', async () => {
+    const r = await cli(
+      ['credentials', 'create', '--name', 'acme', '--max-duration', '90m', '--max-sessions', '3'],
+      dataDir(),
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Up to 3 sessions at once, each at most 90m; expires never');
+    expect(r.out).toMatch(/\n {2}mp_[A-Za-z0-9]{16}_[A-Za-z0-9_-]{43}\n/);
   });
 });
 
@@ -165,6 +210,13 @@ describe('mouthpiece help and version', () => {
     ],
     [['credentials', 'list', '-h'], /^Usage: mouthpiece credentials list/],
     [['credentials', 'revoke', '--help'], /^Usage: mouthpiece credentials revoke ID/],
+    [
+      ['credentials', 'create', '--bogus', '--max-duration', '2', 'hours', '--help'],
+      /^Usage: mouthpiece credentials create/,
+    ],
+    [['help', 'serve'], /^Usage: mouthpiece serve/],
+    [['help', 'credentials'], /^Usage: mouthpiece credentials <create\|list\|revoke>/],
+    [['help', 'credentials', 'create'], /^Usage: mouthpiece credentials create --name NAME/],
   ] as Array<[string[], RegExp]>)(
     'mouthpiece %j prints its help and exits 0, creating no database',
     async (argv, text) => {
@@ -191,25 +243,89 @@ describe('credentials list and revoke, for people', () => {
     const lines = (await cli(['credentials', 'list'], dir)).out.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^ID +NAME +PERMISSIONS +STATUS +CREATED +EXPIRES$/);
-    const col = lines[0]!.indexOf('STATUS');
-    for (const l of lines.slice(1)) expect(l.slice(col)).toMatch(/^active /);
-    expect(lines[1]).toMatch(/ never$|\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    for (const header of ['NAME', 'PERMISSIONS', 'STATUS', 'CREATED', 'EXPIRES']) {
+      const col = lines[0]!.indexOf(header);
+      for (const l of lines.slice(1)) expect(l.slice(col - 1, col + 1), `${header} in ${l}`).toMatch(/^ \S$/);
+    }
+    const status = lines[0]!.indexOf('STATUS');
+    for (const l of lines.slice(1)) expect(l.slice(status)).toMatch(/^active /);
+    expect(lines[1]).toMatch(
+      / acme +session:create +active +\d{4}-\d\d-\d\d \d\d:\d\d +\d{4}-\d\d-\d\d \d\d:\d\d$/,
+    );
+    expect(lines[2]).toMatch(/ a-much-longer-name +admin +active +\d{4}-\d\d-\d\d \d\d:\d\d +never$/);
   });
 
-  it('revoke takes the whole secret too, and revoking twice says it already was', async () => {
+  it('list and revoke name the data directory they looked in', async () => {
+    const dir = dataDir();
+    const empty = await cli(['credentials', 'list'], dir);
+    expect(empty.out).toBe(
+      `No credentials in ${dir} yet. Create one: mouthpiece credentials create --name NAME\n`,
+    );
+    const missing = await cli(['credentials', 'revoke', 'nope'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain(`no credential nope in ${dir}`);
+  });
+
+  it('revoke takes the whole secret too (even pasted with KS), and revoking twice says it already was', async () => {
     const dir = dataDir();
     const o = JSON.parse((await cli(['credentials', 'create', '--name', 'acme', '--json'], dir)).out);
-    const bySecret = await cli(['credentials', 'revoke', o.secret], dir);
+    const bySecret = await cli(['credentials', 'revoke', o.secret], dir, { now: () => 1_800_000_000_000 });
     expect(bySecret.code).toBe(0);
     expect(bySecret.out).toContain(`Revoked ${o.id} (acme)`);
-    const stores = openSqliteStores(join(dir, 'mouthpiece.db'));
-    const at = stores.credentials.get(o.id)!.revokedAt;
-    stores.close();
-    const again = await cli(['credentials', 'revoke', o.id], dir);
+    const again = await cli(['credentials', 'revoke', o.id], dir, { now: () => 1_900_000_000_000 });
     expect(again.code).toBe(0);
-    expect(again.out).toContain(`Credential ${o.id} was already revoked at ${new Date(at!).toISOString()}`);
+    expect(again.out).toBe(
+      `Credential ${o.id} was already revoked at ${new Date(1_800_000_000_000).toISOString()}; nothing changed.\n`,
+    );
+    const pasted = await cli(['credentials', 'revoke', `KS ${o.secret}`, '--json'], dir);
+    expect(pasted.code).toBe(0);
+    expect(JSON.parse(pasted.out)).toMatchObject({ id: o.id, status: 'revoked' });
+    const stores = openSqliteStores(join(dir, 'mouthpiece.db'));
+    expect(stores.credentials.get(o.id)!.revokedAt).toBe(1_800_000_000_000); // unchanged
+    stores.close();
+  });
+
+  it('revoke by a secret that is not this credential, or not a whole secret, changes nothing', async () => {
+    const dir = dataDir();
+    const o = JSON.parse((await cli(['credentials', 'create', '--name', 'acme', '--json'], dir)).out);
     const wrong = await cli(['credentials', 'revoke', `mp_${o.id}_${'x'.repeat(43)}`], dir);
     expect(wrong.code).toBe(2);
+    expect(wrong.err).toContain('that secret belongs to no credential in');
     expect(wrong.err).toContain('pass the credential id');
+    const cut = await cli(['credentials', 'revoke', o.secret.slice(0, 30)], dir);
+    expect(cut.code).toBe(1);
+    expect(cut.err).toContain('that is not a whole secret (mp_<id>_<43 characters>); pass the credential id');
+    const list = JSON.parse((await cli(['credentials', 'list', '--json'], dir)).out);
+    expect(list[0].status).toBe('active');
+  });
+});
+
+describe('mouthpiece serve', () => {
+  it('a port in use says so and how to pick another, exit 1', async () => {
+    const r = await cli(['serve'], dataDir(), {
+      env: { PORT: '8123', MOUTHPIECE_TURN: 'off' },
+      serve: () =>
+        Promise.reject(
+          Object.assign(new Error('listen EADDRINUSE: address already in use'), { code: 'EADDRINUSE' }),
+        ),
+    });
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      'mouthpiece: port 8123 is in use (is Mouthpiece already running?); stop that, or start on another port: PORT=8124 npm start\n',
+    );
+  });
+
+  it('passes the validated config to the server and exits 0 when it returns', async () => {
+    const dir = dataDir();
+    let port = 0;
+    const r = await cli(['serve'], dir, {
+      env: { PORT: '8125', MOUTHPIECE_DATA_DIR: dir, MOUTHPIECE_TURN: 'off' },
+      serve: (config) => {
+        port = config.port;
+        return Promise.resolve();
+      },
+    });
+    expect(r.code).toBe(0);
+    expect(port).toBe(8125);
   });
 });

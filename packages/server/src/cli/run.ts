@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadConfig, type Config } from '../config.js';
-import { credentialsCommand, UsageError } from './credentials-command.js';
-import { CREDENTIALS_USAGE, MAIN_USAGE, SERVE_USAGE } from './usage.js';
+import { credentialsCommand } from './credentials-command.js';
+import { MAIN_USAGE, SERVE_USAGE, UsageError } from './usage.js';
 
 export interface CliIo {
   argv: string[];
@@ -38,7 +38,8 @@ export async function runCli(io: CliIo): Promise<number> {
         io.stdout(MAIN_USAGE);
         return 0;
       case 'help':
-        io.stdout(sub === 'serve' ? SERVE_USAGE : sub === 'credentials' ? CREDENTIALS_USAGE : MAIN_USAGE);
+        if (sub === 'credentials') return credentialsCommand(rest[0] ?? '--help', ['--help'], io, 0);
+        io.stdout(sub === 'serve' ? SERVE_USAGE : MAIN_USAGE);
         return 0;
       case '--version':
       case '-v':
@@ -52,7 +53,16 @@ export async function runCli(io: CliIo): Promise<number> {
         if (sub !== undefined) throw new UsageError(`serve takes no arguments (got "${sub}")`, SERVE_USAGE);
         const config = loadConfig(io.env);
         if (!io.serve) throw new Error('serve is not available here');
-        await io.serve(config);
+        try {
+          await io.serve(config);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+          io.stderr(
+            `mouthpiece: port ${config.port} is in use (is Mouthpiece already running?); ` +
+              `stop that, or start on another port: PORT=${config.port < 65535 ? config.port + 1 : 8080} npm start\n`,
+          );
+          return 1;
+        }
         return 0;
       }
       case 'credentials':

@@ -1,6 +1,16 @@
 /** The help texts of the `mouthpiece` command and its sub-commands. */
 import { DURATION_EXAMPLES } from './durations.js';
 
+/** A mistake on the command line: exit 1 with the message and the command's usage. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+  }
+}
+
 export const MAIN_USAGE = `Usage: mouthpiece <command> [options]
 
 Commands:
@@ -44,7 +54,7 @@ Options:
   --permissions LIST         comma list of session:create and admin (default session:create;
                              '' for none; admin does not imply session:create)
   --max-sessions N           sessions it may hold at once (default 10)
-  --max-duration DURATION    longest session (default: MOUTHPIECE_SESSION_MAX_DURATION_MS, 1h)
+  --max-duration DURATION    longest session, at most 24d (default: MOUTHPIECE_SESSION_MAX_DURATION_MS, 1h)
   --max-text-length N        characters per say-text call (default 5000)
   --rps N                    requests per second for this credential (default 20; 0 = no limit)
   --expires-in DURATION      the credential stops working after this (default: never)

@@ -1,7 +1,8 @@
 /**
  * Managed coturn (DESIGN §5): a generated config (always `-c`, or Debian's /etc/turnserver.conf
  * would be read too), TURN REST API auth with a shared secret, supervised: restarted with backoff
- * if it dies, killed on close and when this process exits.
+ * if it dies (one structured warning per exit: pid, code, signal, delayMs), killed on close and
+ * when this process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,7 +76,12 @@ export async function startManagedTurn(o: ManagedTurnOptions): Promise<ManagedTu
   process.once('exit', killOnExit);
 
   const launch = (): ChildProcess => {
-    const c = spawn(o.binary ?? 'turnserver', ['-c', confFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // its own process group: a Ctrl-C in the terminal reaches only us, and we stop coturn in
+    // order (otherwise it dies with the Ctrl-C first and we log a restart while shutting down)
+    const c = spawn(o.binary ?? 'turnserver', ['-c', confFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     c.stdout?.resume();
     c.stderr?.resume();
     c.once('exit', (code, signal) => {
