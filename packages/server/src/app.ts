@@ -17,10 +17,8 @@ import { adminRoutes } from './routes/admin.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { createSessionRoutes } from './routes/create-session.js';
 import { operationsRoutes } from './routes/operations.js';
-import { sessionControlRoutes } from './routes/session-control.js';
-import { sayAudioRoutes, sayTextRoutes } from './routes/speech.js';
+import { sessionRoutes } from './routes/session-scope.js';
 import { staticRoutes } from './routes/static-files.js';
-import { whepRoutes } from './routes/whep.js';
 import { RateLimiter } from './sessions/rate-limiter.js';
 import { SessionRegistry } from './sessions/session-registry.js';
 import type { Stores } from './storage/ports.js';
@@ -154,10 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(createSessionRoutes, { ctx });
-  await app.register(sessionControlRoutes, { ctx });
-  await app.register(sayTextRoutes, { ctx });
-  await app.register(sayAudioRoutes, { ctx });
-  await app.register(whepRoutes, { ctx });
+  await app.register(sessionRoutes, { ctx });
   await app.register(catalogRoutes, { ctx });
   await app.register(operationsRoutes, { ctx });
   await app.register(adminRoutes, {

@@ -19,7 +19,7 @@ export async function authorizeSession(
   req: FastifyRequest,
   sessionId: string,
   opts: { viewerToken?: string | undefined } = {},
-): Promise<SessionRecord> {
+): Promise<{ record: SessionRecord; viaViewerToken: boolean }> {
   let viaViewerToken = false;
   if (opts.viewerToken !== undefined) {
     const record = ctx.registry.get(sessionId);
@@ -37,7 +37,7 @@ export async function authorizeSession(
   if (!record) throw new ApiError('SESSION_NOT_FOUND');
   if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw sessionEnded(record);
   limitSession(ctx, record);
-  return record;
+  return { record, viaViewerToken };
 }
 
 /** 410 with why the session ended: `{..., code: "SESSION_ENDED", reason}`. */

@@ -158,6 +158,16 @@ describe('the error body sweep', () => {
     expect(a.body['error']).toMatch(message);
   });
 
+  it('a token route authenticates before it reads the body: no token + a bad body is 401, not 400', async () => {
+    const a = await answer(`/v1/avatar-session/${sid()}/say-text`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"text": 5'.padEnd(100_000, ' '),
+    });
+    expect(a.status).toBe(401);
+    expect(a.body).toMatchObject({ code: 'INVALID_TOKEN' });
+  });
+
   it('405 names the allowed methods in Allow', async () => {
     const a = await answer(`/v1/avatar-session/${sid()}/end`, { method: 'PUT' });
     expect(a.headers.get('allow')).toBe('POST');

@@ -1,6 +1,7 @@
 /**
- * init-client, interrupt, keep-alive and end. Their body and its Content-Type are ignored
- * (spec clients send `{}` or nothing), so this plugin accepts any body and discards it.
+ * init-client, interrupt, keep-alive and end (inside the session scope: routes/session-scope.ts
+ * has authorized the request). Their body and its Content-Type are ignored (spec clients send
+ * `{}` or nothing), so this plugin accepts any body and discards it.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -12,7 +13,6 @@ import {
   EndReason,
 } from '@mouthpiece/protocol';
 import type { AppContext } from '../app-types.js';
-import { authorizeSession } from '../auth/session-guard.js';
 import { turnForSession } from '../turn/credentials.js';
 import { engineCall } from './engine-call.js';
 
@@ -36,8 +36,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
       },
     },
     async (req) => {
-      const s = await authorizeSession(ctx, req, req.params.sessionId);
-      ctx.registry.touch(s.id);
+      const s = req.avatarSession;
       const turn = turnForSession(ctx.turn, s.id, s.expiresAt);
       return {
         success: true as const,
@@ -60,8 +59,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
       },
     },
     async (req) => {
-      const s = await authorizeSession(ctx, req, req.params.sessionId);
-      ctx.registry.touch(s.id);
+      const s = req.avatarSession;
       await engineCall(() => ctx.engine.interrupt(s.id));
       return { success: true as const };
     },
@@ -76,18 +74,15 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
         response: { 200: SuccessResponse, ...errors },
       },
     },
-    async (req) => {
-      const s = await authorizeSession(ctx, req, req.params.sessionId);
-      ctx.registry.touch(s.id);
-      return { success: true as const };
-    },
+    // the session scope has authorized the call and refreshed the idle clock: nothing else to do
+    async () => ({ success: true as const }),
   );
 
   r.post(
     '/v1/avatar-session/:sessionId/end',
     { schema: { ...base, summary: 'End the session', response: { 200: SuccessResponse, ...errors } } },
     async (req) => {
-      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      const s = req.avatarSession;
       await ctx.registry.end(s.id, EndReason.ENDED_BY_CLIENT);
       return { success: true as const };
     },

@@ -12,7 +12,6 @@ import {
 } from '@mouthpiece/protocol';
 import type { QueueAnswer } from '@mouthpiece/engine/host';
 import type { AppContext } from '../app-types.js';
-import { authorizeSession } from '../auth/session-guard.js';
 import { ApiError, unsupportedMediaType } from '../errors.js';
 import { engineCall } from './engine-call.js';
 
@@ -58,14 +57,13 @@ export const sayTextRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       },
     },
     async (req) => {
-      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      const s = req.avatarSession;
       const { text, isFinal = true } = req.body;
       const turnId = req.body.turnId ?? randomUUID();
       if (text === undefined || text.trim() === '') throw new ApiError('TEXT_REQUIRED');
       const limit = ctx.registry.limitsOf(s.id)?.maxTextLength ?? Infinity;
       if (text.length > limit)
         throw new ApiError('TEXT_TOO_LONG', `Text is too long (at most ${limit} characters per call)`);
-      ctx.registry.touch(s.id);
       const answer = await engineCall(() => ctx.engine.sayText(s.id, { turnId, text, isFinal }));
       const discarded = checkAnswer(answer);
       if (!discarded) ctx.registry.recordUsage(s.credentialId, { charactersSpoken: text.length });
@@ -121,7 +119,7 @@ export const sayAudioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
       },
     },
     async (req) => {
-      const s = await authorizeSession(ctx, req, req.params.sessionId);
+      const s = req.avatarSession;
       const form = await readAudioForm(req);
       if (!form.audio)
         throw new ApiError('INVALID_AUDIO', 'Invalid audio file: the form has no "audio" file');
@@ -134,7 +132,6 @@ export const sayAudioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
           'Invalid field "duration": must be a positive number of seconds',
         );
       }
-      ctx.registry.touch(s.id);
       const answer = await engineCall(() =>
         ctx.engine.sayAudio(s.id, {
           turnId: form.turnId!,

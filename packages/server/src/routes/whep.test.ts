@@ -182,4 +182,39 @@ describe('WHEP', () => {
     });
     expect(String(post.headers['access-control-expose-headers'])).toContain('Location');
   });
+
+  it('only the token holder keeps a session alive: a viewer-token offer does not reset the idle clock', async () => {
+    const { whepPath, path, sessionId, token } = await setup();
+    t.clock.advance(20_000);
+    expect(
+      (await t.app.inject({ method: 'POST', url: whepPath, headers: sdpHeaders, payload: OFFER })).statusCode,
+    ).toBe(201);
+    t.clock.advance(10_000); // 30 s since the last token call
+    await Promise.resolve();
+    const after = await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token);
+    expect(after.json()).toMatchObject({ code: 'SESSION_ENDED', reason: 'idle_timeout' });
+    // with the Bearer token the same offer counts as activity
+    const other = await t.createSession();
+    t.clock.advance(20_000);
+    const bearer = await t.app.inject({
+      method: 'POST',
+      url: path.replace(sessionId, other.sessionId),
+      headers: { ...sdpHeaders, authorization: `Bearer ${other.token}` },
+      payload: OFFER,
+    });
+    expect(bearer.statusCode).toBe(201);
+    t.clock.advance(10_000);
+    expect((await t.post(`/v1/avatar-session/${other.sessionId}/keep-alive`, other.token)).statusCode).toBe(
+      200,
+    );
+  });
+
+  it('a replaced viewer resource answers 404 (the engine knows its viewers)', async () => {
+    const { whepPath } = await setup();
+    const first = await t.app.inject({ method: 'POST', url: whepPath, headers: sdpHeaders, payload: OFFER });
+    await t.app.inject({ method: 'POST', url: whepPath, headers: sdpHeaders, payload: OFFER });
+    const gone = await t.app.inject({ method: 'DELETE', url: String(first.headers['location']) });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toMatchObject({ code: 'NOT_FOUND' });
+  });
 });

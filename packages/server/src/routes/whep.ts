@@ -1,5 +1,5 @@
 /**
- * WHEP (draft-ietf-wish-whep) as DESIGN §3.9: POST an SDP offer → 201 + Location + answer;
+ * WHEP (draft-ietf-wish-whep), inside the session scope (routes/session-scope.ts): POST an SDP offer → 201 + Location + answer;
  * PATCH trickle candidates → 204; DELETE the resource → 200; OPTIONS for CORS. The viewer token
  * in the whepUrl query (`vt`) wins over any Authorization header; PATCH and DELETE are authorized
  * by the unguessable viewerId in the resource path.
@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '@mouthpiece/protocol';
 import type { AppContext } from '../app-types.js';
-import { authorizeSession, sessionEnded } from '../auth/session-guard.js';
+import { sessionEnded } from '../auth/session-guard.js';
 import { ApiError, unsupportedMediaType } from '../errors.js';
 import { newId } from '../sessions/session-registry.js';
 import { iceServerLinks, turnForSession } from '../turn/credentials.js';
@@ -25,14 +25,6 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
     { parseAs: 'string', bodyLimit: SDP_LIMIT },
     (_req, body, done) => done(null, body),
   );
-  /** Which viewer of which session each WHEP resource is (viewerId → sessionId). */
-  const viewers = new Map<string, string>();
-  ctx.engine.onEvent((e) => {
-    if (e.type === 'viewerDisconnected') viewers.delete(e.viewerId);
-  });
-  ctx.registry.onEnded((sessionId) => {
-    for (const [v, sid] of viewers) if (sid === sessionId) viewers.delete(v);
-  });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const params = Type.Object({ sessionId: Type.String() });
   const resourceParams = Type.Object({ sessionId: Type.String(), viewerId: Type.String() });
@@ -40,6 +32,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   r.post(
     '/v1/avatar-session/:sessionId/whep',
     {
+      config: { auth: 'token-or-viewer' },
       schema: {
         tags: ['whep'],
         summary: 'WHEP: send an SDP offer, receive the answer',
@@ -53,17 +46,14 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       if (!isType(req.headers['content-type'], 'application/sdp')) {
         throw unsupportedMediaType(req);
       }
-      const s = await authorizeSession(ctx, req, req.params.sessionId, { viewerToken: req.query.vt });
+      const s = req.avatarSession;
       const offerSdp = typeof req.body === 'string' ? req.body : '';
       if (!offerSdp.trim().startsWith('v=0'))
         throw new ApiError('INVALID_REQUEST', 'Body is not an SDP offer');
-      ctx.registry.touch(s.id);
       const viewerId = newId();
       const { answerSdp } = await engineCall(() =>
         ctx.engine.connectViewer(s.id, { viewerId, offerSdp, iceServers: [] }),
       );
-      for (const [v, sid] of viewers) if (sid === s.id) viewers.delete(v);
-      viewers.set(viewerId, s.id);
       const turn = turnForSession(ctx.turn, s.id, s.expiresAt);
       const links = iceServerLinks(turn);
       if (links.length) void reply.header('Link', links);
@@ -77,17 +67,17 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
     },
   );
 
-  const resource = async (sessionId: string, viewerId: string): Promise<void> => {
+  /** A WHEP resource's session must be live; the engine knows its viewers (unknown → 404). */
+  const resource = (sessionId: string): void => {
     const record = ctx.registry.get(sessionId);
     if (!record) throw new ApiError('SESSION_NOT_FOUND');
-    if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw sessionEnded(record);
-    if (viewers.get(viewerId) !== sessionId) throw new ApiError('NOT_FOUND', 'No such WHEP resource');
-    return Promise.resolve();
+    if (record.status !== 'active') throw sessionEnded(record);
   };
 
   r.patch(
     '/v1/avatar-session/:sessionId/whep/:viewerId',
     {
+      config: { auth: 'none' },
       schema: {
         tags: ['whep'],
         summary: 'WHEP: trickle ICE candidates',
@@ -99,7 +89,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       if (!isType(req.headers['content-type'], 'application/trickle-ice-sdpfrag')) {
         throw unsupportedMediaType(req);
       }
-      await resource(req.params.sessionId, req.params.viewerId);
+      resource(req.params.sessionId);
       const frag = typeof req.body === 'string' ? req.body : '';
       await engineCall(() => ctx.engine.addIceCandidates(req.params.sessionId, req.params.viewerId, frag));
       return reply.status(204).send();
@@ -108,10 +98,12 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
 
   r.delete(
     '/v1/avatar-session/:sessionId/whep/:viewerId',
-    { schema: { tags: ['whep'], summary: 'WHEP: end this viewer', params: resourceParams } },
+    {
+      config: { auth: 'none' },
+      schema: { tags: ['whep'], summary: 'WHEP: end this viewer', params: resourceParams },
+    },
     async (req, reply) => {
-      await resource(req.params.sessionId, req.params.viewerId);
-      viewers.delete(req.params.viewerId);
+      resource(req.params.sessionId);
       await engineCall(() => ctx.engine.disconnectViewer(req.params.sessionId, req.params.viewerId));
       return reply.status(200).send({ success: true });
     },

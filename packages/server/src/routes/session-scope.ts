@@ -1,0 +1,54 @@
+/**
+ * The token routes of a session (init-client, say-text, say-audio, interrupt, keep-alive, end,
+ * WHEP) in one encapsulated scope. Its `onRequest` hook authorizes each request before its body
+ * is read — 401 → 404 → 403 → 410, then the rate limits (auth/session-guard.ts) — puts the session
+ * on `req.avatarSession`, and refreshes the idle clock when the request starts and again when it
+ * ends (a long upload is activity). Routes choose their authorization in `config.auth`:
+ * `token` (default), `token-or-viewer` (WHEP offers: the whepUrl's `vt` also admits, but only the
+ * token holder keeps the session alive) or `none` (WHEP resources: the viewerId in the path is an
+ * unguessable capability).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../app-types.js';
+import { authorizeSession } from '../auth/session-guard.js';
+import type { SessionRecord } from '../storage/ports.js';
+import { sessionControlRoutes } from './session-control.js';
+import { sayAudioRoutes, sayTextRoutes } from './speech.js';
+import { whepRoutes } from './whep.js';
+
+export type SessionAuth = 'token' | 'token-or-viewer' | 'none';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authorized session of a token route (set by the session scope). */
+    avatarSession: SessionRecord;
+  }
+  interface FastifyContextConfig {
+    auth?: SessionAuth;
+  }
+}
+
+export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.decorateRequest('avatarSession', null as unknown as SessionRecord);
+  /** Requests whose caller may keep the session alive (the token holder, not a viewer). */
+  const keepsAlive = new WeakSet<object>();
+  app.addHook('onRequest', async (req) => {
+    const auth = req.routeOptions.config.auth ?? 'token';
+    const sessionId = (req.params as { sessionId?: string }).sessionId;
+    if (auth === 'none' || sessionId === undefined) return;
+    const viewerToken = auth === 'token-or-viewer' ? (req.query as { vt?: string }).vt : undefined;
+    const { record, viaViewerToken } = await authorizeSession(ctx, req, sessionId, { viewerToken });
+    req.avatarSession = record;
+    if (!viaViewerToken) {
+      keepsAlive.add(req);
+      ctx.registry.touch(record.id);
+    }
+  });
+  app.addHook('onResponse', async (req) => {
+    if (keepsAlive.has(req)) ctx.registry.touch(req.avatarSession.id);
+  });
+  await app.register(sessionControlRoutes, { ctx });
+  await app.register(sayTextRoutes, { ctx });
+  await app.register(sayAudioRoutes, { ctx });
+  await app.register(whepRoutes, { ctx });
+};
