@@ -5,19 +5,12 @@ import globals from 'globals';
 
 export default tseslint.config(
   {
-    ignores: [
-      '**/dist/**',
-      '**/node_modules/**',
-      'data/**',
-      '**/*.js',
-      '**/*.mjs',
-      '**/*.cjs',
-      'packages/server/public/**',
-    ],
+    ignores: ['**/dist/**', '**/node_modules/**', 'data/**', '**/*.cjs'],
   },
   js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  ...tseslint.configs.recommendedTypeChecked.map((c) => ({ ...c, files: ['**/*.ts'] })),
   {
+    files: ['**/*.ts'],
     languageOptions: {
       globals: { ...globals.node },
       parserOptions: { project: ['./tsconfig.eslint.json'], tsconfigRootDir: import.meta.dirname },
@@ -54,5 +47,16 @@ export default tseslint.config(
         tsconfigRootDir: import.meta.dirname,
       },
     },
+  },
+  {
+    // Plain JavaScript (scripts, benches, the demo page, the example): the recommended rules,
+    // without type information; Node globals, browser globals for code that runs in pages.
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { ...globals.node }, sourceType: 'module' },
+    rules: { 'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }] },
+  },
+  {
+    files: ['packages/server/public/**/*.js', 'e2e/harness/page-client.js', 'bench/lib/av-probe.js'],
+    languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
   },
 );
