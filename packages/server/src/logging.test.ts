@@ -16,6 +16,43 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** An app whose JSON log lines land in `lines`, with one credential at `rps`. */
+async function loggedApp(rps: number) {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  const stores = openSqliteStores(':memory:');
+  const { secret } = createCredential(
+    stores,
+    {
+      name: 'log',
+      permissions: ['session:create'],
+      maxSessions: 5,
+      maxSessionDurationMs: 60_000,
+      maxTextLength: 100,
+      requestsPerSecond: rps,
+      expiresInMs: null,
+    },
+    Date.now(),
+  );
+  const clock = new ManualClock(Date.now());
+  const app = await buildApp({
+    config: testConfig({ logLevel: 'info' }),
+    stores,
+    engine: new FakeEngineHost({ clock }),
+    clock,
+    jwtSecret: 'x'.repeat(40),
+    turn: { mode: 'off', host: 'localhost', ports: [], secret: '' },
+    logger: false,
+    loggerInstance: pino(loggerOptions('info') as pino.LoggerOptions, sink),
+  });
+  return { app, secret, clock, lines: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
 describe('logs', () => {
   it('never contain credentials, tokens, viewer tokens or spoken text above debug', async () => {
     const lines: string[] = [];
@@ -142,5 +179,28 @@ describe('startServer', () => {
       await server.close();
       await server.close();
     }
+  });
+
+  it('a burst over the rate limit logs one warn line with the count, not one per rejection', async () => {
+    const { app, secret, clock, lines } = await loggedApp(1);
+    const create = () =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/avatar-session',
+        headers: { authorization: `KS ${secret}` },
+        payload: { visualConfig: { avatarId: 'amara' } },
+      });
+    const codes = [];
+    for (let i = 0; i < 20; i++) codes.push((await create()).statusCode);
+    expect(codes.filter((c) => c === 429).length).toBeGreaterThan(10);
+    const limited = lines().filter((l) => l['msg'] === 'rate limited');
+    expect(limited).toHaveLength(1);
+    expect(limited[0]).toMatchObject({ level: 40, scope: 'credential', rps: 1, rejected: 1 });
+    clock.advance(11_000);
+    for (let i = 0; i < 5; i++) await create();
+    const again = lines().filter((l) => l['msg'] === 'rate limited');
+    expect(again).toHaveLength(2);
+    expect(Number(again[1]!['rejected'])).toBeGreaterThan(5); // the rejections in between, counted
+    await app.close();
   });
 });

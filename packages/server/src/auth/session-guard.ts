@@ -36,7 +36,7 @@ export async function authorizeSession(
   const record = ctx.registry.get(sessionId);
   if (!record) throw new ApiError('SESSION_NOT_FOUND');
   if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw sessionEnded(record);
-  limitSession(ctx, record);
+  limitSession(ctx, req, record);
   return { record, viaViewerToken };
 }
 
@@ -84,26 +84,40 @@ async function bearerClaims(ctx: AppContext, req: FastifyRequest): Promise<Sessi
   }
 }
 
-function limitSession(ctx: AppContext, record: SessionRecord): void {
+function limitSession(ctx: AppContext, req: FastifyRequest, record: SessionRecord): void {
   const credentialRps = ctx.registry.limitsOf(record.id)?.requestsPerSecond ?? 0;
   const sessionRps = credentialRps === 0 ? 0 : DEFAULT_SESSION_RPS;
-  const waitSession = ctx.limiter.take(`s:${record.id}`, sessionRps);
-  if (waitSession > 0) {
-    ctx.metrics.rateLimited.inc({ scope: 'session' });
-    throw new ApiError('RATE_LIMITED', undefined, { 'Retry-After': String(waitSession) });
-  }
-  const waitCredential = ctx.limiter.take(`c:${record.credentialId}`, credentialRps);
-  if (waitCredential > 0) {
-    ctx.metrics.rateLimited.inc({ scope: 'credential' });
-    throw new ApiError('RATE_LIMITED', undefined, { 'Retry-After': String(waitCredential) });
-  }
+  take(ctx, req, 'session', record.id, sessionRps);
+  take(ctx, req, 'credential', record.credentialId, credentialRps);
 }
 
 /** Rate limit of credential-authenticated routes (create, catalog). */
-export function limitCredential(ctx: AppContext, credentialId: string, rps: number): void {
-  const wait = ctx.limiter.take(`c:${credentialId}`, rps);
-  if (wait > 0) {
-    ctx.metrics.rateLimited.inc({ scope: 'credential' });
-    throw new ApiError('RATE_LIMITED', undefined, { 'Retry-After': String(wait) });
-  }
+export function limitCredential(
+  ctx: AppContext,
+  req: FastifyRequest,
+  credentialId: string,
+  rps: number,
+): void {
+  take(ctx, req, 'credential', credentialId, rps);
+}
+
+/** One token of a bucket, or a 429 (counted in metrics, logged at warn at most every 10 s a key). */
+function take(
+  ctx: AppContext,
+  req: FastifyRequest,
+  scope: 'session' | 'credential',
+  id: string,
+  rps: number,
+): void {
+  const key = `${scope[0]}:${id}`;
+  const wait = ctx.limiter.take(key, rps);
+  if (wait === 0) return;
+  ctx.metrics.rateLimited.inc({ scope });
+  const rejected = ctx.limiter.rejected(key);
+  if (rejected > 0)
+    req.log.warn(
+      { scope, [scope === 'session' ? 'sessionId' : 'credentialId']: id, rps, rejected },
+      'rate limited',
+    );
+  throw new ApiError('RATE_LIMITED', undefined, { 'Retry-After': String(wait) });
 }

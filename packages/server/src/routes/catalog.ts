@@ -11,7 +11,7 @@ export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const auth = (req: Parameters<typeof authenticateCredential>[0]): void => {
     const c = authenticateCredential(req, ctx.stores.credentials, ctx.clock.now(), Permission.SESSION_CREATE);
-    limitCredential(ctx, c.id, c.limits.requestsPerSecond);
+    limitCredential(ctx, req, c.id, c.limits.requestsPerSecond);
   };
   const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
   r.get(

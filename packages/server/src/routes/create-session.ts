@@ -25,7 +25,7 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
         ctx.clock.now(),
         Permission.SESSION_CREATE,
       );
-      limitCredential(ctx, credential.id, credential.limits.requestsPerSecond);
+      limitCredential(ctx, req, credential.id, credential.limits.requestsPerSecond);
       const catalog = ctx.engine.catalog();
       const avatarId = req.body.visualConfig.avatarId ?? req.body.visualConfig.id;
       if (!avatarId)

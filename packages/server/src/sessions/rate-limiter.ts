@@ -12,6 +12,8 @@ interface Bucket {
 export class RateLimiter {
   readonly #clock: Clock;
   readonly #buckets = new Map<string, Bucket>();
+  /** Per key: rejections since the last log line, and when that line was written. */
+  readonly #rejected = new Map<string, { count: number; loggedAt: number }>();
   #lastSweep = 0;
 
   constructor(clock: Clock) {
@@ -35,9 +37,26 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - b.tokens) / ratePerSec));
   }
 
+  /**
+   * Counts a rejection of `key`; returns the number to log when a line is due (the first
+   * rejection, then at most one line per 10 s per key), else 0. A flood logs a line, not a flood.
+   */
+  rejected(key: string): number {
+    const now = this.#clock.now();
+    const r = this.#rejected.get(key) ?? { count: 0, loggedAt: -Infinity };
+    r.count++;
+    this.#rejected.set(key, r);
+    if (now - r.loggedAt < 10_000) return 0;
+    const n = r.count;
+    r.count = 0;
+    r.loggedAt = now;
+    return n;
+  }
+
   #sweep(now: number): void {
     if (now - this.#lastSweep < 60_000) return;
     this.#lastSweep = now;
     for (const [k, b] of this.#buckets) if (now - b.at > 60_000) this.#buckets.delete(k);
+    for (const [k, r] of this.#rejected) if (now - r.loggedAt > 60_000) this.#rejected.delete(k);
   }
 }

@@ -88,10 +88,22 @@ export class SessionRegistry {
     this.#usage = new UsageRecorder(deps.stores.usage, deps.log);
     this.#credentialsVersion = this.#stores.credentials.changeVersion();
     this.#offEngine = this.#engine.onEvent((e) => {
-      if (e.type === 'sessionFailed' && this.#live.has(e.sessionId)) {
-        this.#log.error({ sessionId: e.sessionId, message: e.message }, 'session media failed');
-        this.#metrics.engineFailures.inc();
-        void this.end(e.sessionId, EndReason.ENGINE_FAILED);
+      switch (e.type) {
+        case 'sessionFailed':
+          if (!this.#live.has(e.sessionId)) break;
+          this.#log.error({ sessionId: e.sessionId, message: e.message }, 'session media failed');
+          this.#metrics.engineFailures.inc();
+          void this.end(e.sessionId, EndReason.ENGINE_FAILED);
+          break;
+        case 'viewerConnected':
+          this.#log.info({ sessionId: e.sessionId, viewerId: e.viewerId }, 'viewer connected');
+          break;
+        case 'viewerDisconnected':
+          this.#log.info({ sessionId: e.sessionId, viewerId: e.viewerId }, 'viewer disconnected');
+          break;
+        case 'speakingStart':
+        case 'speakingEnd':
+          break;
       }
     });
     this.#schedulePurge();
