@@ -56,6 +56,18 @@ export function drawBody(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
   ctx.bezierCurveTo(cx + 170, 402, cx + 225, 440, cx + 230, 520);
   ctx.closePath();
   ctx.fill();
+  drawClothingDetail(ctx, c, cx, neckW, neckTop, shoulderY);
+}
+
+/** The clothing style's own shapes over the torso: neckline, collar, lapels, hood or roll neck. */
+function drawClothingDetail(
+  ctx: Ctx,
+  c: AvatarManifest['clothing'],
+  cx: number,
+  neckW: number,
+  neckTop: number,
+  shoulderY: number,
+): void {
   switch (c.style) {
     case 'tshirt':
       ctx.strokeStyle = c.accent;
@@ -66,38 +78,9 @@ export function drawBody(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
       ctx.stroke();
       break;
     case 'collar':
-    case 'blazer': {
-      // shirt V and collar points
-      ctx.fillStyle = c.style === 'blazer' ? c.accent : shade(c.color, 0.15);
-      ctx.beginPath();
-      ctx.moveTo(cx - neckW * 1.25, 396);
-      ctx.lineTo(cx, 470);
-      ctx.lineTo(cx + neckW * 1.25, 396);
-      ctx.closePath();
-      ctx.fill();
-      ctx.fillStyle = c.style === 'blazer' ? '#ffffff' : c.accent;
-      for (const s of [-1, 1]) {
-        ctx.beginPath();
-        ctx.moveTo(cx + s * neckW * 1.05, 392);
-        ctx.lineTo(cx + s * neckW * 1.55, 418);
-        ctx.lineTo(cx + s * 6, 436);
-        ctx.closePath();
-        ctx.fill();
-      }
-      if (c.style === 'blazer') {
-        ctx.fillStyle = shade(c.color, -0.12);
-        for (const s of [-1, 1]) {
-          ctx.beginPath();
-          ctx.moveTo(cx + s * neckW * 1.5, 404);
-          ctx.lineTo(cx + s * 10, 512);
-          ctx.lineTo(cx + s * 70, 512);
-          ctx.lineTo(cx + s * neckW * 2.2, 420);
-          ctx.closePath();
-          ctx.fill();
-        }
-      }
+    case 'blazer':
+      drawCollar(ctx, c, cx, neckW);
       break;
-    }
     case 'hoodie':
       ctx.fillStyle = shade(c.color, -0.18);
       ctx.beginPath();
@@ -257,3 +240,36 @@ export function drawAccessories(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): v
 }
 
 /** Moves the context into head-local coordinates (origin at the face centre) with the head's motion. */
+
+/** A shirt's V and collar points; a blazer adds lapels. */
+function drawCollar(ctx: Ctx, c: AvatarManifest['clothing'], cx: number, neckW: number): void {
+  // shirt V and collar points
+  ctx.fillStyle = c.style === 'blazer' ? c.accent : shade(c.color, 0.15);
+  ctx.beginPath();
+  ctx.moveTo(cx - neckW * 1.25, 396);
+  ctx.lineTo(cx, 470);
+  ctx.lineTo(cx + neckW * 1.25, 396);
+  ctx.closePath();
+  ctx.fill();
+  ctx.fillStyle = c.style === 'blazer' ? '#ffffff' : c.accent;
+  for (const s of [-1, 1]) {
+    ctx.beginPath();
+    ctx.moveTo(cx + s * neckW * 1.05, 392);
+    ctx.lineTo(cx + s * neckW * 1.55, 418);
+    ctx.lineTo(cx + s * 6, 436);
+    ctx.closePath();
+    ctx.fill();
+  }
+  if (c.style === 'blazer') {
+    ctx.fillStyle = shade(c.color, -0.12);
+    for (const s of [-1, 1]) {
+      ctx.beginPath();
+      ctx.moveTo(cx + s * neckW * 1.5, 404);
+      ctx.lineTo(cx + s * 10, 512);
+      ctx.lineTo(cx + s * 70, 512);
+      ctx.lineTo(cx + s * neckW * 2.2, 420);
+      ctx.closePath();
+      ctx.fill();
+    }
+  }
+}

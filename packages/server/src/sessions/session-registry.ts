@@ -6,7 +6,7 @@
  * A live session's state is one field, `phase` (none → active → ended), moved only by
  * `#transition()`, which checks the table, logs `from -> to` once and tells the listeners. Store
  * writes follow the state; a failed write never undoes it or throws out of an end: it is logged
- * and retried (see `#persistEnd`).
+ * and retried (see end-writer.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -18,6 +18,7 @@ import { ApiError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { CredentialRecord, SessionRecord, Stores, Usage } from '../storage/ports.js';
 import { transition, type SessionPhase } from './session-state.js';
+import { EndWriter } from './end-writer.js';
 import { UsageRecorder } from './usage-recorder.js';
 
 interface Live {
@@ -33,9 +34,6 @@ interface Live {
 }
 
 export type SessionTransition = { sessionId: string; from: SessionPhase; to: SessionPhase; reason: string };
-
-/** Retries of a failed end write: after 1, 2, 4 … 60 s, until it lands. */
-const PERSIST_RETRY_MS = [1000, 2000, 4000, 8000, 15_000, 30_000, 60_000];
 
 export interface CreateSessionInput {
   credential: CredentialRecord;
@@ -70,6 +68,7 @@ export class SessionRegistry {
   readonly #endedListeners = new Set<(sessionId: string, reason: EndReason) => void>();
   readonly #transitionListeners = new Set<(t: SessionTransition) => void>();
   readonly #usage: UsageRecorder;
+  readonly #ends: EndWriter;
 
   constructor(deps: {
     stores: Stores;
@@ -86,6 +85,10 @@ export class SessionRegistry {
     this.#log = deps.log;
     this.#metrics = deps.metrics;
     this.#usage = new UsageRecorder(deps.stores.usage, deps.log);
+    this.#ends = new EndWriter(deps.stores.sessions, deps.clock, deps.log, (id) => {
+      // a retried end landed: the store answers 410 for it now, the live entry can go
+      if (this.#live.get(id)?.released) this.#live.delete(id);
+    });
     this.#credentialsVersion = this.#stores.credentials.changeVersion();
     this.#offEngine = this.#engine.onEvent((e) => {
       switch (e.type) {
@@ -110,42 +113,14 @@ export class SessionRegistry {
     this.#scheduleRevocationPoll();
   }
 
+  /**
+   * Creates a session under the server's and the credential's limits. Either it completes (engine
+   * session, stored record, timers) or it leaves nothing behind.
+   */
   async create(input: CreateSessionInput): Promise<SessionRecord> {
-    if (this.#count(() => true) >= this.#config.maxSessions) {
-      throw new ApiError('SERVER_BUSY', undefined, { 'Retry-After': '5' });
-    }
-    if (this.countActiveFor(input.credential.id) >= input.credential.limits.maxSessions) {
-      throw new ApiError(
-        'SESSION_LIMIT',
-        `This credential may hold at most ${input.credential.limits.maxSessions} sessions at once`,
-        {
-          'Retry-After': '5',
-        },
-      );
-    }
-    const now = this.#clock.now();
-    const record: SessionRecord = {
-      id: newId(),
-      credentialId: input.credential.id,
-      avatarId: input.avatarId,
-      voiceId: input.voiceId,
-      voiceSpeed: input.voiceSpeed,
-      viewerToken: newId(),
-      status: 'active',
-      createdAt: now,
-      expiresAt: now + input.credential.limits.maxSessionDurationMs,
-      endedAt: null,
-      endReason: null,
-    };
-    const live: Live = {
-      record,
-      phase: 'none',
-      limits: input.credential.limits,
-      idleTimer: undefined,
-      maxTimer: undefined,
-      released: undefined,
-    };
-    this.#live.set(record.id, live); // reserve the slot (limits count it) while the engine starts
+    this.#admit(input.credential);
+    const live = this.#reserve(input);
+    const { record } = live;
     try {
       await this.#engine.createSession({
         sessionId: record.id,
@@ -173,11 +148,51 @@ export class SessionRegistry {
     this.#transition(live, 'active', 'created');
     live.maxTimer = this.#clock.setTimeout(
       () => void this.end(record.id, EndReason.MAX_DURATION),
-      record.expiresAt - now,
+      record.expiresAt - record.createdAt,
     );
     this.touch(record.id);
     this.#metrics.sessionsCreated.inc();
     return this.#view(live)!;
+  }
+
+  /** 503 when the server is full, 429 when the credential holds all the sessions it may. */
+  #admit(credential: CredentialRecord): void {
+    if (this.#count(() => true) >= this.#config.maxSessions)
+      throw new ApiError('SERVER_BUSY', undefined, { 'Retry-After': '5' });
+    if (this.countActiveFor(credential.id) >= credential.limits.maxSessions)
+      throw new ApiError(
+        'SESSION_LIMIT',
+        `This credential may hold at most ${credential.limits.maxSessions} sessions at once`,
+        { 'Retry-After': '5' },
+      );
+  }
+
+  /** A new live entry in phase `none`: it holds a slot (the limits count it) while the engine starts. */
+  #reserve(input: CreateSessionInput): Live {
+    const now = this.#clock.now();
+    const record: SessionRecord = {
+      id: newId(),
+      credentialId: input.credential.id,
+      avatarId: input.avatarId,
+      voiceId: input.voiceId,
+      voiceSpeed: input.voiceSpeed,
+      viewerToken: newId(),
+      status: 'active',
+      createdAt: now,
+      expiresAt: now + input.credential.limits.maxSessionDurationMs,
+      endedAt: null,
+      endReason: null,
+    };
+    const live: Live = {
+      record,
+      phase: 'none',
+      limits: input.credential.limits,
+      idleTimer: undefined,
+      maxTimer: undefined,
+      released: undefined,
+    };
+    this.#live.set(record.id, live);
+    return live;
   }
 
   /** The record as callers see it: status and end reason follow the live phase. */
@@ -296,6 +311,7 @@ export class SessionRegistry {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#ends.close();
     this.#clock.clearTimeout(this.#purgeTimer);
     this.#clock.clearTimeout(this.#revocationTimer);
     await Promise.all([...this.#live.keys()].map((id) => this.end(id, EndReason.SERVER_RESTART)));
@@ -330,7 +346,7 @@ export class SessionRegistry {
     const now = record.endedAt ?? this.#clock.now();
     this.#clock.clearTimeout(live.idleTimer);
     this.#clock.clearTimeout(live.maxTimer);
-    const stored = this.#persistEnd(record.id, reason, now, 0);
+    const stored = this.#ends.write(record.id, reason, now);
     this.recordUsage(record.credentialId, { sessionSeconds: (now - record.createdAt) / 1000 });
     try {
       await this.#engine.closeSession(record.id, reason);
@@ -347,34 +363,6 @@ export class SessionRegistry {
     }
     // until the store has the end, the live entry answers 410 for this session from memory
     if (stored || this.#closed) this.#live.delete(record.id);
-  }
-
-  /**
-   * Writes an end to the store. On failure (a locked or full database) it logs, retries with
-   * back-off, and returns false; the session stays ended in memory meanwhile.
-   */
-  #persistEnd(sessionId: string, reason: EndReason, at: number, attempt: number): boolean {
-    try {
-      this.#stores.sessions.markEnded(sessionId, reason, at);
-    } catch (err) {
-      const delay = PERSIST_RETRY_MS[Math.min(attempt, PERSIST_RETRY_MS.length - 1)]!;
-      this.#log.error(
-        { err, sessionId, attempt: attempt + 1, retryInMs: delay },
-        'storing a session end failed',
-      );
-      if (!this.#closed)
-        this.#clock.setTimeout(() => {
-          if (
-            this.#persistEnd(sessionId, reason, at, attempt + 1) &&
-            this.#live.get(sessionId)?.phase === 'ended'
-          )
-            this.#live.delete(sessionId);
-        }, delay);
-      return false;
-    }
-    if (attempt > 0)
-      this.#log.info({ sessionId, attempts: attempt + 1 }, 'session end stored after retrying');
-    return true;
   }
 
   /** Adds usage for a credential; never fails the caller (see UsageRecorder). */
