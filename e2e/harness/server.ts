@@ -58,7 +58,8 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mp-e2e-'));
   const port = await freePort();
-  const host = process.env['MOUTHPIECE_E2E_NETNS'] === '1' ? '127.0.0.2' : '127.0.0.1';
+  /** The test namespace's own address (scripts/netns.sh): where the page reaches the server. */
+  const host = process.env['MOUTHPIECE_E2E_NETNS'] === '1' ? '10.99.0.2' : '127.0.0.1';
   const baseEnv = {
     ...process.env,
     PORT: String(port),

@@ -2,6 +2,7 @@
  * The only file that reads `process.env`. Validated at start, frozen, passed to everything else.
  */
 import { execFileSync } from 'node:child_process';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import {
@@ -10,6 +11,7 @@ import {
   DEFAULT_MAX_AUDIO_BYTES,
   DEFAULT_MAX_SESSION_DURATION_MS,
 } from '@mouthpiece/protocol';
+import { DEFAULT_ICE_DENY } from '@mouthpiece/engine/host';
 
 export type TurnMode = 'managed' | 'external' | 'off';
 
@@ -43,6 +45,10 @@ export interface Config {
     listenIp: string;
     allowLoopback: boolean;
   };
+  /** CIDR blocks of ICE candidates viewers may not hand the engine (see docs/operations). */
+  iceDeny: string[];
+  /** Accept TCP candidates from viewers (the engine would open TCP connections to them). */
+  iceAllowTcp: boolean;
   corsOrigins: string[] | '*';
   trustProxy: boolean;
   logLevel: string;
@@ -144,6 +150,17 @@ export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string; meaning
     name: 'MOUTHPIECE_TURN_ALLOW_LOOPBACK',
     default: '0',
     meaning: '1 lets coturn relay to loopback peers (tests only)',
+  },
+  {
+    name: 'MOUTHPIECE_ICE_DENY',
+    default: 'loopback, link-local, multicast, unspecified',
+    meaning:
+      'comma list of CIDR blocks whose ICE candidates viewers may not give the engine (`none` allows all); private ranges are allowed for LAN viewers',
+  },
+  {
+    name: 'MOUTHPIECE_ICE_ALLOW_TCP',
+    default: '0',
+    meaning: '1 accepts TCP candidates from viewers (the engine then opens TCP connections to them)',
   },
   {
     name: 'MOUTHPIECE_CORS_ORIGINS',
@@ -260,6 +277,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       listenIp: env['MOUTHPIECE_TURN_LISTEN_IP'] || '127.0.0.1',
       allowLoopback: bool('MOUTHPIECE_TURN_ALLOW_LOOPBACK'),
     },
+    iceDeny: cidrList('MOUTHPIECE_ICE_DENY', env['MOUTHPIECE_ICE_DENY']),
+    iceAllowTcp: bool('MOUTHPIECE_ICE_ALLOW_TCP'),
     corsOrigins:
       cors === '*'
         ? '*'
@@ -275,6 +294,21 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     throw new ConfigError('MOUTHPIECE_TURN_MIN_PORT must not exceed MOUTHPIECE_TURN_MAX_PORT');
   }
   return Object.freeze(config);
+}
+
+/** A comma list of CIDR blocks (default: the engine's safe deny list; `none`: nothing). */
+function cidrList(name: string, raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [...DEFAULT_ICE_DENY];
+  if (raw.trim().toLowerCase() === 'none') return [];
+  return raw.split(',').map((part) => {
+    const cidr = part.trim();
+    const [net, bits] = cidr.split('/');
+    const family = isIP(net ?? '');
+    const max = family === 6 ? 128 : 32;
+    if (family === 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max)))
+      throw new ConfigError(`${name}: "${cidr}" is not a CIDR block like 127.0.0.0/8 or fe80::/10`);
+    return bits === undefined ? `${net}/${max}` : cidr;
+  });
 }
 
 function hasTurnserver(): boolean {

@@ -39,8 +39,19 @@ function secretFile(dataDir: string, name: string): string {
   return secret;
 }
 
-function createEngine(config: Readonly<Config>, log: FastifyBaseLogger): Promise<EngineHost> {
+function createEngine(
+  config: Readonly<Config>,
+  log: FastifyBaseLogger,
+  turn: TurnSettings,
+): Promise<EngineHost> {
+  const { listenIp, minPort, maxPort } = config.turn;
   return createEnginePool({
+    ice: {
+      deny: config.iceDeny,
+      allowTcp: config.iceAllowTcp,
+      // our own relay: its candidates are fine even where its address is on the deny list
+      relays: turn.mode === 'managed' ? [{ ip: listenIp, minPort, maxPort }] : [],
+    },
     logger: log.child({ component: 'engine' }),
     processes: config.engineProcesses,
     execArgv: config.engineNodeFlags,
@@ -98,7 +109,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
         secret: config.turn.secret ?? '',
       };
     }
-    engine = opts.engine ?? (await createEngine(config, log));
+    engine = opts.engine ?? (await createEngine(config, log, turn));
     app = await buildApp({
       config,
       stores,

@@ -3,3 +3,4 @@
 export * from './types.js';
 export { createEnginePool, engineMainPath, type EnginePoolOptions } from './pool.js';
 export { engineCatalog } from './catalog.js';
+export { DEFAULT_ICE_DENY, type CandidatePolicy } from '../rtc/candidate-filter.js';

@@ -1,5 +1,9 @@
-/** The real engine process pool (forked from dist/): what it logs when an engine process dies. */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+/** The real engine process pool (forked from dist/): what it logs when an engine dies, its restarts, and the ICE candidates it uses. */
+import { createSocket } from 'node:dgram';
+import { createServer, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CandidatePolicy } from '../rtc/candidate-filter.js';
+import { browserOffer } from '../testing/offers.js';
 import { createEnginePool } from './pool.js';
 import type { EngineEvent, EngineHost } from './types.js';
 
@@ -80,3 +84,55 @@ it('restart back-off grows while an engine keeps dying and resets once it has ru
     await p.close();
   }
 }, 30_000);
+
+describe('ICE candidates a viewer chooses', () => {
+  /** A UDP and a TCP listener on loopback, counting what the engine sends to them. */
+  async function loopbackTargets() {
+    const udp = createSocket('udp4');
+    let stun = 0;
+    udp.on('message', () => stun++);
+    await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
+    let connections = 0;
+    const tcp = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
+    const candidates = [
+      `candidate:1 1 udp 2122260223 127.0.0.1 ${(udp.address() as AddressInfo).port} typ host generation 0`,
+      `candidate:2 1 tcp 1518280447 127.0.0.1 ${(tcp.address() as AddressInfo).port} typ host tcptype passive generation 0`,
+    ];
+    return {
+      candidates,
+      counts: () => ({ stun, connections }),
+      close: () => (udp.close(), tcp.close()),
+    };
+  }
+
+  async function offerTo(ice: CandidatePolicy | undefined) {
+    const targets = await loopbackTargets();
+    const p = await createEnginePool({ processes: 1, ...(ice ? { ice } : {}) });
+    try {
+      await p.createSession({ sessionId: 'ice', avatarId: 'amara', voiceId: 'en-us-female', voiceSpeed: 1 });
+      await p.connectViewer('ice', {
+        viewerId: 'v',
+        offerSdp: browserOffer([[96, 'VP8']], targets.candidates),
+        iceServers: [],
+      });
+      await new Promise((r) => setTimeout(r, 2500)); // ICE checks start at once and repeat
+      return targets.counts();
+    } finally {
+      targets.close();
+      await p.close();
+    }
+  }
+
+  it('by default the engine sends nothing to loopback addresses an offer names, and opens no TCP', async () => {
+    expect(await offerTo(undefined)).toEqual({ stun: 0, connections: 0 });
+  }, 30_000);
+
+  it('with the deny list off, the same offer does reach them (the test can see it)', async () => {
+    const counts = await offerTo({ deny: [], allowTcp: true, relays: [] });
+    expect(counts.stun + counts.connections).toBeGreaterThan(0);
+  }, 30_000);
+});

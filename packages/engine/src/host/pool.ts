@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { engineCatalog } from './catalog.js';
 import { EngineChannel } from './channel.js';
+import { DEFAULT_ICE_DENY, type CandidatePolicy } from '../rtc/candidate-filter.js';
 import type { EngineMethods, EngineProcessOptions, SessionMethod } from './protocol.js';
 import {
   EngineError,
@@ -39,6 +40,8 @@ export interface EnginePoolOptions {
   readyTimeoutMs?: number;
   /** Without an events channel, playback starts this long after ICE connects. */
   noChannelStartMs?: number;
+  /** Which ICE candidates viewers may hand the engine (default: the safe deny list, no TCP). */
+  ice?: CandidatePolicy;
   logger?: {
     info(o: object, m: string): void;
     warn(o: object, m: string): void;
@@ -108,6 +111,7 @@ class EnginePool implements EngineHost {
       avatarsDirs: opts.avatarsDirs ?? [],
       readyTimeoutMs: opts.readyTimeoutMs ?? 5000,
       noChannelStartMs: opts.noChannelStartMs ?? 500,
+      ice: opts.ice ?? { deny: DEFAULT_ICE_DENY, allowTcp: false, relays: [] },
     };
     const catalog = engineCatalog(this.#processOptions.avatarsDirs, { width, height });
     for (const e of catalog.errors) this.#log.warn({ error: e }, 'avatar pack skipped');

@@ -1,4 +1,5 @@
 /** Messages between the control plane and an engine process (over IPC, advanced serialization). */
+import type { CandidatePolicy } from '../rtc/candidate-filter.js';
 import type { RpcRequest, RpcResponse } from './rpc.js';
 import type { EngineEvent, EngineHost, EngineMediaStats } from './types.js';
 
@@ -9,6 +10,8 @@ export interface EngineProcessOptions {
   avatarsDirs: string[];
   readyTimeoutMs: number;
   noChannelStartMs: number;
+  /** Which ICE candidates viewers may hand the engine. */
+  ice: CandidatePolicy;
 }
 
 /** The EngineHost methods an engine process answers for one of its sessions. */

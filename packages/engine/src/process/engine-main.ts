@@ -17,6 +17,7 @@ import { serveRpc, type RpcHandlers } from '../host/rpc.js';
 import { EngineError, type AudioClip, type EngineEvent, type EngineMediaStats } from '../host/types.js';
 import { EngineSession } from '../session/engine-session.js';
 import { createAudioDecoder } from '../audio/decoder.js';
+import { candidateFilter } from '../rtc/candidate-filter.js';
 import { SynthesisScheduler } from '../speech/synthesis-scheduler.js';
 import { createTts } from '../speech/tts.js';
 import { findVoice } from '../speech/voices.js';
@@ -42,6 +43,7 @@ const log = (
 };
 
 let options: EngineProcessOptions | undefined;
+let acceptCandidate: (candidate: string) => boolean = () => false;
 let avatars = new Map<string, AvatarManifest>();
 /** One TTS worker per process, shared fairly: each session synthesizes only a little ahead. */
 const synthesis = new SynthesisScheduler(createTts());
@@ -116,6 +118,7 @@ const methods: RpcHandlers<EngineMethods> = {
         fps: options.fps,
         readyTimeoutMs: options.readyTimeoutMs,
         noChannelStartMs: options.noChannelStartMs,
+        acceptCandidate,
         emit,
       }),
     );
@@ -146,6 +149,7 @@ process.on('message', (m: ToEngine) => {
   switch (m.kind) {
     case 'init': {
       options = m.options;
+      acceptCandidate = candidateFilter(m.options.ice);
       // the pool has read (and logged) the same packs already; their errors are not repeated here
       const { packs } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...m.options.avatarsDirs]);
       avatars = new Map(packs.map((p) => [p.manifest.id, p.manifest]));

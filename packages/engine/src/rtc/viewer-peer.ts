@@ -11,6 +11,7 @@ import wrtc, {
 } from '@roamhq/wrtc';
 import { DATA_CHANNEL_LABEL, parseClientMessage, type ServerMessage } from '@mouthpiece/protocol';
 import { EngineError } from '../host/types.js';
+import { filterOfferCandidates } from './candidate-filter.js';
 import { hasDataChannel, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
@@ -33,6 +34,7 @@ export class ViewerPeer {
   #closed = false;
   #connected = false;
   #ready = false;
+  readonly #accept: (candidate: string) => boolean;
   #helloSent = false;
 
   private constructor(
@@ -40,7 +42,9 @@ export class ViewerPeer {
     pc: RTCPeerConnection,
     tracks: MediaStreamTrack[],
     hasEvents: boolean,
+    accept: (candidate: string) => boolean,
   ) {
+    this.#accept = accept;
     this.viewerId = viewerId;
     this.#pc = pc;
     this.#tracks = tracks;
@@ -55,6 +59,8 @@ export class ViewerPeer {
     video: MediaStreamTrack;
     audio: MediaStreamTrack;
     events: ViewerPeerEvents;
+    /** Which of the viewer's ICE candidates to use (candidate-filter.ts); all when absent. */
+    acceptCandidate?: (candidate: string) => boolean;
   }): Promise<{ peer: ViewerPeer; answerSdp: string }> {
     const { offerSdp } = opts;
     const problem = offerProblem(offerSdp);
@@ -64,7 +70,14 @@ export class ViewerPeer {
       throw new EngineError(problem.code, problem.message);
     }
     const pc = new wrtc.RTCPeerConnection({ iceServers: opts.iceServers, bundlePolicy: 'max-bundle' });
-    const peer = new ViewerPeer(opts.viewerId, pc, [opts.video, opts.audio], hasDataChannel(offerSdp));
+    const accept = opts.acceptCandidate ?? (() => true);
+    const peer = new ViewerPeer(
+      opts.viewerId,
+      pc,
+      [opts.video, opts.audio],
+      hasDataChannel(offerSdp),
+      accept,
+    );
     pc.ondatachannel = ({ channel }) => peer.#attachChannel(channel, opts.sessionId, opts.events);
     const onState = (): void => {
       const s = pc.connectionState;
@@ -77,7 +90,8 @@ export class ViewerPeer {
     };
     pc.onconnectionstatechange = onState;
     try {
-      await pc.setRemoteDescription({ type: 'offer', sdp: preferCodec(offerSdp, 'video', 'VP8') });
+      const sdp = filterOfferCandidates(preferCodec(offerSdp, 'video', 'VP8'), accept);
+      await pc.setRemoteDescription({ type: 'offer', sdp });
       // both tracks in one stream: the answer's msid puts them in one sync group, so the browser
       // plays video in step with audio (without it each plays out on its own delay)
       const stream = new wrtc.MediaStream();
@@ -111,7 +125,7 @@ export class ViewerPeer {
 
   async addIceCandidates(fragment: string): Promise<void> {
     const { candidates } = parseSdpFragment(fragment);
-    for (const c of candidates) {
+    for (const c of candidates.filter((x) => this.#accept(x.candidate))) {
       try {
         await this.#pc.addIceCandidate(c);
       } catch {

@@ -48,6 +48,8 @@ export interface EngineSessionConfig {
   renderer?: Renderer;
   /** Where speech comes from (default: the TTS and decoder above). */
   speech?: SpeechSource;
+  /** Which of a viewer's ICE candidates to use (rtc/candidate-filter.ts). */
+  acceptCandidate?: (candidate: string) => boolean;
 }
 
 export class EngineSession {
@@ -148,6 +150,7 @@ export class EngineSession {
       sessionId: this.id,
       offerSdp,
       iceServers,
+      ...(this.#o.acceptCandidate ? { acceptCandidate: this.#o.acceptCandidate } : {}),
       video: this.#videoSource.createTrack(),
       audio: this.#audioSource.createTrack(),
       events: {
