@@ -99,7 +99,7 @@ describe('ICE candidates a viewer chooses', () => {
     });
     await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
     const candidates = [
-      `candidate:1 1 udp 2122260223 127.0.0.1 ${(udp.address() as AddressInfo).port} typ host generation 0`,
+      `candidate:1 1 udp 2122260223 127.0.0.1 ${(udp.address()).port} typ host generation 0`,
       `candidate:2 1 tcp 1518280447 127.0.0.1 ${(tcp.address() as AddressInfo).port} typ host tcptype passive generation 0`,
     ];
     return {
