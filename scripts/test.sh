@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`, after `pretest` builds): unit and integration tests,
-# then the browser end-to-end tests inside a network namespace made for this run (DESIGN §5),
+# then the browser end-to-end tests inside a network namespace made for this run (docs/design.md §7.2),
 # then each benchmark once in smoke mode. Ends with one summary line; exits non-zero on failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,7 @@
 /**
  * A/V sync in the received stream: for utterances with a plosive onset ("Papa bought a big bag."),
  * the offset between the first mouth opening in the received frames (display time) and the audio
- * onset at the browser (analyser), in ms; + means the audio is early. Target +20/−40 ms (DESIGN §7).
+ * onset at the browser (analyser), in ms; + means the audio is early. Target +20/−40 ms (docs/design.md §9).
  * Frames are 40 ms apart, so one reading is quantised; the mean over the utterances is the figure.
  */
 import { it } from 'vitest';

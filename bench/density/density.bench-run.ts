@@ -1,6 +1,6 @@
 /**
  * Density: N sessions all speaking continuously, each with a connected libwebrtc viewer in a
- * separate receiver process, on one engine process (one core's worth, DESIGN §7). For N = 1, 2,
+ * separate receiver process, on one engine process (one core's worth, docs/design.md §9). For N = 1, 2,
  * 4, 6, … it reports engine CPU per session, memory per session, frames received vs due, frames
  * the engine skipped, viewer fps, and the control plane's event-loop delay; then the largest N
  * with no dropped frames and fps ≥ 24.5. Stops at the first N that fails. Never fails on a figure.
@@ -77,7 +77,7 @@ interface Level {
   ok: boolean;
 }
 
-/** With `chromium`, session 0 is watched by headless Chromium instead (DESIGN §7's spot-check). */
+/** With `chromium`, session 0 is watched by headless Chromium instead (docs/design.md §9's spot-check). */
 async function measure(n: number, chromium = false): Promise<Level> {
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'mp-prof-')) : undefined;
   const server = await startServer({

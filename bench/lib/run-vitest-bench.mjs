@@ -1,5 +1,5 @@
 // Runs one benchmark's *.bench-run.ts under vitest, inside a fresh test network namespace when root
-// (DESIGN §5), or on the host network with MOUTHPIECE_E2E_HOST_NET=1. The benchmark writes its
+// (docs/design.md §7.2), or on the host network with MOUTHPIECE_E2E_HOST_NET=1. The benchmark writes its
 // report (a table, then one JSON line) to BENCH_OUT; this prints it, or the run's tail on failure.
 //   runVitestBench('density', { smoke })
 import { spawnSync } from 'node:child_process';

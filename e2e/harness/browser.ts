@@ -1,4 +1,4 @@
-/** Debian Chromium through playwright-core, with the flags DESIGN §5 lists. */
+/** Debian Chromium through playwright-core, with the flags docs/design.md §7.2 lists. */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

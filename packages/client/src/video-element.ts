@@ -1,5 +1,5 @@
 /**
- * The avatar's <video> element and when its first frame shows: creating it as spec §6 asks
+ * The avatar's <video> element and when its first frame shows: creating it as the client contract asks (docs/design.md §5.2)
  * (autoplay, playsinline, 100 %), playing with sound and falling back to muted when autoplay is
  * blocked, and spotting the first decoded frame.
  */

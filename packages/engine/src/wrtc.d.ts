@@ -1,5 +1,5 @@
 // Our own declarations of the parts of @roamhq/wrtc 0.10 we use (its bundled types do not
-// compile without DOM libs; notes §2). Only loaded in engine child processes.
+// compile without DOM libs; docs/design.md §3.2). Only loaded in engine child processes.
 declare module '@roamhq/wrtc' {
   export interface RtcIceServer {
     urls: string | string[];

@@ -57,7 +57,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   TURN_PLAYING: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
-  // 422, not 400 or 406: generic WHEP players change mode on those two (DESIGN §3.9).
+  // 422, not 400 or 406: generic WHEP players change mode on those two (docs/design.md §4.9).
   UNSUPPORTED_OFFER: 422,
   RATE_LIMITED: 429,
   SESSION_LIMIT: 429,

@@ -23,7 +23,7 @@ export type SuccessResponse = Static<typeof SuccessResponse>;
 export const CreateSessionBody = Type.Object({
   visualConfig: Type.Object({
     avatarId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    /** Accepted as an alias of avatarId (DESIGN §3.1). */
+    /** Accepted as an alias of avatarId (docs/design.md §4.1). */
     id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   }),
   voiceConfig: Type.Optional(

@@ -1,4 +1,4 @@
-/** Client-library session states (spec §3). */
+/** Client-library session states (docs/design.md §5.1). */
 export const SessionState = {
   IDLE: 'IDLE',
   CREATING: 'CREATING',
@@ -8,7 +8,7 @@ export const SessionState = {
 } as const;
 export type SessionState = (typeof SessionState)[keyof typeof SessionState];
 
-/** Client-library WebRTC connection states (spec §3). */
+/** Client-library WebRTC connection states (docs/design.md §5.1). */
 export const ConnectionState = {
   DISCONNECTED: 'DISCONNECTED',
   CONNECTING: 'CONNECTING',
@@ -18,7 +18,7 @@ export const ConnectionState = {
 } as const;
 export type ConnectionState = (typeof ConnectionState)[keyof typeof ConnectionState];
 
-/** Client error codes (spec §6). */
+/** Client error codes (docs/design.md §5.2). */
 export const ClientErrorCode = {
   INVALID_STATE: 'INVALID_STATE',
   API_REQUEST_FAILED: 'API_REQUEST_FAILED',

@@ -1,6 +1,6 @@
 /**
  * Uploaded audio → mono 48 kHz PCM on the media clock, or AudioValidationError with a reason a
- * developer can act on (DESIGN §3.6: junk, empty, truncated, shorter than 100 ms, unsupported).
+ * developer can act on (docs/design.md §4.6: junk, empty, truncated, shorter than 100 ms, unsupported).
  */
 import { MAX_AUDIO_DURATION_MS, MIN_AUDIO_DURATION_MS } from '@mouthpiece/protocol';
 import { floatToInt16, resample } from '../speech/resample.js';

@@ -1,5 +1,5 @@
 /**
- * MP3 with mpg123-decoder (WASM, gapless). It does not throw on junk (notes §2), so the checks are
+ * MP3 with mpg123-decoder (WASM, gapless). It does not throw on junk (docs/design.md §3.4), so the checks are
  * ours: no decode errors, a real MPEG sample rate, and for files with a Xing/Info header, the
  * decoded length against the header's frame count (truncation).
  */

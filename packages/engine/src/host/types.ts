@@ -20,7 +20,7 @@ export interface TextChunk {
   isFinal: boolean;
 }
 
-/** What the speech queue answered; decides the HTTP status (DESIGN §3.5). */
+/** What the speech queue answered; decides the HTTP status (docs/design.md §4.5). */
 export type QueueAnswer = 'queued' | 'discarded' | 'turn_final' | 'turn_playing' | 'queue_full';
 
 export interface AudioClip {

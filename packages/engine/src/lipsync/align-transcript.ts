@@ -1,5 +1,5 @@
 /**
- * Forced alignment for uploads with a known transcript (notes §3 caveats): the transcript is
+ * Forced alignment for uploads with a known transcript (docs/design.md §6.4): the transcript is
  * synthesized by espeak (whose phoneme times are exact), and that reference audio is aligned to
  * the upload by dynamic time warping over per-file-normalised band energies, 10 ms frames, within
  * a band around the diagonal. Each reference phoneme then lands where its frame matched, giving

@@ -1,5 +1,5 @@
 /**
- * Mouth movement from audio alone (uploads, notes §3 and §5.7): openness from the trained ridge
+ * Mouth movement from audio alone (uploads, docs/design.md §6.4): openness from the trained ridge
  * model, lip closures where the nearest-class-mean classifier hears a bilabial inside speech.
  * Analysis is offline, so windows are centred and smoothing is zero-phase: nothing lags the
  * sound. Mouth *shape* is not recoverable from audio across voices, so the shapes used are the

@@ -1,5 +1,5 @@
 /**
- * A mouth track: mouth parameters over a speech segment's 48 kHz timeline (notes §5): visemes from
+ * A mouth track: mouth parameters over a speech segment's 48 kHz timeline (docs/design.md §6.3): visemes from
  * phoneme events, closures (A) and lip-bites (G) held ≥ 60 ms ending at their release, dominance
  * blending with raised-cosine cross-fades over 60 ms (the notes measured 40–80 ms as working),
  * short pauses absorbed, targets leading the sound by 20 ms. Tabulated at 100 Hz so the media

@@ -4,7 +4,7 @@
  * session of the process: the background with the body at each breathing offset, and the head
  * under and over the features as two sprites per tilt step. Each frame then blits three images
  * at whole-pixel positions and draws only the eyes, brows and mouth as vectors. render() returns RGBA. Never call it many times in one
- * synchronous loop: Skia's read-back buffers are freed only when the event loop turns (notes §4).
+ * synchronous loop: Skia's read-back buffers are freed only when the event loop turns (docs/design.md §3.5).
  */
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { AvatarManifest } from '../avatar/manifest.js';

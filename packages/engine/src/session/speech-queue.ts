@@ -1,5 +1,5 @@
 /**
- * The speech queue of one session (DESIGN §3.5, §3.6): turns play in the order their first chunk
+ * The speech queue of one session (docs/design.md §4.5, §4.6): turns play in the order their first chunk
  * arrived; a non-final turn holds the turns behind it; a turn with no chunk for `autoFinalizeMs` is
  * finalized as it stands; a chunk for a final turn is refused; interrupt clears everything and
  * remembers the cleared turnIds so late chunks of a barged-in stream are discarded, not spoken.

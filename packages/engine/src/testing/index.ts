@@ -1,4 +1,4 @@
-// Fakes of the engine's seams for tests (DESIGN: only test fakes run in-process).
+// Fakes of the engine's seams for tests (only test fakes run in-process: docs/design.md §2).
 export { FakeEngineHost, FAKE_AVATARS, FAKE_VOICES } from './fake-engine-host.js';
 export type { FakeEngineHostOptions, FakeEngineCall } from './fake-engine-host.js';
 export { ManualClock } from './manual-clock.js';

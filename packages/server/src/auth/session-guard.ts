@@ -1,5 +1,5 @@
 /**
- * Authorization of token operations, in DESIGN §3.2's order (first match wins):
+ * Authorization of token operations, in the order of docs/design.md §4.2 (first match wins):
  * bad/expired token → 401; no such session → 404; token of another session → 403;
  * session ended → 410. Then the per-session and per-credential rate limits.
  */

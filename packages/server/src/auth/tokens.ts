@@ -1,5 +1,5 @@
 /**
- * Session JWTs (DESIGN §3.13): HS256 pinned, issuer, audience, required claims, injected clock.
+ * Session JWTs (docs/design.md §4.13): HS256 pinned, issuer, audience, required claims, injected clock.
  * exp = creation + max duration + retention, so an ended session answers 410 through retention.
  */
 import { randomUUID } from 'node:crypto';

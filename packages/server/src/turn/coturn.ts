@@ -1,5 +1,5 @@
 /**
- * Managed coturn (DESIGN §5): a generated config (always `-c`, or Debian's /etc/turnserver.conf
+ * Managed coturn (docs/design.md §7.4): a generated config (always `-c`, or Debian's /etc/turnserver.conf
  * would be read too), TURN REST API auth with a shared secret, supervised: restarted with backoff
  * if it dies (one structured warning per exit: pid, code, signal, delayMs), killed on close and
  * when this process exits.
