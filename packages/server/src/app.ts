@@ -11,6 +11,7 @@ import type { AppContext } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
+import { finishOpenApi } from './openapi.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.js';
 import { createMetrics, registerEngineMetrics, type Metrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(swagger, {
+    transformObject: (doc) => finishOpenApi('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
     openapi: {
       openapi: '3.0.3',
       info: {

@@ -1,0 +1,221 @@
+/**
+ * Finishes the OpenAPI document @fastify/swagger builds from the route schemas, so client
+ * generators produce usable code: an operationId on every operation, one named error response
+ * per status a route can answer (instead of 4XX/5XX), the request bodies schemas cannot express
+ * (say-audio's multipart fields, WHEP's SDP), and the operations routes (health, readiness,
+ * metrics). One table below says, per operation, its id and the statuses it can answer.
+ */
+import { ErrorResponse } from '@mouthpiece/protocol';
+
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  components?: Record<string, Record<string, unknown>>;
+};
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  requestBody?: unknown;
+  responses?: Record<string, unknown>;
+  [k: string]: unknown;
+};
+
+/** A named response for every error status, with the error body. */
+const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
+  400: ['BadRequest', 'The request is invalid; `error` says which field and why'],
+  401: ['Unauthorized', 'Missing, malformed, expired or unknown credential or token; `error` says which'],
+  403: ['Forbidden', 'Valid credential or token, but not for this operation or session'],
+  404: ['NotFound', 'No such session (never created, or purged after retention) or resource'],
+  405: ['MethodNotAllowed', 'The path exists under another method (see `Allow`)'],
+  409: ['Conflict', 'The turn is already final, or already playing'],
+  410: ['SessionEnded', 'The session has ended; `reason` says why (idle_timeout, max_duration, …)'],
+  413: ['PayloadTooLarge', 'The body is over its limit'],
+  415: ['UnsupportedMediaType', 'Wrong Content-Type; `error` names the one this route takes'],
+  422: ['UnsupportedOffer', 'The SDP offer has no codec the server can send (VP8, VP9, AV1)'],
+  429: [
+    'TooManyRequests',
+    'Rate limited, too many sessions for the credential, or a full speech queue (see `Retry-After`)',
+  ],
+  500: ['ServerError', 'Internal error'],
+  503: ['ServiceUnavailable', 'At capacity, or no engine process is running (see `Retry-After`)'],
+};
+
+const TOKEN = [401, 403, 404, 410, 429, 500];
+const BODY = [400, 413, 415];
+const CREATE = [400, 401, 403, 413, 415, 429, 500, 503];
+const ADMIN = [400, 401, 403, 404, 500];
+
+const text = (type: string, description: string) => ({
+  required: true,
+  content: { [type]: { schema: { type: 'string', description } } },
+});
+
+/** Per `METHOD path`: operationId, error statuses, and what the route schemas cannot say. */
+const OPERATIONS: Record<
+  string,
+  { id: string; errors: number[]; body?: unknown; success?: Record<string, unknown> }
+> = {
+  'post /v1/avatar-session': { id: 'createSession', errors: CREATE },
+  'post /v1/avatar-session/create': { id: 'createSessionAlias', errors: CREATE },
+  'post /v1/avatar-session/{sessionId}/init-client': { id: 'initClient', errors: TOKEN },
+  'post /v1/avatar-session/{sessionId}/say-text': { id: 'sayText', errors: [...BODY, 409, ...TOKEN, 503] },
+  'post /v1/avatar-session/{sessionId}/say-audio': {
+    id: 'sayAudio',
+    errors: [...BODY, 409, ...TOKEN, 503],
+    body: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: ['audio', 'turnId'],
+            properties: {
+              audio: {
+                type: 'string',
+                format: 'binary',
+                description:
+                  'MP3 or WAV, 100 ms to 5 min, at most 10 MiB. Sent under another field name, a single file is taken as the audio.',
+              },
+              turnId: { type: 'string', description: 'The turn this audio belongs to' },
+              duration: {
+                type: 'string',
+                description:
+                  'Seconds, as a positive number. The decoded duration is what plays; it is echoed as `decodedDuration`.',
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'post /v1/avatar-session/{sessionId}/interrupt': { id: 'interrupt', errors: [...TOKEN, 503] },
+  'post /v1/avatar-session/{sessionId}/keep-alive': { id: 'keepAlive', errors: TOKEN },
+  'post /v1/avatar-session/{sessionId}/end': { id: 'endSession', errors: TOKEN },
+  'post /v1/avatar-session/{sessionId}/whep': {
+    id: 'whepOffer',
+    errors: [400, 413, 415, 422, ...TOKEN, 503],
+    body: text(
+      'application/sdp',
+      'The SDP offer (receive-only audio and video; an `events` data channel optional)',
+    ),
+    success: {
+      201: {
+        description: 'The SDP answer; `Location` names the WHEP resource, `Link` the ICE servers',
+        content: { 'application/sdp': { schema: { type: 'string' } } },
+      },
+    },
+  },
+  'patch /v1/avatar-session/{sessionId}/whep/{viewerId}': {
+    id: 'whepTrickle',
+    errors: [404, 410, 413, 415, 500],
+    body: text('application/trickle-ice-sdpfrag', 'Trickled ICE candidates'),
+    success: { 204: { description: 'Candidates added' } },
+  },
+  'delete /v1/avatar-session/{sessionId}/whep/{viewerId}': { id: 'whepDelete', errors: [404, 410, 500] },
+  'get /v1/avatars': { id: 'listAvatars', errors: [401, 403, 429, 500] },
+  'get /v1/voices': { id: 'listVoices', errors: [401, 403, 429, 500] },
+  'post /admin/v1/credentials': { id: 'adminCreateCredential', errors: ADMIN },
+  'get /admin/v1/credentials': { id: 'adminListCredentials', errors: ADMIN },
+  'post /admin/v1/credentials/{id}/revoke': { id: 'adminRevokeCredential', errors: ADMIN },
+  'get /admin/v1/sessions': { id: 'adminListSessions', errors: ADMIN },
+  'post /admin/v1/sessions/{id}/end': { id: 'adminEndSession', errors: [...ADMIN, 410] },
+  'get /admin/v1/usage': { id: 'adminListUsage', errors: ADMIN },
+  'get /admin/v1/usage/{credentialId}': { id: 'adminGetUsage', errors: ADMIN },
+};
+
+/** The operations routes, which carry no schema of their own. */
+const OPERATIONS_PATHS: Doc['paths'] = {
+  '/healthz': {
+    get: {
+      operationId: 'health',
+      summary: 'Liveness: the process answers',
+      tags: ['operations'],
+      responses: {
+        200: { description: 'Alive', content: { 'application/json': { schema: { type: 'object' } } } },
+      },
+    },
+  },
+  '/readyz': {
+    get: {
+      operationId: 'ready',
+      summary: 'Readiness: storage and engine checks, active sessions',
+      tags: ['operations'],
+      responses: {
+        200: { description: 'Ready', content: { 'application/json': { schema: { type: 'object' } } } },
+        503: {
+          description: 'Not ready; `checks` says what fails',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+      },
+    },
+  },
+  '/metrics': {
+    get: {
+      operationId: 'metrics',
+      summary: 'Prometheus metrics',
+      tags: ['operations'],
+      responses: {
+        200: {
+          description: 'Metrics in the Prometheus text format',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+      },
+    },
+  },
+};
+
+export function finishOpenApi<T>(input: T): T {
+  const doc = input as unknown as Doc;
+  doc.components ??= {};
+  doc.components['schemas'] = {
+    ...doc.components['schemas'],
+    ErrorResponse: { ...ErrorResponse, $id: undefined },
+  };
+  doc.components['responses'] = Object.fromEntries(
+    Object.values(ERROR_RESPONSES).map(([name, description]) => [
+      name,
+      {
+        description,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+      },
+    ]),
+  );
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const spec = OPERATIONS[`${method} ${path}`];
+      if (!spec) continue;
+      op.operationId = spec.id;
+      if (spec.body) op.requestBody = spec.body;
+      const responses: Record<string, unknown> = {};
+      for (const [status, r] of Object.entries(op.responses ?? {}))
+        if (/^2\d\d$/.test(status))
+          responses[status] = { ...(r as object), description: successDescription(r) };
+      Object.assign(responses, spec.success ?? {});
+      if (spec.success) for (const s of Object.keys(responses)) if (!(s in spec.success)) delete responses[s];
+      for (const status of spec.errors.sort((a, b) => a - b))
+        responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]![0]}` };
+      op.responses = responses;
+    }
+  }
+  Object.assign(doc.paths, OPERATIONS_PATHS);
+  constToEnum(doc);
+  return input;
+}
+
+/** OpenAPI 3.0 schemas have no `const` (TypeBox writes literals with it): `enum` of one value. */
+function constToEnum(node: unknown): void {
+  if (Array.isArray(node)) for (const x of node) constToEnum(x);
+  else if (node && typeof node === 'object') {
+    const o = node as Record<string, unknown>;
+    if ('const' in o) {
+      o['enum'] = [o['const']];
+      delete o['const'];
+    }
+    for (const v of Object.values(o)) constToEnum(v);
+  }
+}
+
+function successDescription(r: unknown): string {
+  const d = (r as { description?: string }).description;
+  return d && d !== 'Default Response' ? d : 'Success';
+}
