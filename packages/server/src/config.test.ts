@@ -24,6 +24,12 @@ describe('config', () => {
     expect(() => loadConfig({ MOUTHPIECE_TURN: 'sometimes' })).toThrow(/MOUTHPIECE_TURN must be one of/);
     expect(() => loadConfig({ MOUTHPIECE_TURN: 'external' })).toThrow(/MOUTHPIECE_TURN_HOST/);
     expect(() => loadConfig({ MOUTHPIECE_JWT_SECRET: 'short' })).toThrow(/32 characters/);
+    expect(() => loadConfig({ MOUTHPIECE_ADMIN_TOKEN: 'admin' })).toThrow(
+      /MOUTHPIECE_ADMIN_TOKEN must be at least 32/,
+    );
+    expect(() => loadConfig({ MOUTHPIECE_SESSION_MAX_DURATION_MS: String(30 * 86_400_000) })).toThrow(
+      /MOUTHPIECE_SESSION_MAX_DURATION_MS must be an integer between/,
+    );
     expect(() => loadConfig({ MOUTHPIECE_PUBLIC_URL: 'not a url' })).toThrow(/MOUTHPIECE_PUBLIC_URL/);
   });
 

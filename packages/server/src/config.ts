@@ -78,7 +78,7 @@ export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string; meaning
   {
     name: 'MOUTHPIECE_ADMIN_TOKEN',
     default: 'unset (Bearer admin disabled)',
-    meaning: 'Bearer token for `/admin/v1`',
+    meaning: 'Bearer token for `/admin/v1` (≥ 32 characters)',
   },
   {
     name: 'MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS',
@@ -228,6 +228,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     throw new ConfigError(`MOUTHPIECE_VIDEO_SIZE must be even and at least 64x64, got "${size}"`);
   }
   const jwtSecret = env['MOUTHPIECE_JWT_SECRET'] || undefined;
+  const adminToken = env['MOUTHPIECE_ADMIN_TOKEN'] || undefined;
+  if (adminToken !== undefined && adminToken.length < 32) {
+    throw new ConfigError(
+      'MOUTHPIECE_ADMIN_TOKEN must be at least 32 characters (for example: openssl rand -base64 32)',
+    );
+  }
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('MOUTHPIECE_JWT_SECRET must be at least 32 characters');
   }
@@ -254,9 +260,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     publicUrl,
     dataDir: resolve(env['MOUTHPIECE_DATA_DIR'] || './data'),
     jwtSecret,
-    adminToken: env['MOUTHPIECE_ADMIN_TOKEN'] || undefined,
+    adminToken,
     idleTimeoutMs: int('MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 100),
-    maxSessionDurationMs: int('MOUTHPIECE_SESSION_MAX_DURATION_MS', DEFAULT_MAX_SESSION_DURATION_MS, 1000),
+    // at most 24 days: a longer timer fires at once in Node (it is kept in a 32-bit integer)
+    maxSessionDurationMs: int(
+      'MOUTHPIECE_SESSION_MAX_DURATION_MS',
+      DEFAULT_MAX_SESSION_DURATION_MS,
+      1000,
+      24 * 86_400_000,
+    ),
     endedRetentionMs: int('MOUTHPIECE_ENDED_RETENTION_MS', DEFAULT_ENDED_RETENTION_MS, 0),
     maxSessions: int('MOUTHPIECE_MAX_SESSIONS', 6 * cores, 1),
     maxAudioBytes: int('MOUTHPIECE_MAX_AUDIO_BYTES', DEFAULT_MAX_AUDIO_BYTES, 1024),

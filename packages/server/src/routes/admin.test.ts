@@ -116,4 +116,27 @@ describe('admin API', () => {
     const all = (await t.app.inject({ method: 'GET', url: '/admin/v1/usage', headers: h })).json();
     expect(all.usage).toHaveLength(1);
   });
+
+  it('refuses unbounded plan limits and names with control characters (400), creating nothing', async () => {
+    t = await createTestApp({ config: { adminToken: ADMIN } });
+    const before = t.stores.credentials.list().length;
+    for (const body of [
+      { name: 'x', maxSessions: 1e20 },
+      { name: 'x', requestsPerSecond: 1e308 },
+      { name: 'x', maxSessionDurationMs: 30 * 86_400_000 },
+      { name: 'x', maxTextLength: 1e9 },
+      { name: 'bad\u0000name' },
+      { name: 'line\nbreak' },
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/credentials',
+        headers: { authorization: `Bearer ${ADMIN}` },
+        payload: body,
+      });
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'INVALID_REQUEST' });
+    }
+    expect(t.stores.credentials.list()).toHaveLength(before);
+  });
 });

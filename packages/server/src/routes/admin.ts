@@ -19,14 +19,28 @@ import { sessionEnded } from '../auth/session-guard.js';
 import { ApiError } from '../errors.js';
 import { Permission } from '../storage/ports.js';
 
+/** Bounds of plan limits: what a credential may be given (timers cap a session near 24 days). */
+export const PLAN_BOUNDS = {
+  maxSessions: 100_000,
+  maxSessionDurationMs: 24 * 86_400_000,
+  maxTextLength: 100_000,
+  requestsPerSecond: 100_000,
+  expiresInMs: 36_500 * 86_400_000,
+} as const;
+
 const CreateCredentialBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  permissions: Type.Optional(Type.Array(Type.Union([Type.Literal('session:create'), Type.Literal('admin')]))),
-  maxSessions: Type.Optional(Type.Integer({ minimum: 1 })),
-  maxSessionDurationMs: Type.Optional(Type.Integer({ minimum: 1000 })),
-  maxTextLength: Type.Optional(Type.Integer({ minimum: 1 })),
-  requestsPerSecond: Type.Optional(Type.Number({ minimum: 0 })),
-  expiresInMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+  // printable names only: no control characters (NUL, newlines) in what lists and logs show
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
+  permissions: Type.Optional(
+    Type.Array(Type.Union([Type.Literal('session:create'), Type.Literal('admin')]), { maxItems: 2 }),
+  ),
+  maxSessions: Type.Optional(Type.Integer({ minimum: 1, maximum: PLAN_BOUNDS.maxSessions })),
+  maxSessionDurationMs: Type.Optional(
+    Type.Integer({ minimum: 1000, maximum: PLAN_BOUNDS.maxSessionDurationMs }),
+  ),
+  maxTextLength: Type.Optional(Type.Integer({ minimum: 1, maximum: PLAN_BOUNDS.maxTextLength })),
+  requestsPerSecond: Type.Optional(Type.Number({ minimum: 0, maximum: PLAN_BOUNDS.requestsPerSecond })),
+  expiresInMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: PLAN_BOUNDS.expiresInMs })),
 });
 
 export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, opts) => {

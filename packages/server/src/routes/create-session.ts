@@ -6,9 +6,27 @@ import type { AppContext } from '../app-types.js';
 import { authenticateCredential } from '../auth/credentials.js';
 import { limitCredential } from '../auth/session-guard.js';
 import { ApiError } from '../errors.js';
-import { Permission } from '../storage/ports.js';
+import { Permission, type CredentialRecord } from '../storage/ports.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated credential of a create request (set before its body is read). */
+    credential: CredentialRecord;
+  }
+}
 
 export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.decorateRequest('credential', null as unknown as CredentialRecord);
+  // authenticate before the body is read: an unauthenticated request is a 401, whatever it sends
+  app.addHook('onRequest', async (req) => {
+    req.credential = authenticateCredential(
+      req,
+      ctx.stores.credentials,
+      ctx.clock.now(),
+      Permission.SESSION_CREATE,
+    );
+    limitCredential(ctx, req, req.credential.id, req.credential.limits.requestsPerSecond);
+  });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const schema = {
     tags: ['session'],
@@ -19,13 +37,7 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
   };
   for (const url of ['/v1/avatar-session', '/v1/avatar-session/create']) {
     r.post(url, { schema }, async (req) => {
-      const credential = authenticateCredential(
-        req,
-        ctx.stores.credentials,
-        ctx.clock.now(),
-        Permission.SESSION_CREATE,
-      );
-      limitCredential(ctx, req, credential.id, credential.limits.requestsPerSecond);
+      const { credential } = req;
       const catalog = ctx.engine.catalog();
       const avatarId = req.body.visualConfig.avatarId ?? req.body.visualConfig.id;
       if (!avatarId)

@@ -168,6 +168,16 @@ describe('the error body sweep', () => {
     expect(a.body).toMatchObject({ code: 'INVALID_TOKEN' });
   });
 
+  it('create authenticates before it reads the body: no credential + a 1 MB body is 401, not 400', async () => {
+    const a = await answer('/v1/avatar-session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ visualConfig: { avatarId: 5 }, junk: 'x'.repeat(1_000_000) }),
+    });
+    expect(a.status).toBe(401);
+    expect(a.body).toMatchObject({ code: 'INVALID_CREDENTIAL' });
+  });
+
   it('405 names the allowed methods in Allow', async () => {
     const a = await answer(`/v1/avatar-session/${sid()}/end`, { method: 'PUT' });
     expect(a.headers.get('allow')).toBe('POST');
