@@ -55,38 +55,7 @@ async function loggedApp(rps: number) {
 
 describe('logs', () => {
   it('never contain credentials, tokens, viewer tokens or spoken text above debug', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    });
-    const stores = openSqliteStores(':memory:');
-    const { secret } = createCredential(
-      stores,
-      {
-        name: 'log',
-        permissions: ['session:create'],
-        maxSessions: 5,
-        maxSessionDurationMs: 60_000,
-        maxTextLength: 100,
-        requestsPerSecond: 0,
-        expiresInMs: null,
-      },
-      Date.now(),
-    );
-    const opts = loggerOptions('info') as pino.LoggerOptions;
-    const app = await buildApp({
-      config: testConfig({ logLevel: 'info' }),
-      stores,
-      engine: new FakeEngineHost({ clock: new ManualClock() }),
-      clock: new ManualClock(Date.now()),
-      jwtSecret: 'x'.repeat(40),
-      turn: { mode: 'off', host: 'localhost', ports: [], secret: '' },
-      logger: false,
-      loggerInstance: pino(opts, sink),
-    });
+    const { app, secret, lines } = await loggedApp(0);
     const created = await app.inject({
       method: 'POST',
       url: '/v1/avatar-session',
@@ -125,7 +94,9 @@ describe('logs', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     await app.close();
-    const all = lines.join('');
+    const all = lines()
+      .map((l) => JSON.stringify(l))
+      .join('\n');
     expect(all).toContain('session created');
     expect(all).toContain('session ended');
     for (const s of [secret, token, vt, 'the secret plan', 'not-a-token']) expect(all).not.toContain(s);
