@@ -1,3 +1,5 @@
+import type { EndReason } from './states.js';
+
 /**
  * Stable server error codes. Never reuse or rename a code: clients branch on them.
  * Each code has exactly one HTTP status (ERROR_STATUS) and a default message (ERROR_MESSAGE).
@@ -31,6 +33,8 @@ export const ErrorCode = {
   INTERNAL: 'INTERNAL',
   ENGINE_UNAVAILABLE: 'ENGINE_UNAVAILABLE',
   SERVER_BUSY: 'SERVER_BUSY',
+  NOT_READY: 'NOT_READY',
+  SHUTTING_DOWN: 'SHUTTING_DOWN',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -65,6 +69,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
   ENGINE_UNAVAILABLE: 503,
   SERVER_BUSY: 503,
+  NOT_READY: 503,
+  SHUTTING_DOWN: 503,
 };
 
 /** Default messages; the spec's exact wording where the spec gives one. */
@@ -97,6 +103,8 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   INTERNAL: 'Internal server error',
   ENGINE_UNAVAILABLE: 'Media engine unavailable',
   SERVER_BUSY: 'Server is at capacity',
+  NOT_READY: 'Not ready',
+  SHUTTING_DOWN: 'The server is shutting down; retry in a moment',
 };
 
 /** Whether a caller may retry a request that failed with this HTTP status. */
@@ -104,13 +112,23 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** The error body of every non-2xx answer. */
-export interface ErrorBody {
+/**
+ * The error body of every answer with a status of 400 or more: the contract's
+ * `{success:false, error}` plus a stable `code`, and `reason` on a 410 `SESSION_ENDED` (why the
+ * session ended). Clients that know only the contract's fields read the same body.
+ */
+export interface ErrorBody extends ErrorBodyExtra {
   success: false;
   error: string;
   code: ErrorCode;
 }
 
-export function errorBody(code: ErrorCode, message?: string): ErrorBody {
-  return { success: false, error: message ?? ERROR_MESSAGE[code], code };
+/** Fields an error body may carry beside `success`, `error` and `code`. */
+export interface ErrorBodyExtra {
+  /** Why the session ended (410 `SESSION_ENDED` only). */
+  reason?: EndReason;
+}
+
+export function errorBody(code: ErrorCode, message?: string, extra: ErrorBodyExtra = {}): ErrorBody {
+  return { success: false, error: message ?? ERROR_MESSAGE[code], code, ...extra };
 }

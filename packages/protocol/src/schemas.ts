@@ -81,7 +81,12 @@ export type SayTextResponse = Static<typeof SayTextResponse>;
 export const SayAudioResponse = Type.Object({
   success: Type.Literal(true),
   turnId: Type.String(),
-  decodedDuration: Type.Optional(Type.Number({ description: 'Seconds of audio actually decoded' })),
+  decodedDuration: Type.Optional(
+    Type.Number({
+      description:
+        'Seconds of audio decoded from the upload: this is what plays. The declared `duration` is only compared with it (a difference over 10 % is logged).',
+    }),
+  ),
   discarded: Type.Optional(Type.Boolean()),
 });
 export type SayAudioResponse = Static<typeof SayAudioResponse>;

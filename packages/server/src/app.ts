@@ -12,7 +12,14 @@ import { TokenService } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { finishOpenApi } from './openapi.js';
-import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './errors.js';
+import {
+  ApiError,
+  clientErrorHandler,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  refuseConnect,
+  registerErrorHandling,
+} from './errors.js';
 import { createMetrics, registerEngineMetrics, type Metrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { catalogRoutes } from './routes/catalog.js';
@@ -79,10 +86,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // `POST …/keep-alive/` is `POST …/keep-alive`; the WHEP resource keeps its own segment
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
+    // every answer ≥ 400 is our error body: routing errors, Node's parser errors, a missing Host
+    // and the 503 while draining go through our handlers instead of Fastify's or Node's own
     frameworkErrors,
     clientErrorHandler,
+    return503OnClosing: false,
+    http: { requireHostHeader: false },
   });
+  app.server.on('connect', refuseConnect);
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
   registerEngineMetrics(metrics, () => deps.engine.stats());
   const registry = new SessionRegistry({
@@ -123,6 +136,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const anyOrigin = deps.config.corsOrigins === '*';
   await app.register(cors, {
     delegator: (req, cb) => {
+      if (req.method === 'OPTIONS' && (!req.headers.origin || !req.headers['access-control-request-method']))
+        return cb(
+          new ApiError(
+            'INVALID_REQUEST',
+            'Invalid CORS preflight: an OPTIONS request needs Origin and Access-Control-Request-Method headers (browsers send them)',
+          ),
+          {},
+        );
       const url = req.url ?? '';
       const open = anyOrigin || SESSION_ROUTE.test(url);
       cb(null, {

@@ -5,20 +5,20 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_STATUS, errorBody, type ErrorCode } from '@mouthpiece/protocol';
+import { ERROR_STATUS, errorBody, type ErrorBodyExtra, type ErrorCode } from '@mouthpiece/protocol';
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
-  /** Fields the body carries beside `success`, `error` and `code` (e.g. a 410's `reason`). */
-  readonly extra: Record<string, string>;
+  /** Fields the body carries beside `success`, `error` and `code` (a 410's `reason`). */
+  readonly extra: ErrorBodyExtra;
 
   constructor(
     code: ErrorCode,
     message?: string,
     headers: Record<string, string> = {},
-    extra: Record<string, string> = {},
+    extra: ErrorBodyExtra = {},
   ) {
     super(message ?? errorBody(code).error);
     this.name = 'ApiError';
@@ -42,14 +42,27 @@ function fromFastifyError(err: FastifyError, req: FastifyRequest): ApiError {
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return unsupportedMediaType(req);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', `Payload too large: ${bodyLimitOf(req)}`);
     case 'FST_REQ_FILE_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'Payload too large: the file is over the upload limit');
     case 'FST_FILES_LIMIT':
+      return new ApiError(
+        'PAYLOAD_TOO_LARGE',
+        'Payload too large: the form carries more than one file; send one file, in the field "audio"',
+      );
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
-      return new ApiError('PAYLOAD_TOO_LARGE');
+      return new ApiError(
+        'PAYLOAD_TOO_LARGE',
+        'Payload too large: the form has too many fields; send "audio", "turnId" and "duration"',
+      );
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('INVALID_REQUEST', 'Body is not valid JSON');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(
+        'INVALID_REQUEST',
+        'Body is empty but Content-Type is application/json: send a JSON object, or no Content-Type',
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError('URI_TOO_LONG', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`);
     case 'FST_ERR_BAD_URL':
@@ -59,7 +72,7 @@ function fromFastifyError(err: FastifyError, req: FastifyRequest): ApiError {
   }
   if (err instanceof SyntaxError) return new ApiError('INVALID_REQUEST', 'Body is not valid JSON');
   const status = err.statusCode ?? 500;
-  if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE');
+  if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE', `Payload too large: ${bodyLimitOf(req)}`);
   if (status === 415) return unsupportedMediaType(req);
   if (status === 429) return new ApiError('RATE_LIMITED');
   if (status >= 400 && status < 500) return new ApiError('INVALID_REQUEST', err.message || undefined);
@@ -69,7 +82,25 @@ function fromFastifyError(err: FastifyError, req: FastifyRequest): ApiError {
 /** The one limit on path segments (session ids are 22 characters). */
 export const MAX_PARAM_LENGTH = 200;
 
-/** 415 naming what was sent and what the route takes (its schema's `consumes`, else JSON). */
+/** What a route's body may weigh, for a 413's message. */
+function bodyLimitOf(req: FastifyRequest): string {
+  const limit = req.routeOptions.bodyLimit;
+  return limit ? `this route takes at most ${formatBytes(limit)}` : 'the body is over the limit';
+}
+
+/** `1 MiB`, `256 KiB`, `1500 bytes`. */
+export function formatBytes(n: number): string {
+  return n >= 1024 * 1024 && n % (1024 * 1024) === 0
+    ? `${n / (1024 * 1024)} MiB`
+    : n >= 1024 && n % 1024 === 0
+      ? `${n / 1024} KiB`
+      : `${n} bytes`;
+}
+
+/**
+ * 415 naming the type the route expects (its schema's `consumes`, else JSON) and the one it
+ * received: `Unsupported media type: expected application/json (received text/plain)`.
+ */
 export function unsupportedMediaType(req: FastifyRequest): ApiError {
   const consumes = (req.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes ?? [
     'application/json',
@@ -77,7 +108,7 @@ export function unsupportedMediaType(req: FastifyRequest): ApiError {
   const sent = req.headers['content-type']?.split(';')[0]?.trim();
   return new ApiError(
     'UNSUPPORTED_MEDIA_TYPE',
-    `Unsupported media type ${sent ? `"${sent}"` : '(no Content-Type)'}: this route takes ${consumes.join(' or ')}`,
+    `Unsupported media type: expected ${consumes.join(' or ')} (received ${sent ? sent : 'no Content-Type'})`,
   );
 }
 
@@ -88,20 +119,33 @@ function validationMessage(err: FastifyError): string {
   const missing = (first.params as { missingProperty?: string } | undefined)?.missingProperty;
   const field = missing ? (path ? `${path}.${missing}` : missing) : path;
   const where = err.validationContext === 'body' ? '' : `${err.validationContext ?? ''} `;
-  return field
-    ? `Invalid ${where}field "${field}": ${first.message ?? 'invalid'}`
-    : `Invalid ${where}request: ${first.message ?? ''}`.trim();
+  if (field) return `Invalid ${where}field "${field}": ${first.message ?? 'invalid'}`;
+  if (err.validationContext === 'body')
+    return `Invalid body: ${first.message ?? 'invalid'} (send a JSON object with Content-Type: application/json)`;
+  return `Invalid ${where}request: ${first.message ?? ''}`.trim();
 }
 
 function send(api: ApiError, reply: FastifyReply): FastifyReply {
   for (const [k, v] of Object.entries(api.headers)) void reply.header(k, v);
-  return reply.status(api.status).send({ ...api.extra, ...errorBody(api.code, api.message) });
+  return reply.status(api.status).send(errorBody(api.code, api.message, api.extra));
 }
 
 /** Fastify's errors raised before routing (bad URL, over-long path parameter), in our body. */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   void send(fromFastifyError(err, req), reply);
 }
+
+/** What Node's HTTP parser's error codes mean, for the 400's message. */
+const PARSER_ERRORS: Record<string, string> = {
+  HPE_INVALID_METHOD: 'unknown method',
+  HPE_INVALID_URL: 'the request target is not a path',
+  HPE_INVALID_CONTENT_LENGTH: 'Content-Length is not a number',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length and Transfer-Encoding together',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding is invalid, or sent with Content-Length',
+  HPE_INVALID_CHUNK_SIZE: 'a chunk size is not hexadecimal',
+  HPE_INVALID_HEADER_TOKEN: 'a header name has characters HTTP does not allow',
+  HPE_INVALID_VERSION: 'unknown HTTP version',
+};
 
 /** Errors Node's HTTP parser raises before Fastify sees a request (431, 408, 400), in our body. */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
@@ -114,17 +158,55 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
         )
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new ApiError('REQUEST_TIMEOUT')
-        : new ApiError('INVALID_REQUEST', 'Malformed HTTP request');
-  const body = JSON.stringify(errorBody(api.code, api.message));
-  if (socket.writable)
-    socket.write(
-      `HTTP/1.1 ${api.status} ${STATUS_CODES[api.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
-    );
-  socket.destroy();
+        : new ApiError(
+            'INVALID_REQUEST',
+            `Malformed HTTP request: ${PARSER_ERRORS[err.code ?? ''] ?? err.code ?? 'unreadable'}`,
+          );
+  writeRaw(socket, api);
+}
+
+/** Writes an error answer straight to a socket (no request object exists yet) and closes it. */
+function writeRaw(socket: Duplex, api: ApiError): void {
+  const body = JSON.stringify(errorBody(api.code, api.message, api.extra));
+  const headers = Object.entries(api.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // closed once the answer is flushed
+  socket.end(
+    `HTTP/1.1 ${api.status} ${STATUS_CODES[api.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\n${headers}Connection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
+}
+
+/** A CONNECT (proxy tunnel) request: this is no proxy. Node would close the socket silently. */
+export function refuseConnect(_req: unknown, socket: Duplex): void {
+  writeRaw(
+    socket,
+    new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not supported: this server is not a proxy'),
+  );
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  // While the server drains, new requests get our 503 (Fastify's own would have its own body;
+  // the app is built with return503OnClosing off).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (closing)
+      return done(new ApiError('SHUTTING_DOWN', undefined, { 'Retry-After': '2', Connection: 'close' }));
+    // HTTP/1.1 needs a Host (Node's own refusal would be an empty 400: the app lets it through)
+    if (req.raw.httpVersion === '1.1' && !req.headers.host)
+      return done(new ApiError('INVALID_REQUEST', 'HTTP/1.1 requests need a Host header'));
+    done();
+  });
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const api = err instanceof ApiError ? err : fromFastifyError(err, req);
     if (api.status >= 500) req.log.error({ err }, 'request failed');

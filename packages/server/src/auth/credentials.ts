@@ -35,7 +35,11 @@ export function checkCredential(
   if (!id)
     return { problem: 'malformed; send "Authorization: KS <credential>" with the whole secret (mp_…)' };
   const record = store.get(id);
-  if (!record || !verifySecret(secret, record)) return { problem: 'unknown credential' };
+  if (!record || !verifySecret(secret, record))
+    return {
+      problem:
+        'unknown credential (not issued by this server, or cut short); `mouthpiece credentials list` shows the ids it knows',
+    };
   if (record.revokedAt !== null)
     return { problem: `it was revoked at ${new Date(record.revokedAt).toISOString()}` };
   if (record.expiresAt !== null && record.expiresAt <= now)
@@ -62,8 +66,9 @@ export function authenticateCredential(
     return fail(
       'this route takes the session credential, not a session token: use "Authorization: KS <credential>"',
     );
+  if (scheme.toLowerCase() !== 'ks') return fail(`unsupported authorization scheme "${scheme}"; ${useKs}`);
   const secret = authorizationValue(req, 'KS');
-  if (!secret) return fail(`unsupported authorization scheme "${scheme}"; ${useKs}`);
+  if (!secret) return fail(`malformed Authorization header; ${useKs}, one space between`);
   const checked = checkCredential(store, secret, now);
   if ('problem' in checked) return fail(checked.problem);
   if (!checked.record.permissions.includes(permission)) {

@@ -28,7 +28,7 @@ export async function authorizeSession(
     }
   }
   if (!viaViewerToken) {
-    const claims = await bearerClaims(ctx, req);
+    const claims = await bearerClaims(ctx, req, opts.viewerToken !== undefined);
     const record = ctx.registry.get(sessionId);
     if (!record) throw new ApiError('SESSION_NOT_FOUND');
     if (claims.sessionId !== sessionId) throw new ApiError('FORBIDDEN');
@@ -50,15 +50,28 @@ export function sessionEnded(record: SessionRecord): ApiError {
 
 const USE_BEARER = 'send "Authorization: Bearer <token>" with the token from the create response';
 
-/** The claims of the request's session token, or a 401 that says what to change. */
-async function bearerClaims(ctx: AppContext, req: FastifyRequest): Promise<SessionClaims> {
+/**
+ * The claims of the request's session token, or a 401 that says what to change. `viewerTokenSent`:
+ * the request carried a `vt` that admitted nothing (a WHEP offer), so a missing header is not the
+ * whole story.
+ */
+async function bearerClaims(
+  ctx: AppContext,
+  req: FastifyRequest,
+  viewerTokenSent = false,
+): Promise<SessionClaims> {
   const header = req.headers.authorization;
   const fail = (detail: string): never => {
     // the spec's message first (clients may match on it), then what to change
     throw new ApiError('INVALID_TOKEN', `Invalid or expired token: ${detail}`, challenge);
   };
   if (typeof header !== 'string' || header.trim() === '')
-    return fail(`missing Authorization header; ${USE_BEARER}`);
+    return fail(
+      viewerTokenSent
+        ? "the viewer token (vt) in the URL is not this session's; use the whepUrl from init-client unchanged, or " +
+            USE_BEARER
+        : `missing Authorization header; ${USE_BEARER}`,
+    );
   const scheme = /^\S+/.exec(header.trim())![0];
   if (scheme.toLowerCase() === 'ks')
     return fail('this route takes the session token, not the credential: use Bearer <token> from create');
@@ -71,9 +84,11 @@ async function bearerClaims(ctx: AppContext, req: FastifyRequest): Promise<Sessi
   switch (check.problem) {
     case 'expired':
       return fail(
-        check.expiredAt === undefined
-          ? 'the session token has expired'
-          : `the session token expired at ${new Date(check.expiredAt).toISOString()}`,
+        `${
+          check.expiredAt === undefined
+            ? 'the session token has expired'
+            : `the session token expired at ${new Date(check.expiredAt).toISOString()}`
+        }; create a new session`,
       );
     case 'bad_signature':
       return fail('the token signature does not match (issued by another server, or altered)');

@@ -13,7 +13,7 @@ import {
 } from '@mouthpiece/protocol';
 import type { AdminRoutesOptions } from '../app-types.js';
 import { safeEqual } from '../auth/credential-secret.js';
-import { authorizationValue, lookupCredential } from '../auth/credentials.js';
+import { authorizationValue, checkCredential } from '../auth/credentials.js';
 import { createCredential, publicView } from '../auth/credential-records.js';
 import { sessionEnded } from '../auth/session-guard.js';
 import { ApiError } from '../errors.js';
@@ -45,22 +45,34 @@ const CreateCredentialBody = Type.Object({
 
 export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, opts) => {
   const { stores, registry, config, clock } = opts;
+  /** 401 saying which mistake it was; INVALID_CREDENTIAL whatever the scheme. */
+  const refuse = (detail: string): never => {
+    throw new ApiError('INVALID_CREDENTIAL', `Invalid admin credential: ${detail}`, {
+      'WWW-Authenticate': 'Bearer realm="mouthpiece-admin"',
+    });
+  };
+  const useAdmin = 'send "Authorization: Bearer $MOUTHPIECE_ADMIN_TOKEN" or "KS <credential with admin>"';
   const authorize = (req: FastifyRequest): void => {
-    const bearer = authorizationValue(req, 'Bearer');
-    if (bearer !== undefined && config.adminToken !== undefined && safeEqual(bearer, config.adminToken))
-      return;
+    const header = req.headers.authorization;
+    if (typeof header !== 'string' || header.trim() === '')
+      return refuse(`missing Authorization header; ${useAdmin}`);
+    const scheme = /^\S+/.exec(header.trim())![0].toLowerCase();
+    if (scheme === 'bearer') {
+      const bearer = authorizationValue(req, 'Bearer');
+      if (config.adminToken === undefined)
+        return refuse(
+          'Bearer admin access is off (MOUTHPIECE_ADMIN_TOKEN is not set); use "KS <credential with admin>"',
+        );
+      if (bearer !== undefined && safeEqual(bearer, config.adminToken)) return;
+      return refuse('the Bearer value is not MOUTHPIECE_ADMIN_TOKEN (a session token is not an admin token)');
+    }
+    if (scheme !== 'ks') return refuse(`unsupported authorization scheme "${scheme}"; ${useAdmin}`);
     const ks = authorizationValue(req, 'KS');
-    const credential = ks ? lookupCredential(stores.credentials, ks, clock.now()) : undefined;
-    if (credential?.permissions.includes(Permission.ADMIN)) return;
-    if (credential)
+    if (!ks) return refuse(`malformed Authorization header; ${useAdmin}`);
+    const checked = checkCredential(stores.credentials, ks, clock.now());
+    if ('problem' in checked) return refuse(checked.problem);
+    if (!checked.record.permissions.includes(Permission.ADMIN))
       throw new ApiError('CREDENTIAL_FORBIDDEN', 'This credential lacks the "admin" permission');
-    throw new ApiError(
-      'INVALID_CREDENTIAL',
-      'Admin access needs Bearer $MOUTHPIECE_ADMIN_TOKEN or KS <admin credential>',
-      {
-        'WWW-Authenticate': 'Bearer realm="mouthpiece-admin"',
-      },
-    );
   };
   app.addHook('onRequest', (req, _reply, done) => {
     try {

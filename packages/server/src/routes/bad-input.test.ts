@@ -319,6 +319,83 @@ describe('bad input', () => {
     unchanged();
   });
 
+  it('say-audio: one file under another field name is the audio; none at all says to use "audio"', async () => {
+    const { sessionId, token } = await withSession();
+    const sayAudio = (fields: Array<[string, string | Buffer]>) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/v1/avatar-session/${sessionId}/say-audio`,
+        ...multipartBody(fields, token),
+      });
+    // a second of 8 kHz silence declared as 3 s: the decoded second is what plays, and is answered
+    const renamed = await sayAudio([
+      ['file', wav(1)],
+      ['turnId', 'renamed'],
+      ['duration', '3'],
+    ]);
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json()).toEqual({ success: true, turnId: 'renamed', decodedDuration: 1 });
+    expect(t.stores.usage.get(t.credential.id)?.audioSeconds).toBe(1);
+    // a file in the turnId field is not audio, and no file at all is the same 400
+    for (const fields of [
+      [
+        ['turnId', wav(1)],
+        ['duration', '1'],
+      ],
+      [
+        ['turnId', 't'],
+        ['duration', '1'],
+      ],
+    ] as Array<Array<[string, string | Buffer]>>) {
+      const res = await sayAudio(fields);
+      expectError(res, 400, 'INVALID_AUDIO');
+      expect(res.json().error).toBe(
+        'Invalid audio file: the form has no file; send the MP3 or WAV in the field "audio"',
+      );
+    }
+  });
+
+  it('say-audio: a bad duration says the decoded audio is what plays', async () => {
+    const { sessionId, token, unchanged } = await withSession();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/avatar-session/${sessionId}/say-audio`,
+      ...multipartBody(
+        [
+          ['audio', wav(1)],
+          ['turnId', 't'],
+          ['duration', 'one'],
+        ],
+        token,
+      ),
+    });
+    expectError(res, 400, 'INVALID_REQUEST');
+    expect(res.json().error).toMatch(/^Invalid field "duration": .*the decoded audio is what plays/);
+    unchanged();
+  });
+
+  it('415 names the type each route expects and the one it received', async () => {
+    const { sessionId, token, unchanged } = await withSession();
+    const sent = (url: string, contentType: string, payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+        payload,
+      });
+    const base = `/v1/avatar-session/${sessionId}`;
+    for (const [url, type, expected] of [
+      [`${base}/say-text`, 'text/xml', 'application/json'],
+      [`${base}/say-audio`, 'audio/mpeg', 'multipart/form-data'],
+      [`${base}/whep`, 'text/plain', 'application/sdp'],
+    ]) {
+      const res = await sent(url!, type!, 'x');
+      expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(res.json().error).toBe(`Unsupported media type: expected ${expected} (received ${type})`);
+    }
+    unchanged();
+  });
+
   it('say-audio over the size cap → 413', async () => {
     t = await createTestApp({ config: { maxAudioBytes: 2048 } });
     const { sessionId, token } = await t.createSession();
@@ -336,5 +413,26 @@ describe('bad input', () => {
       ),
     });
     expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+    expect(res.json().error).toBe('Payload too large: the audio file is over 2 KiB');
   });
 });
+
+/** A WAV file of silence: 8 kHz, mono, 16-bit. */
+function wav(seconds: number): Buffer {
+  const rate = 8000;
+  const data = rate * 2 * seconds;
+  const b = Buffer.alloc(44 + data);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + data, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20); // PCM
+  b.writeUInt16LE(1, 22); // mono
+  b.writeUInt32LE(rate, 24);
+  b.writeUInt32LE(rate * 2, 28); // byte rate
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(data, 40);
+  return b;
+}

@@ -17,6 +17,7 @@ declare module 'fastify' {
 
 export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.decorateRequest('credential', null as unknown as CredentialRecord);
+  app.removeContentTypeParser('text/plain'); // a text/plain body is a 415 naming JSON, not a string to validate
   // authenticate before the body is read: an unauthenticated request is a 401, whatever it sends
   app.addHook('onRequest', async (req) => {
     req.credential = authenticateCredential(
@@ -32,6 +33,7 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
     tags: ['session'],
     summary: 'Create an avatar session',
     security: [{ KS: [] }],
+    consumes: ['application/json'],
     body: CreateSessionBody,
     response: { 200: CreateSessionResponse, '4xx': ErrorResponse, '5xx': ErrorResponse },
   };

@@ -1,5 +1,6 @@
 /** Liveness, readiness and Prometheus metrics. */
 import type { FastifyPluginAsync } from 'fastify';
+import { ERROR_STATUS, errorBody } from '@mouthpiece/protocol';
 import type { AppContext } from '../app-types.js';
 
 export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -14,10 +15,14 @@ export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     }
     const stats = ctx.engine.stats();
     checks['engine'] = stats.kind === 'fake' || stats.processes > 0 ? 'ok' : 'no engine process';
-    const ready = Object.values(checks).every((v) => v === 'ok');
+    const sessions = ctx.registry.listActive().length;
+    const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+    if (failing.length === 0) return reply.send({ success: true, checks, sessions });
+    // an error body like every other 503, with the checks beside it
+    const why = failing.map(([k, v]) => `${k}: ${v}`).join(', ');
     return reply
-      .status(ready ? 200 : 503)
-      .send({ success: ready, checks, sessions: ctx.registry.listActive().length });
+      .status(ERROR_STATUS.NOT_READY)
+      .send({ ...errorBody('NOT_READY', `Not ready (${why})`), checks, sessions });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
     const text = await ctx.metrics.registry.metrics();

@@ -17,12 +17,15 @@ import { turnForSession } from '../turn/credentials.js';
 import { engineCall } from './engine-call.js';
 
 const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
+const IGNORED_BODY_LIMIT = 64 * 1024;
 
 export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, _body, done) =>
-    done(null, undefined),
-  );
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
+  // the route's limit (not the parser's), so a 413 names it
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= IGNORED_BODY_LIMIT;
+  });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const base = { tags: ['session'], security: [{ Bearer: [] }], params: SessionIdParams };
 
@@ -60,7 +63,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
     },
     async (req) => {
       const s = req.avatarSession;
-      await engineCall(() => ctx.engine.interrupt(s.id));
+      await engineCall(() => ctx.engine.interrupt(s.id), { ctx, id: s.id });
       return { success: true as const };
     },
   );

@@ -12,7 +12,7 @@ import {
 } from '@mouthpiece/protocol';
 import type { QueueAnswer } from '@mouthpiece/engine/host';
 import type { AppContext } from '../app-types.js';
-import { ApiError, unsupportedMediaType } from '../errors.js';
+import { ApiError, formatBytes, unsupportedMediaType } from '../errors.js';
 import { engineCall } from './engine-call.js';
 
 const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
@@ -64,7 +64,10 @@ export const sayTextRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       const limit = ctx.registry.limitsOf(s.id)?.maxTextLength ?? Infinity;
       if (text.length > limit)
         throw new ApiError('TEXT_TOO_LONG', `Text is too long (at most ${limit} characters per call)`);
-      const answer = await engineCall(() => ctx.engine.sayText(s.id, { turnId, text, isFinal }));
+      const answer = await engineCall(() => ctx.engine.sayText(s.id, { turnId, text, isFinal }), {
+        ctx,
+        id: s.id,
+      });
       const discarded = checkAnswer(answer);
       if (!discarded) ctx.registry.recordUsage(s.credentialId, { charactersSpoken: text.length });
       return discarded ? { success: true as const, turnId, discarded } : { success: true as const, turnId };
@@ -78,7 +81,11 @@ interface AudioForm {
   duration: string | undefined;
 }
 
-async function readAudioForm(req: FastifyRequest): Promise<AudioForm> {
+/**
+ * Reads the form's parts in any order. The audio is the file in the field `audio`; the form takes
+ * one file, so a single file under another field name (`file`, `blob`, …) is taken as the audio.
+ */
+async function readAudioForm(req: FastifyRequest, maxBytes: number): Promise<AudioForm> {
   if (!req.isMultipart()) throw unsupportedMediaType(req);
   const form: AudioForm = { audio: undefined, turnId: undefined, duration: undefined };
   try {
@@ -92,8 +99,14 @@ async function readAudioForm(req: FastifyRequest): Promise<AudioForm> {
       }
     }
   } catch (err) {
-    // limits (413) keep their own answer; anything else the parser throws is a malformed body
-    if ((err as { code?: string }).code?.startsWith('FST_')) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE')
+      throw new ApiError(
+        'PAYLOAD_TOO_LARGE',
+        `Payload too large: the audio file is over ${formatBytes(maxBytes)}`,
+      );
+    // other limits (413) keep their own answer; anything else the parser throws is a malformed body
+    if (code?.startsWith('FST_')) throw err;
     throw new ApiError(
       'INVALID_REQUEST',
       `Malformed multipart/form-data body (${(err as Error).message}): send fields "audio", "turnId" and "duration"`,
@@ -120,24 +133,29 @@ export const sayAudioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
     },
     async (req) => {
       const s = req.avatarSession;
-      const form = await readAudioForm(req);
+      const form = await readAudioForm(req, ctx.config.maxAudioBytes);
       if (!form.audio)
-        throw new ApiError('INVALID_AUDIO', 'Invalid audio file: the form has no "audio" file');
+        throw new ApiError(
+          'INVALID_AUDIO',
+          'Invalid audio file: the form has no file; send the MP3 or WAV in the field "audio"',
+        );
       if (!form.turnId || form.turnId.length > 128)
         throw new ApiError('INVALID_REQUEST', 'Invalid field "turnId": is required');
       const declared = Number(form.duration);
       if (form.duration === undefined || !/^\s*\d*\.?\d+\s*$/.test(form.duration) || !(declared > 0)) {
         throw new ApiError(
           'INVALID_REQUEST',
-          'Invalid field "duration": must be a positive number of seconds',
+          'Invalid field "duration": must be a positive number of seconds (the decoded audio is what plays; duration is checked against it)',
         );
       }
-      const answer = await engineCall(() =>
-        ctx.engine.sayAudio(s.id, {
-          turnId: form.turnId!,
-          audio: new Uint8Array(form.audio!),
-          declaredDurationSec: declared,
-        }),
+      const answer = await engineCall(
+        () =>
+          ctx.engine.sayAudio(s.id, {
+            turnId: form.turnId!,
+            audio: new Uint8Array(form.audio!),
+            declaredDurationSec: declared,
+          }),
+        { ctx, id: s.id },
       );
       if (answer.kind === 'invalid_audio') {
         req.log.debug({ reason: answer.reason }, 'audio rejected');

@@ -97,6 +97,31 @@ describe('WHEP', () => {
     expect((await t.app.inject({ method: 'DELETE', url: location })).statusCode).toBe(404);
   });
 
+  it('a trailing slash on the endpoint and on the resource reaches the same routes', async () => {
+    const { path, vt, sessionId } = await setup();
+    const post = await t.app.inject({
+      method: 'POST',
+      url: `${path}/?vt=${vt}`,
+      headers: sdpHeaders,
+      payload: OFFER,
+    });
+    expect(post.statusCode).toBe(201);
+    const location = post.headers['location'] as string;
+    expect(location).toMatch(new RegExp(`^/v1/avatar-session/${sessionId}/whep/[\\w-]{22}$`));
+    const patch = await t.app.inject({
+      method: 'PATCH',
+      url: `${location}/`,
+      headers: { 'content-type': 'application/trickle-ice-sdpfrag' },
+      payload: 'a=end-of-candidates\r\n',
+    });
+    expect(patch.statusCode).toBe(204);
+    expect((await t.app.inject({ method: 'DELETE', url: `${location}/` })).statusCode).toBe(200);
+    // the endpoint with a slash is not a resource with an empty viewer id
+    const del = await t.app.inject({ method: 'DELETE', url: `${path}/` });
+    expect(del.statusCode).toBe(405);
+    expect(del.headers['allow']).toBe('POST');
+  });
+
   it('a new viewer replaces the previous one', async () => {
     const { whepPath } = await setup();
     const a = await t.app.inject({ method: 'POST', url: whepPath, headers: sdpHeaders, payload: OFFER });

@@ -22,9 +22,13 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     ['application/sdp', 'application/trickle-ice-sdpfrag'],
-    { parseAs: 'string', bodyLimit: SDP_LIMIT },
+    { parseAs: 'string' },
     (_req, body, done) => done(null, body),
   );
+  // the route's limit (not the parser's), so a 413 names it
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= SDP_LIMIT;
+  });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const params = Type.Object({ sessionId: Type.String() });
   const resourceParams = Type.Object({ sessionId: Type.String(), viewerId: Type.String() });
@@ -51,8 +55,9 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       if (!offerSdp.trim().startsWith('v=0'))
         throw new ApiError('INVALID_REQUEST', 'Body is not an SDP offer');
       const viewerId = newId();
-      const { answerSdp } = await engineCall(() =>
-        ctx.engine.connectViewer(s.id, { viewerId, offerSdp, iceServers: [] }),
+      const { answerSdp } = await engineCall(
+        () => ctx.engine.connectViewer(s.id, { viewerId, offerSdp, iceServers: [] }),
+        { ctx, id: s.id },
       );
       const turn = turnForSession(ctx.turn, s.id, s.expiresAt);
       const links = iceServerLinks(turn);
@@ -91,7 +96,10 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       }
       resource(req.params.sessionId);
       const frag = typeof req.body === 'string' ? req.body : '';
-      await engineCall(() => ctx.engine.addIceCandidates(req.params.sessionId, req.params.viewerId, frag));
+      await engineCall(() => ctx.engine.addIceCandidates(req.params.sessionId, req.params.viewerId, frag), {
+        ctx,
+        id: req.params.sessionId,
+      });
       return reply.status(204).send();
     },
   );
@@ -104,7 +112,10 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
     },
     async (req, reply) => {
       resource(req.params.sessionId);
-      await engineCall(() => ctx.engine.disconnectViewer(req.params.sessionId, req.params.viewerId));
+      await engineCall(() => ctx.engine.disconnectViewer(req.params.sessionId, req.params.viewerId), {
+        ctx,
+        id: req.params.sessionId,
+      });
       return reply.status(200).send({ success: true });
     },
   );
