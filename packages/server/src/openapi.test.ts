@@ -67,7 +67,10 @@ describe('OpenAPI document', () => {
     const audio = doc.paths['/v1/avatar-session/{sessionId}/say-audio']!['post']!['requestBody'];
     const form = audio.content['multipart/form-data'].schema;
     expect(form.properties.audio).toMatchObject({ type: 'string', format: 'binary' });
-    expect(form.required).toEqual(['audio', 'turnId']);
+    expect(form.required).toEqual(['audio', 'turnId', 'duration']);
+    expect(form.properties.audio.description).toMatch(
+      /sent under another field name .* it is taken as the audio/,
+    );
     expect(form.properties.duration.description).toMatch(/decoded duration is what plays/);
     const whep = doc.paths['/v1/avatar-session/{sessionId}/whep']!['post']!;
     expect(Object.keys(whep['requestBody'].content)).toEqual(['application/sdp']);
@@ -78,5 +81,19 @@ describe('OpenAPI document', () => {
 
   it('lists health, readiness and metrics', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/metrics']));
+  });
+
+  it('every operation names a 503 (the server answers one while it shuts down)', () => {
+    for (const { path, method, op } of ops())
+      expect(Object.keys(op['responses'] ?? {}), `${method} ${path}`).toContain('503');
+  });
+
+  it('says the 410 body carries the end reason, and say-audio answers with the duration that plays', () => {
+    const schemas = (doc.components as unknown as { schemas: Record<string, any> }).schemas;
+    expect(schemas['ErrorResponse'].properties.reason.description).toMatch(/idle_timeout, max_duration/);
+    const ok = doc.paths['/v1/avatar-session/{sessionId}/say-audio']!['post']!['responses']['200'];
+    expect(ok.content['application/json'].schema.properties.decodedDuration.description).toMatch(
+      /this is what plays/,
+    );
   });
 });

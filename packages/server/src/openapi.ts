@@ -5,7 +5,7 @@
  * (say-audio's multipart fields, WHEP's SDP), and the operations routes (health, readiness,
  * metrics). One table below says, per operation, its id and the statuses it can answer.
  */
-import { ErrorResponse } from '@mouthpiece/protocol';
+import { EndReason, ErrorResponse } from '@mouthpiece/protocol';
 
 type Doc = {
   paths: Record<string, Record<string, Operation>>;
@@ -37,13 +37,19 @@ const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
     'Rate limited, too many sessions for the credential, or a full speech queue (see `Retry-After`)',
   ],
   500: ['ServerError', 'Internal error'],
-  503: ['ServiceUnavailable', 'At capacity, or no engine process is running (see `Retry-After`)'],
+  503: [
+    'ServiceUnavailable',
+    'At capacity, no engine process is running, not ready, or shutting down (see `Retry-After`)',
+  ],
 };
+
+/** Statuses every operation can answer whatever it does (503 `SHUTTING_DOWN` while the server drains). */
+const ANY = [503];
 
 const TOKEN = [401, 403, 404, 410, 429, 500];
 const BODY = [400, 413, 415];
 const CREATE = [400, 401, 403, 413, 415, 429, 500, 503];
-const ADMIN = [400, 401, 403, 404, 500];
+const ADMIN = [400, 401, 403, 404, 413, 415, 500];
 
 const text = (type: string, description: string) => ({
   required: true,
@@ -68,13 +74,13 @@ const OPERATIONS: Record<
         'multipart/form-data': {
           schema: {
             type: 'object',
-            required: ['audio', 'turnId'],
+            required: ['audio', 'turnId', 'duration'],
             properties: {
               audio: {
                 type: 'string',
                 format: 'binary',
                 description:
-                  'MP3 or WAV, 100 ms to 5 min, at most 10 MiB. Sent under another field name, a single file is taken as the audio.',
+                  'MP3 or WAV, 100 ms to 5 min, at most 10 MiB by default. The form takes one file: sent under another field name (`file`, `blob`, …), it is taken as the audio; no file at all is a 400 INVALID_AUDIO.',
               },
               turnId: { type: 'string', description: 'The turn this audio belongs to' },
               duration: {
@@ -107,7 +113,7 @@ const OPERATIONS: Record<
   },
   'patch /v1/avatar-session/{sessionId}/whep/{viewerId}': {
     id: 'whepTrickle',
-    errors: [404, 410, 413, 415, 500],
+    errors: [400, 404, 410, 413, 415, 500],
     body: text('application/trickle-ice-sdpfrag', 'Trickled ICE candidates'),
     success: { 204: { description: 'Candidates added' } },
   },
@@ -132,6 +138,7 @@ const OPERATIONS_PATHS: Doc['paths'] = {
       tags: ['operations'],
       responses: {
         200: { description: 'Alive', content: { 'application/json': { schema: { type: 'object' } } } },
+        503: { $ref: '#/components/responses/ServiceUnavailable' },
       },
     },
   },
@@ -143,8 +150,20 @@ const OPERATIONS_PATHS: Doc['paths'] = {
       responses: {
         200: { description: 'Ready', content: { 'application/json': { schema: { type: 'object' } } } },
         503: {
-          description: 'Not ready; `checks` says what fails',
-          content: { 'application/json': { schema: { type: 'object' } } },
+          description: 'Not ready (`NOT_READY`; `checks` says what fails), or shutting down',
+          content: {
+            'application/json': {
+              schema: {
+                allOf: [
+                  { $ref: '#/components/schemas/ErrorResponse' },
+                  {
+                    type: 'object',
+                    properties: { checks: { type: 'object' }, sessions: { type: 'integer' } },
+                  },
+                ],
+              },
+            },
+          },
         },
       },
     },
@@ -159,6 +178,7 @@ const OPERATIONS_PATHS: Doc['paths'] = {
           description: 'Metrics in the Prometheus text format',
           content: { 'text/plain': { schema: { type: 'string' } } },
         },
+        503: { $ref: '#/components/responses/ServiceUnavailable' },
       },
     },
   },
@@ -169,7 +189,17 @@ export function finishOpenApi<T>(input: T): T {
   doc.components ??= {};
   doc.components['schemas'] = {
     ...doc.components['schemas'],
-    ErrorResponse: { ...ErrorResponse, $id: undefined },
+    ErrorResponse: {
+      ...ErrorResponse,
+      $id: undefined,
+      properties: {
+        ...ErrorResponse.properties,
+        reason: {
+          ...ErrorResponse.properties.reason,
+          description: `410 SESSION_ENDED only: why the session ended (${Object.values(EndReason).join(', ')})`,
+        },
+      },
+    },
   };
   doc.components['responses'] = Object.fromEntries(
     Object.values(ERROR_RESPONSES).map(([name, description]) => [
@@ -192,7 +222,7 @@ export function finishOpenApi<T>(input: T): T {
           responses[status] = { ...(r as object), description: successDescription(r) };
       Object.assign(responses, spec.success ?? {});
       if (spec.success) for (const s of Object.keys(responses)) if (!(s in spec.success)) delete responses[s];
-      for (const status of spec.errors.sort((a, b) => a - b))
+      for (const status of [...new Set([...spec.errors, ...ANY])].sort((a, b) => a - b))
         responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]![0]}` };
       op.responses = responses;
     }
