@@ -19,7 +19,7 @@ const config = loadConfig({
   MOUTHPIECE_DATA_DIR: dataDir,
 });
 const stores = openSqliteStores(join(dataDir, 'mouthpiece.db'));
-const { secret } = createCredential(
+const { secret } = await createCredential(
   stores,
   {
     name: 'bench',

@@ -35,6 +35,7 @@ export const ErrorCode = {
   SERVER_BUSY: 'SERVER_BUSY',
   NOT_READY: 'NOT_READY',
   SHUTTING_DOWN: 'SHUTTING_DOWN',
+  STORAGE_UNAVAILABLE: 'STORAGE_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -71,6 +72,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   SERVER_BUSY: 503,
   NOT_READY: 503,
   SHUTTING_DOWN: 503,
+  STORAGE_UNAVAILABLE: 503,
 };
 
 /** Default messages; the spec's exact wording where the spec gives one. */
@@ -105,6 +107,7 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   SERVER_BUSY: 'Server is at capacity',
   NOT_READY: 'Not ready',
   SHUTTING_DOWN: 'The server is shutting down; retry in a moment',
+  STORAGE_UNAVAILABLE: 'Storage is unavailable (locked or failing); nothing was changed, retry in a moment',
 };
 
 /** Whether a caller may retry a request that failed with this HTTP status. */

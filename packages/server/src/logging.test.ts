@@ -26,7 +26,7 @@ async function loggedApp(rps: number) {
     },
   });
   const stores = openSqliteStores(':memory:');
-  const { secret } = createCredential(
+  const { secret } = await createCredential(
     stores,
     {
       name: 'log',
@@ -108,7 +108,7 @@ describe('startServer', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mp-restart-'));
     dirs.push(dataDir);
     const stores = openSqliteStores(join(dataDir, 'mouthpiece.db'));
-    const { record } = createCredential(
+    const { record } = await createCredential(
       stores,
       {
         name: 'keep',
@@ -121,7 +121,7 @@ describe('startServer', () => {
       },
       Date.now(),
     );
-    stores.sessions.insert({
+    await stores.sessions.insert({
       id: 'AAAAAAAAAAAAAAAAAAAAAA',
       credentialId: record.id,
       avatarId: 'amara',
@@ -134,18 +134,18 @@ describe('startServer', () => {
       endedAt: null,
       endReason: null,
     });
-    stores.close();
+    await stores.close();
     const server = await startServer(testConfig({ dataDir, port: 0, host: '127.0.0.1' }), {
       engine: new FakeEngineHost(),
     });
     try {
       const res = await fetch(`${server.url}/readyz`);
       expect(res.status).toBe(200);
-      expect(server.app.ctx.stores.sessions.get('AAAAAAAAAAAAAAAAAAAAAA')).toMatchObject({
+      expect(await server.app.ctx.stores.sessions.get('AAAAAAAAAAAAAAAAAAAAAA')).toMatchObject({
         status: 'ended',
         endReason: 'server_restart',
       });
-      expect(server.app.ctx.stores.credentials.get(record.id)?.name).toBe('keep');
+      expect((await server.app.ctx.stores.credentials.get(record.id))?.name).toBe('keep');
     } finally {
       await server.close();
       await server.close();

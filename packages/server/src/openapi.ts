@@ -39,7 +39,7 @@ const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
   500: ['ServerError', 'Internal error'],
   503: [
     'ServiceUnavailable',
-    'At capacity, no engine process is running, not ready, or shutting down (see `Retry-After`)',
+    'At capacity, no engine process is running, storage locked or failing, not ready, or shutting down (see `Retry-After`)',
   ],
 };
 

@@ -15,6 +15,8 @@ import { buildApp, loggerOptions } from './app.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
+import { StorageBusyError } from './storage/retrying.js';
+import type { Stores } from './storage/ports.js';
 import { startManagedTurn, type ManagedTurn } from './turn/coturn.js';
 import type { TurnSettings } from './turn/credentials.js';
 
@@ -63,6 +65,22 @@ function createEngine(
   });
 }
 
+/** Marks the previous run's sessions ended; waits up to 30 s for a database another process locked. */
+async function endPreviousRun(stores: Stores, log: FastifyBaseLogger): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  for (let warned = false; ; warned = true) {
+    try {
+      return await stores.sessions.endAllActive(EndReason.SERVER_RESTART, Date.now());
+    } catch (err) {
+      if (!(err instanceof StorageBusyError) || Date.now() > deadline) {
+        await stores.close();
+        throw err;
+      }
+      if (!warned) log.warn('the database is locked by another process; waiting up to 30 s for it');
+    }
+  }
+}
+
 export async function startServer(config: Readonly<Config>, opts: StartOptions = {}): Promise<RunningServer> {
   // synchronous, so log lines and the CLI's banner reach stdout in the order they were written
   const log: FastifyBaseLogger = pino(
@@ -72,7 +90,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   const warnings: Array<[object, string]> = [];
   mkdirSync(config.dataDir, { recursive: true });
   const stores = openSqliteStores(join(config.dataDir, 'mouthpiece.db'));
-  const ended = stores.sessions.endAllActive(EndReason.SERVER_RESTART, Date.now());
+  const ended = await endPreviousRun(stores, log);
   const jwtSecret = config.jwtSecret ?? secretFile(config.dataDir, 'jwt-secret');
   let managed: ManagedTurn | undefined;
   let engine: EngineHost | undefined;
@@ -81,7 +99,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
     await app?.close();
     await engine?.close();
     await managed?.close();
-    stores.close();
+    await stores.close();
   };
   try {
     let turn: TurnSettings = { mode: 'off', host: config.turn.host, ports: [], secret: '' };

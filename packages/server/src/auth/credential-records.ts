@@ -15,11 +15,11 @@ export interface CreateCredentialInput {
   expiresInMs: number | null;
 }
 
-export function createCredential(
-  stores: Stores,
+export async function createCredential(
+  stores: Pick<Stores, 'credentials'>,
   input: CreateCredentialInput,
   now: number,
-): { record: CredentialRecord; secret: string } {
+): Promise<{ record: CredentialRecord; secret: string }> {
   const { id, secret } = generateCredential();
   const record: CredentialRecord = {
     id,
@@ -36,7 +36,7 @@ export function createCredential(
       requestsPerSecond: input.requestsPerSecond,
     },
   };
-  stores.credentials.insert(record);
+  await stores.credentials.insert(record);
   return { record, secret };
 }
 

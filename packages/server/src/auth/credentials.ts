@@ -16,25 +16,25 @@ export function authorizationValue(req: FastifyRequest, scheme: string): string 
 }
 
 /** Finds a live credential for a secret; undefined when unknown, expired, revoked or garbled. */
-export function lookupCredential(
+export async function lookupCredential(
   store: CredentialStore,
   secret: string,
   now: number,
-): CredentialRecord | undefined {
-  const checked = checkCredential(store, secret, now);
+): Promise<CredentialRecord | undefined> {
+  const checked = await checkCredential(store, secret, now);
   return 'record' in checked ? checked.record : undefined;
 }
 
 /** Why a presented credential is refused, or the live record. */
-export function checkCredential(
+export async function checkCredential(
   store: CredentialStore,
   secret: string,
   now: number,
-): { record: CredentialRecord } | { problem: string } {
+): Promise<{ record: CredentialRecord } | { problem: string }> {
   const id = parseCredentialId(secret);
   if (!id)
     return { problem: 'malformed; send "Authorization: KS <credential>" with the whole secret (mp_…)' };
-  const record = store.get(id);
+  const record = await store.get(id);
   if (!record || !verifySecret(secret, record))
     return {
       problem:
@@ -47,12 +47,12 @@ export function checkCredential(
   return { record };
 }
 
-export function authenticateCredential(
+export async function authenticateCredential(
   req: FastifyRequest,
   store: CredentialStore,
   now: number,
   permission: Permission,
-): CredentialRecord {
+): Promise<CredentialRecord> {
   const header = req.headers.authorization;
   const fail = (detail: string): never => {
     // the spec's message first (clients may match on it), then what to change
@@ -69,7 +69,7 @@ export function authenticateCredential(
   if (scheme.toLowerCase() !== 'ks') return fail(`unsupported authorization scheme "${scheme}"; ${useKs}`);
   const secret = authorizationValue(req, 'KS');
   if (!secret) return fail(`malformed Authorization header; ${useKs}, one space between`);
-  const checked = checkCredential(store, secret, now);
+  const checked = await checkCredential(store, secret, now);
   if ('problem' in checked) return fail(checked.problem);
   if (!checked.record.permissions.includes(permission)) {
     throw new ApiError('CREDENTIAL_FORBIDDEN', `Session credential lacks the "${permission}" permission`);

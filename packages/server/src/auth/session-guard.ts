@@ -22,18 +22,18 @@ export async function authorizeSession(
 ): Promise<{ record: SessionRecord; viaViewerToken: boolean }> {
   let viaViewerToken = false;
   if (opts.viewerToken !== undefined) {
-    const record = ctx.registry.get(sessionId);
+    const record = await ctx.registry.get(sessionId);
     if (record && safeEqual(record.viewerToken, opts.viewerToken)) {
       viaViewerToken = true;
     }
   }
   if (!viaViewerToken) {
     const claims = await bearerClaims(ctx, req, opts.viewerToken !== undefined);
-    const record = ctx.registry.get(sessionId);
+    const record = await ctx.registry.get(sessionId);
     if (!record) throw new ApiError('SESSION_NOT_FOUND');
     if (claims.sessionId !== sessionId) throw new ApiError('FORBIDDEN');
   }
-  const record = ctx.registry.get(sessionId);
+  const record = await ctx.registry.get(sessionId);
   if (!record) throw new ApiError('SESSION_NOT_FOUND');
   if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw sessionEnded(record);
   limitSession(ctx, req, record);

@@ -23,7 +23,12 @@ const SUBCOMMANDS = {
   revoke: { usage: REVOKE_USAGE, options: commonOptions, positionals: 1 },
 } as const;
 
-export function credentialsCommand(sub: string | undefined, args: string[], io: CliIo, now: number): number {
+export async function credentialsCommand(
+  sub: string | undefined,
+  args: string[],
+  io: CliIo,
+  now: number,
+): Promise<number> {
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
     io.stdout(CREDENTIALS_USAGE);
     return 0;
@@ -58,19 +63,26 @@ export function credentialsCommand(sub: string | undefined, args: string[], io: 
     );
   if (sub === 'revoke' && !parsed.positionals[0])
     throw new UsageError('credentials revoke needs an ID', REVOKE_USAGE);
-  const stores = openSqliteStores(join(config.dataDir, 'mouthpiece.db'));
+  // a person waits at the prompt: keep trying a locked database for 10 s (a server's writes are short)
+  const stores = openSqliteStores(join(config.dataDir, 'mouthpiece.db'), { waitMs: 10_000 });
   try {
     const where: Where = { json: values['json'] === true, dataDir: config.dataDir };
-    if (input) return create(stores, input, where.json, io, now);
-    if (sub === 'list') return list(stores, where, io, now);
-    return revoke(stores, parsed.positionals[0]!, where, io, now);
+    if (input) return await create(stores, input, where.json, io, now);
+    if (sub === 'list') return await list(stores, where, io, now);
+    return await revoke(stores, parsed.positionals[0]!, where, io, now);
   } finally {
-    stores.close();
+    await stores.close();
   }
 }
 
-function create(stores: Stores, input: CreateCredentialInput, json: boolean, io: CliIo, now: number): number {
-  const { record, secret } = createCredential(stores, input, now);
+async function create(
+  stores: Stores,
+  input: CreateCredentialInput,
+  json: boolean,
+  io: CliIo,
+  now: number,
+): Promise<number> {
+  const { record, secret } = await createCredential(stores, input, now);
   if (json) {
     io.stdout(
       JSON.stringify({
@@ -94,8 +106,8 @@ function create(stores: Stores, input: CreateCredentialInput, json: boolean, io:
   return 0;
 }
 
-function list(stores: Stores, where: Where, io: CliIo, now: number): number {
-  const views = stores.credentials.list().map((c) => publicView(c, now));
+async function list(stores: Stores, where: Where, io: CliIo, now: number): Promise<number> {
+  const views = (await stores.credentials.list()).map((c) => publicView(c, now));
   if (where.json) {
     io.stdout(JSON.stringify(views) + '\n');
     return 0;
@@ -129,7 +141,7 @@ function list(stores: Stores, where: Where, io: CliIo, now: number): number {
   return 0;
 }
 
-function revoke(stores: Stores, arg: string, where: Where, io: CliIo, now: number): number {
+async function revoke(stores: Stores, arg: string, where: Where, io: CliIo, now: number): Promise<number> {
   const given = arg.trim().replace(/^KS\s+/, ''); // pasted from an Authorization header
   let id = given;
   if (given.startsWith('mp_')) {
@@ -140,7 +152,7 @@ function revoke(stores: Stores, arg: string, where: Where, io: CliIo, now: numbe
       );
       return 1;
     }
-    const record = stores.credentials.get(fromSecret);
+    const record = await stores.credentials.get(fromSecret);
     if (!record || !verifySecret(given, record)) {
       io.stderr(
         `mouthpiece: that secret belongs to no credential in ${where.dataDir}; pass the credential id (credentials list shows it)\n`,
@@ -149,7 +161,7 @@ function revoke(stores: Stores, arg: string, where: Where, io: CliIo, now: numbe
     }
     id = record.id;
   }
-  const before = stores.credentials.get(id);
+  const before = await stores.credentials.get(id);
   if (!before) {
     io.stderr(
       `mouthpiece: no credential ${id} in ${where.dataDir} (credentials list shows the ids; --data-dir picks another data directory)\n`,
@@ -157,8 +169,8 @@ function revoke(stores: Stores, arg: string, where: Where, io: CliIo, now: numbe
     return 2;
   }
   const already = before.revokedAt;
-  if (already === null) stores.credentials.revoke(id, now);
-  const view = publicView(stores.credentials.get(id)!, now);
+  if (already === null) await stores.credentials.revoke(id, now);
+  const view = publicView((await stores.credentials.get(id))!, now);
   if (where.json) io.stdout(JSON.stringify(view) + '\n');
   else if (already !== null)
     io.stdout(

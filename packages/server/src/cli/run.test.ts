@@ -52,10 +52,10 @@ describe('mouthpiece credentials', () => {
     expect(o.secret).toMatch(new RegExp(`^mp_${o.id}_[A-Za-z0-9_-]{43}$`));
     expect(Date.parse(o.expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
     const stores = openSqliteStores(join(dir, 'mouthpiece.db'));
-    const rec = stores.credentials.get(o.id)!;
+    const rec = (await stores.credentials.get(o.id))!;
     expect(rec.secretHash).toBe(hashSecret(o.secret));
     expect(JSON.stringify(rec)).not.toContain(o.secret);
-    stores.close();
+    await stores.close();
   });
 
   it('accepts permissions and plan flags, including an empty permission list', async () => {
@@ -84,8 +84,8 @@ describe('mouthpiece credentials', () => {
     );
     expect(b.permissions).toEqual([]);
     const stores = openSqliteStores(join(dir, 'mouthpiece.db'));
-    expect(stores.credentials.get(a.id)?.limits.requestsPerSecond).toBe(0);
-    stores.close();
+    expect((await stores.credentials.get(a.id))?.limits.requestsPerSecond).toBe(0);
+    await stores.close();
   });
 
   it('list prints no secrets; revoke marks it revoked; unknown id exits 2', async () => {
@@ -159,8 +159,8 @@ describe('mouthpiece credentials', () => {
       (await cli(['credentials', 'create', '--name', 'x', '--max-duration', '2h', '--json'], dir)).out,
     );
     const stores = openSqliteStores(join(dir, 'mouthpiece.db'));
-    expect(stores.credentials.get(ok.id)?.limits.maxSessionDurationMs).toBe(7_200_000);
-    stores.close();
+    expect((await stores.credentials.get(ok.id))?.limits.maxSessionDurationMs).toBe(7_200_000);
+    await stores.close();
   });
 
   it('suggests the accepted form of words people write for units', () => {
@@ -281,8 +281,8 @@ describe('credentials list and revoke, for people', () => {
     expect(pasted.code).toBe(0);
     expect(JSON.parse(pasted.out)).toMatchObject({ id: o.id, status: 'revoked' });
     const stores = openSqliteStores(join(dir, 'mouthpiece.db'));
-    expect(stores.credentials.get(o.id)!.revokedAt).toBe(1_800_000_000_000); // unchanged
-    stores.close();
+    expect((await stores.credentials.get(o.id))!.revokedAt).toBe(1_800_000_000_000); // unchanged
+    await stores.close();
   });
 
   it('revoke by a secret that is not this credential, or not a whole secret, changes nothing', async () => {

@@ -38,7 +38,7 @@ export async function runCli(io: CliIo): Promise<number> {
         io.stdout(MAIN_USAGE);
         return 0;
       case 'help':
-        if (sub === 'credentials') return credentialsCommand(rest[0] ?? '--help', ['--help'], io, 0);
+        if (sub === 'credentials') return await credentialsCommand(rest[0] ?? '--help', ['--help'], io, 0);
         io.stdout(sub === 'serve' ? SERVE_USAGE : MAIN_USAGE);
         return 0;
       case '--version':
@@ -66,7 +66,7 @@ export async function runCli(io: CliIo): Promise<number> {
         return 0;
       }
       case 'credentials':
-        return credentialsCommand(sub, rest, io, (io.now ?? Date.now)());
+        return await credentialsCommand(sub, rest, io, (io.now ?? Date.now)());
       default:
         throw new UsageError(`unknown command "${command}"`, MAIN_USAGE);
     }

@@ -98,7 +98,7 @@ describe('admin API', () => {
       headers: h,
     });
     expect(end.statusCode).toBe(200);
-    expect(t.stores.sessions.get(s.sessionId)?.endReason).toBe('ended_by_admin');
+    expect((await t.stores.sessions.get(s.sessionId))?.endReason).toBe('ended_by_admin');
     expect(
       (await t.app.inject({ method: 'POST', url: `/admin/v1/sessions/${s.sessionId}/end`, headers: h }))
         .statusCode,
@@ -119,7 +119,7 @@ describe('admin API', () => {
 
   it('refuses unbounded plan limits and names with control characters (400), creating nothing', async () => {
     t = await createTestApp({ config: { adminToken: ADMIN } });
-    const before = t.stores.credentials.list().length;
+    const before = (await t.stores.credentials.list()).length;
     for (const body of [
       { name: 'x', maxSessions: 1e20 },
       { name: 'x', requestsPerSecond: 1e308 },
@@ -137,6 +137,6 @@ describe('admin API', () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(res.json()).toMatchObject({ code: 'INVALID_REQUEST' });
     }
-    expect(t.stores.credentials.list()).toHaveLength(before);
+    expect(await t.stores.credentials.list()).toHaveLength(before);
   });
 });

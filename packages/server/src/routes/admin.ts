@@ -52,7 +52,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
     });
   };
   const useAdmin = 'send "Authorization: Bearer $MOUTHPIECE_ADMIN_TOKEN" or "KS <credential with admin>"';
-  const authorize = (req: FastifyRequest): void => {
+  const authorize = async (req: FastifyRequest): Promise<void> => {
     const header = req.headers.authorization;
     if (typeof header !== 'string' || header.trim() === '')
       return refuse(`missing Authorization header; ${useAdmin}`);
@@ -69,18 +69,13 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
     if (scheme !== 'ks') return refuse(`unsupported authorization scheme "${scheme}"; ${useAdmin}`);
     const ks = authorizationValue(req, 'KS');
     if (!ks) return refuse(`malformed Authorization header; ${useAdmin}`);
-    const checked = checkCredential(stores.credentials, ks, clock.now());
+    const checked = await checkCredential(stores.credentials, ks, clock.now());
     if ('problem' in checked) return refuse(checked.problem);
     if (!checked.record.permissions.includes(Permission.ADMIN))
       throw new ApiError('CREDENTIAL_FORBIDDEN', 'This credential lacks the "admin" permission');
   };
-  app.addHook('onRequest', (req, _reply, done) => {
-    try {
-      authorize(req);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
+  app.addHook('onRequest', async (req) => {
+    await authorize(req);
   });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['admin'];
@@ -91,9 +86,9 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
     {
       schema: { tags, summary: 'Issue a credential (the secret is shown once)', body: CreateCredentialBody },
     },
-    (req) => {
+    async (req) => {
       const b = req.body;
-      const { record, secret } = createCredential(
+      const { record, secret } = await createCredential(
         stores,
         {
           name: b.name,
@@ -106,27 +101,25 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
         },
         clock.now(),
       );
-      return Promise.resolve({ success: true, credential: publicView(record, clock.now()), secret });
+      return { success: true, credential: publicView(record, clock.now()), secret };
     },
   );
 
-  r.get('/credentials', { schema: { tags, summary: 'List credentials' } }, () =>
-    Promise.resolve({
-      success: true,
-      credentials: stores.credentials.list().map((c) => publicView(c, clock.now())),
-    }),
-  );
+  r.get('/credentials', { schema: { tags, summary: 'List credentials' } }, async () => ({
+    success: true,
+    credentials: (await stores.credentials.list()).map((c) => publicView(c, clock.now())),
+  }));
 
   r.post(
     '/credentials/:id/revoke',
     { schema: { tags, summary: 'Revoke a credential and end its sessions', params: idParams } },
     async (req) => {
-      if (!stores.credentials.revoke(req.params.id, clock.now()))
+      if (!(await stores.credentials.revoke(req.params.id, clock.now())))
         throw new ApiError('NOT_FOUND', 'No such credential');
       const endedSessions = await registry.endAllForCredential(req.params.id, EndReason.CREDENTIAL_REVOKED);
       return {
         success: true,
-        credential: publicView(stores.credentials.get(req.params.id)!, clock.now()),
+        credential: publicView((await stores.credentials.get(req.params.id))!, clock.now()),
         endedSessions,
       };
     },
@@ -151,7 +144,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
     { schema: { tags, summary: 'Force-end a session', params: idParams } },
     async (req) => {
       if (!registry.isActive(req.params.id)) {
-        const record = registry.get(req.params.id);
+        const record = await registry.get(req.params.id);
         throw record ? sessionEnded(record) : new ApiError('SESSION_NOT_FOUND');
       }
       await registry.end(req.params.id, EndReason.ADMIN);
@@ -159,9 +152,10 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
     },
   );
 
-  r.get('/usage', { schema: { tags, summary: 'Usage per credential' } }, () =>
-    Promise.resolve({ success: true, usage: stores.usage.all() }),
-  );
+  r.get('/usage', { schema: { tags, summary: 'Usage per credential' } }, async () => ({
+    success: true,
+    usage: await stores.usage.all(),
+  }));
 
   r.get(
     '/usage/:credentialId',
@@ -172,14 +166,14 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
         params: Type.Object({ credentialId: Type.String() }),
       },
     },
-    (req) => {
-      if (!stores.credentials.get(req.params.credentialId))
+    async (req) => {
+      if (!(await stores.credentials.get(req.params.credentialId)))
         throw new ApiError('NOT_FOUND', 'No such credential');
-      return Promise.resolve({
+      return {
         success: true,
         credentialId: req.params.credentialId,
-        ...stores.usage.get(req.params.credentialId),
-      });
+        ...(await stores.usage.get(req.params.credentialId)),
+      };
     },
   );
 };

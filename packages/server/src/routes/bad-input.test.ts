@@ -182,7 +182,7 @@ describe('bad input', () => {
     const payload = { visualConfig: { avatarId: 'amara' } };
     const expired = t.addCredential({ expiresAt: t.clock.now() - 1 });
     const revoked = t.addCredential();
-    t.stores.credentials.revoke(revoked.record.id, t.clock.now());
+    await t.stores.credentials.revoke(revoked.record.id, t.clock.now());
     const adminOnly = t.addCredential({ permissions: ['admin'] });
     for (const secret of [expired.secret, revoked.secret]) {
       const res = await t.app.inject({
@@ -335,7 +335,7 @@ describe('bad input', () => {
     ]);
     expect(renamed.statusCode).toBe(200);
     expect(renamed.json()).toEqual({ success: true, turnId: 'renamed', decodedDuration: 1 });
-    expect(t.stores.usage.get(t.credential.id)?.audioSeconds).toBe(1);
+    expect((await t.stores.usage.get(t.credential.id))?.audioSeconds).toBe(1);
     // a file in the turnId field is not audio, and no file at all is the same 400
     for (const fields of [
       [

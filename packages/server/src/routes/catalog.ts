@@ -9,8 +9,13 @@ import { Permission } from '../storage/ports.js';
 
 export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const auth = (req: Parameters<typeof authenticateCredential>[0]): void => {
-    const c = authenticateCredential(req, ctx.stores.credentials, ctx.clock.now(), Permission.SESSION_CREATE);
+  const auth = async (req: Parameters<typeof authenticateCredential>[0]): Promise<void> => {
+    const c = await authenticateCredential(
+      req,
+      ctx.stores.credentials,
+      ctx.clock.now(),
+      Permission.SESSION_CREATE,
+    );
     limitCredential(ctx, req, c.id, c.limits.requestsPerSecond);
   };
   const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
@@ -24,9 +29,9 @@ export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         response: { 200: AvatarsResponse, ...errors },
       },
     },
-    (req) => {
-      auth(req);
-      return Promise.resolve({ success: true as const, avatars: ctx.engine.catalog().avatars });
+    async (req) => {
+      await auth(req);
+      return { success: true as const, avatars: ctx.engine.catalog().avatars };
     },
   );
   r.get(
@@ -39,9 +44,9 @@ export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         response: { 200: VoicesResponse, ...errors },
       },
     },
-    (req) => {
-      auth(req);
-      return Promise.resolve({ success: true as const, voices: ctx.engine.catalog().voices });
+    async (req) => {
+      await auth(req);
+      return { success: true as const, voices: ctx.engine.catalog().voices };
     },
   );
 };

@@ -20,7 +20,7 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
   app.removeContentTypeParser('text/plain'); // a text/plain body is a 415 naming JSON, not a string to validate
   // authenticate before the body is read: an unauthenticated request is a 401, whatever it sends
   app.addHook('onRequest', async (req) => {
-    req.credential = authenticateCredential(
+    req.credential = await authenticateCredential(
       req,
       ctx.stores.credentials,
       ctx.clock.now(),

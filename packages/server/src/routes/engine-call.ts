@@ -21,7 +21,7 @@ export async function engineCall<T>(
     if (err instanceof EngineError) {
       switch (err.code) {
         case 'unknown_session':
-          throw session ? goneAnswer(session.ctx, session.id) : new ApiError('SESSION_ENDED');
+          throw session ? await goneAnswer(session.ctx, session.id) : new ApiError('SESSION_ENDED');
         case 'unknown_viewer':
           throw new ApiError('NOT_FOUND', 'No such WHEP resource');
         case 'unsupported_offer':
@@ -38,8 +38,8 @@ export async function engineCall<T>(
   }
 }
 
-function goneAnswer(ctx: AppContext, sessionId: string): ApiError {
-  const record = ctx.registry.get(sessionId);
+async function goneAnswer(ctx: AppContext, sessionId: string): Promise<ApiError> {
+  const record = await ctx.registry.get(sessionId).catch(() => undefined);
   if (record?.status === 'ended' && record.endReason) return sessionEnded(record);
   const reason = EndReason.ENGINE_FAILED;
   return new ApiError('SESSION_ENDED', `Session ended (${reason})`, {}, { reason });

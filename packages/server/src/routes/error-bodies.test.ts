@@ -530,7 +530,7 @@ describe('auth answers say which mistake it was', () => {
       /Bearer admin access is off \(MOUTHPIECE_ADMIN_TOKEN is not set\)/,
     );
     const revoked = t.addCredential({ permissions: ['admin'] });
-    t.stores.credentials.revoke(revoked.record.id, t.clock.now());
+    await t.stores.credentials.revoke(revoked.record.id, t.clock.now());
     expect((await admin({ authorization: `KS ${revoked.secret}` })).body['error']).toMatch(
       /it was revoked at/,
     );
@@ -550,7 +550,7 @@ describe('auth answers say which mistake it was', () => {
     expect(bearerOnCreate.status).toBe(401);
     expect(bearerOnCreate.body['error']).toMatch(/takes the session credential, not a session token/);
     const other = t.addCredential();
-    t.stores.credentials.revoke(other.record.id, t.clock.now());
+    await t.stores.credentials.revoke(other.record.id, t.clock.now());
     const revoked = await create(`KS ${other.secret}`);
     expect(revoked.status).toBe(401);
     expect(revoked.body).toMatchObject({ code: 'INVALID_CREDENTIAL' });
@@ -565,8 +565,9 @@ describe('410 says why the session ended', () => {
     await t.post(`/v1/avatar-session/${ended.sessionId}/end`, ended.token);
     const other = t.addCredential();
     const revokedSession = await t.createSession(undefined, other.secret);
-    t.stores.credentials.revoke(other.record.id, t.clock.now());
+    await t.stores.credentials.revoke(other.record.id, t.clock.now());
     t.clock.advance(1000); // the revocation poll
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     t.clock.advance(30_000); // and the idle timeout of everything untouched
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     for (const [s, reason] of [
@@ -709,16 +710,14 @@ describe('readiness', () => {
   it('a failing check answers 503 with the error body and the checks beside it', async () => {
     const x = await createTestApp();
     try {
-      x.stores.credentials.changeVersion = () => {
-        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
-      };
+      x.stores.check = () => Promise.resolve('failing: disk I/O error');
       const r = await x.app.inject({ method: 'GET', url: '/readyz' });
       expect(r.statusCode).toBe(503);
       expect(r.json()).toEqual({
         success: false,
-        error: 'Not ready (storage: failing)',
+        error: 'Not ready (storage: failing: disk I/O error)',
         code: 'NOT_READY',
-        checks: { storage: 'failing', engine: 'ok' },
+        checks: { storage: 'failing: disk I/O error', engine: 'ok' },
         sessions: 0,
       });
     } finally {

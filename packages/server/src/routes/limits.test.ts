@@ -71,11 +71,11 @@ describe('limits', () => {
     const a = await t.createSession();
     const other = t.addCredential();
     const b = await t.createSession(undefined, other.secret);
-    t.stores.credentials.revoke(t.credential.id, t.clock.now());
+    await t.stores.credentials.revoke(t.credential.id, t.clock.now());
     t.clock.advance(1000);
     await new Promise((r) => setImmediate(r));
     expect((await t.post(`/v1/avatar-session/${a.sessionId}/keep-alive`, a.token)).statusCode).toBe(410);
-    expect(t.stores.sessions.get(a.sessionId)?.endReason).toBe('credential_revoked');
+    expect((await t.stores.sessions.get(a.sessionId))?.endReason).toBe('credential_revoked');
     expect((await t.post(`/v1/avatar-session/${b.sessionId}/keep-alive`, b.token)).statusCode).toBe(200);
     const create = await t.app.inject({
       method: 'POST',

@@ -227,7 +227,7 @@ describe('session lifecycle through the API', () => {
     await t.post(`/v1/avatar-session/${sessionId}/say-text`, token, { text: 'twelve chars' });
     t.clock.advance(5000);
     await t.post(`/v1/avatar-session/${sessionId}/end`, token);
-    expect(t.stores.usage.get(t.credential.id)).toEqual({
+    expect(await t.stores.usage.get(t.credential.id)).toEqual({
       sessionsCreated: 1,
       charactersSpoken: 12,
       audioSeconds: 0,
@@ -243,6 +243,6 @@ describe('session lifecycle through the API', () => {
     await new Promise((r) => setImmediate(r));
     expect((await t.post(`/v1/avatar-session/${a.sessionId}/keep-alive`, a.token)).statusCode).toBe(410);
     expect((await t.post(`/v1/avatar-session/${b.sessionId}/keep-alive`, b.token)).statusCode).toBe(200);
-    expect(t.stores.sessions.get(a.sessionId)?.endReason).toBe('engine_failed');
+    expect((await t.stores.sessions.get(a.sessionId))?.endReason).toBe('engine_failed');
   });
 });

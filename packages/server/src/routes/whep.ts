@@ -73,8 +73,8 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   );
 
   /** A WHEP resource's session must be live; the engine knows its viewers (unknown → 404). */
-  const resource = (sessionId: string): void => {
-    const record = ctx.registry.get(sessionId);
+  const resource = async (sessionId: string): Promise<void> => {
+    const record = await ctx.registry.get(sessionId);
     if (!record) throw new ApiError('SESSION_NOT_FOUND');
     if (record.status !== 'active') throw sessionEnded(record);
   };
@@ -94,7 +94,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       if (!isType(req.headers['content-type'], 'application/trickle-ice-sdpfrag')) {
         throw unsupportedMediaType(req);
       }
-      resource(req.params.sessionId);
+      await resource(req.params.sessionId);
       const frag = typeof req.body === 'string' ? req.body : '';
       await engineCall(() => ctx.engine.addIceCandidates(req.params.sessionId, req.params.viewerId, frag), {
         ctx,
@@ -111,7 +111,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       schema: { tags: ['whep'], summary: 'WHEP: end this viewer', params: resourceParams },
     },
     async (req, reply) => {
-      resource(req.params.sessionId);
+      await resource(req.params.sessionId);
       await engineCall(() => ctx.engine.disconnectViewer(req.params.sessionId, req.params.viewerId), {
         ctx,
         id: req.params.sessionId,

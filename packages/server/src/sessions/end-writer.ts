@@ -12,6 +12,7 @@ const RETRY_MS = [1000, 2000, 4000, 8000, 15_000, 30_000, 60_000];
 
 export class EndWriter {
   #closed = false;
+  readonly #inFlight = new Set<Promise<boolean>>();
 
   constructor(
     private readonly store: SessionStore,
@@ -20,21 +21,33 @@ export class EndWriter {
     private readonly stored: (sessionId: string) => void,
   ) {}
 
-  /** True when the end is stored now; false when it will be retried. */
-  write(sessionId: string, reason: EndReason, at: number, attempt = 0): boolean {
+  /** Resolves true when the end is stored, false when it will be retried. Never rejects. */
+  write(sessionId: string, reason: EndReason, at: number, attempt = 0): Promise<boolean> {
+    const p = this.#attempt(sessionId, reason, at, attempt);
+    this.#inFlight.add(p);
+    void p.finally(() => this.#inFlight.delete(p));
+    return p;
+  }
+
+  async #attempt(sessionId: string, reason: EndReason, at: number, attempt: number): Promise<boolean> {
     try {
-      this.store.markEnded(sessionId, reason, at);
+      await this.store.markEnded(sessionId, reason, at);
     } catch (err) {
       const retryInMs = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!;
       this.log.error({ err, sessionId, attempt: attempt + 1, retryInMs }, 'storing a session end failed');
       if (!this.#closed)
         this.clock.setTimeout(() => {
-          if (this.write(sessionId, reason, at, attempt + 1)) this.stored(sessionId);
+          void this.write(sessionId, reason, at, attempt + 1).then((ok) => ok && this.stored(sessionId));
         }, retryInMs);
       return false;
     }
     if (attempt > 0) this.log.info({ sessionId, attempts: attempt + 1 }, 'session end stored after retrying');
     return true;
+  }
+
+  /** Waits for the writes under way (not the retries scheduled later). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.#inFlight]);
   }
 
   /** Stops retrying (shutdown). */

@@ -6,7 +6,8 @@
  * A live session's state is one field, `phase` (none → active → ended), moved only by
  * `#transition()`, which checks the table, logs `from -> to` once and tells the listeners. Store
  * writes follow the state; a failed write never undoes it or throws out of an end: it is logged
- * and retried (see end-writer.ts).
+ * and retried (see end-writer.ts). Nothing here waits for the store except create (the record
+ * must exist before its id is handed out) and reads of sessions no longer live.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -62,7 +63,7 @@ export class SessionRegistry {
   readonly #live = new Map<string, Live>();
   #purgeTimer: unknown;
   #revocationTimer: unknown;
-  #credentialsVersion: number;
+  #credentialsVersion: Promise<number | undefined>;
   #closed = false;
   readonly #offEngine: () => void;
   readonly #endedListeners = new Set<(sessionId: string, reason: EndReason) => void>();
@@ -89,7 +90,7 @@ export class SessionRegistry {
       // a retried end landed: the store answers 410 for it now, the live entry can go
       if (this.#live.get(id)?.released) this.#live.delete(id);
     });
-    this.#credentialsVersion = this.#stores.credentials.changeVersion();
+    this.#credentialsVersion = this.#stores.credentials.changeVersion().catch(() => undefined);
     this.#offEngine = this.#engine.onEvent((e) => {
       switch (e.type) {
         case 'sessionFailed':
@@ -134,15 +135,17 @@ export class SessionRegistry {
       throw new ApiError('ENGINE_UNAVAILABLE', undefined, { 'Retry-After': '5' });
     }
     try {
-      this.#stores.sessions.insert(record);
+      await this.#stores.sessions.insert(record);
     } catch (err) {
       // nothing is left behind: the engine session and the slot go, the caller may retry
       this.#live.delete(record.id);
       await this.#engine.closeSession(record.id, 'not_created').catch(() => undefined);
       this.#log.error({ err, sessionId: record.id }, 'storing a new session failed');
-      throw new ApiError('INTERNAL', 'Storage is unavailable; the session was not created', {
-        'Retry-After': '2',
-      });
+      throw new ApiError(
+        'STORAGE_UNAVAILABLE',
+        'Storage is unavailable (locked or failing); the session was not created, retry in a moment',
+        { 'Retry-After': '2' },
+      );
     }
     this.recordUsage(record.credentialId, { sessionsCreated: 1 });
     this.#transition(live, 'active', 'created');
@@ -208,10 +211,10 @@ export class SessionRegistry {
   }
 
   /** The stored record (active or ended within retention), or undefined. */
-  get(sessionId: string): SessionRecord | undefined {
+  async get(sessionId: string): Promise<SessionRecord | undefined> {
     const live = this.#live.get(sessionId);
     if (live) return this.#view(live);
-    return this.#stores.sessions.get(sessionId);
+    return await this.#stores.sessions.get(sessionId);
   }
 
   /** The plan limits of an active session's credential. */
@@ -275,20 +278,22 @@ export class SessionRegistry {
   }
 
   /** Checks for credentials revoked by another writer (the CLI) and ends their sessions. */
-  checkRevocations(): Promise<number> {
-    const version = this.#stores.credentials.changeVersion();
-    if (version === this.#credentialsVersion) return Promise.resolve(0);
-    this.#credentialsVersion = version;
+  async checkRevocations(): Promise<number> {
+    const version = await this.#stores.credentials.changeVersion();
+    const seen = await this.#credentialsVersion;
+    if (version === seen) return 0;
+    this.#credentialsVersion = Promise.resolve(version);
     const now = this.#clock.now();
     const revoked = new Set<string>();
-    for (const l of this.#live.values()) {
-      const c = this.#stores.credentials.get(l.record.credentialId);
+    for (const credentialId of new Set([...this.#live.values()].map((l) => l.record.credentialId))) {
+      const c = await this.#stores.credentials.get(credentialId);
       if (!c || c.revokedAt !== null || (c.expiresAt !== null && c.expiresAt <= now))
-        revoked.add(l.record.credentialId);
+        revoked.add(credentialId);
     }
-    return Promise.all(
+    const n = await Promise.all(
       [...revoked].map((id) => this.endAllForCredential(id, EndReason.CREDENTIAL_REVOKED)),
-    ).then((n) => n.reduce((a, b) => a + b, 0));
+    );
+    return n.reduce((a, b) => a + b, 0);
   }
 
   /** Called on every state change of a session (after it happened). */
@@ -303,7 +308,7 @@ export class SessionRegistry {
     return () => this.#endedListeners.delete(listener);
   }
 
-  purge(): number {
+  purge(): Promise<number> {
     return this.#stores.sessions.purgeEndedBefore(this.#clock.now() - this.#config.endedRetentionMs);
   }
 
@@ -315,6 +320,8 @@ export class SessionRegistry {
     this.#clock.clearTimeout(this.#purgeTimer);
     this.#clock.clearTimeout(this.#revocationTimer);
     await Promise.all([...this.#live.keys()].map((id) => this.end(id, EndReason.SERVER_RESTART)));
+    // the ends and usage under way land before the store closes
+    await Promise.all([this.#ends.drain(), this.#usage.drain()]);
     this.#offEngine();
   }
 
@@ -346,7 +353,8 @@ export class SessionRegistry {
     const now = record.endedAt ?? this.#clock.now();
     this.#clock.clearTimeout(live.idleTimer);
     this.#clock.clearTimeout(live.maxTimer);
-    const stored = this.#ends.write(record.id, reason, now);
+    // not awaited: a locked store never delays an end (the live entry answers 410 meanwhile)
+    const storing = this.#ends.write(record.id, reason, now);
     this.recordUsage(record.credentialId, { sessionSeconds: (now - record.createdAt) / 1000 });
     try {
       await this.#engine.closeSession(record.id, reason);
@@ -362,7 +370,9 @@ export class SessionRegistry {
       }
     }
     // until the store has the end, the live entry answers 410 for this session from memory
-    if (stored || this.#closed) this.#live.delete(record.id);
+    void storing.then((stored) => {
+      if (stored || this.#closed) this.#live.delete(record.id);
+    });
   }
 
   /** Adds usage for a credential; never fails the caller (see UsageRecorder). */
@@ -373,12 +383,8 @@ export class SessionRegistry {
   #schedulePurge(): void {
     if (this.#closed) return;
     this.#purgeTimer = this.#clock.setTimeout(() => {
-      try {
-        this.#usage.flushAll();
-        this.purge();
-      } catch (err) {
-        this.#log.warn({ err }, 'purging ended sessions failed');
-      }
+      this.#usage.flushAll();
+      this.purge().catch((err: unknown) => this.#log.warn({ err }, 'purging ended sessions failed'));
       this.#schedulePurge();
     }, PURGE_INTERVAL_MS);
   }

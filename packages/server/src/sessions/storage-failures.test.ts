@@ -9,11 +9,15 @@ import { createTestApp, type TestApp } from '../testing/test-app.js';
 let t: TestApp;
 afterEach(() => t?.close());
 
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+};
+
 const busy = (): never => {
   throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
 };
 
-it('a failed insert on create answers 500 and leaves no engine session and no used slot', async () => {
+it('a failed insert on create answers 503 and leaves no engine session and no used slot', async () => {
   t = await createTestApp({ limits: { maxSessions: 1 } });
   const insert = t.stores.sessions.insert.bind(t.stores.sessions);
   t.stores.sessions.insert = busy;
@@ -23,8 +27,11 @@ it('a failed insert on create answers 500 and leaves no engine session and no us
     headers: { authorization: `KS ${t.secret}` },
     payload: { visualConfig: { avatarId: 'amara' } },
   });
-  expect(res.statusCode).toBe(500);
-  expect(res.json()).toMatchObject({ code: 'INTERNAL', error: expect.stringMatching(/not created/) });
+  expect(res.statusCode).toBe(503);
+  expect(res.json()).toMatchObject({
+    code: 'STORAGE_UNAVAILABLE',
+    error: expect.stringMatching(/not created/),
+  });
   expect(t.engine.sessionIds()).toEqual([]);
   expect(t.engine.calls.at(-1)).toMatchObject({ op: 'closeSession', reason: 'not_created' });
   t.stores.sessions.insert = insert;
@@ -42,10 +49,14 @@ it('an end whose write fails still ends the session (410 with its reason) and th
   const after = await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token);
   expect(after.statusCode).toBe(410);
   expect(after.json()).toMatchObject({ reason: 'ended_by_client' });
-  expect(t.stores.sessions.get(sessionId)?.status).toBe('active'); // not written yet
+  expect((await t.stores.sessions.get(sessionId))?.status).toBe('active'); // not written yet
   t.stores.sessions.markEnded = markEnded;
   t.clock.advance(1000); // the first retry
-  expect(t.stores.sessions.get(sessionId)).toMatchObject({ status: 'ended', endReason: 'ended_by_client' });
+  await settle();
+  expect(await t.stores.sessions.get(sessionId)).toMatchObject({
+    status: 'ended',
+    endReason: 'ended_by_client',
+  });
   expect((await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token)).json()).toMatchObject({
     code: 'SESSION_ENDED',
     reason: 'ended_by_client',
@@ -85,5 +96,6 @@ it('say-text while usage cannot be written answers 200 once, and the characters 
   expect(said.statusCode).toBe(200);
   t.stores.usage.add = add;
   t.clock.advance(60_000); // the next flush
-  expect(t.stores.usage.get(t.credential.id).charactersSpoken).toBe('Hello there.'.length);
+  await settle();
+  expect((await t.stores.usage.get(t.credential.id)).charactersSpoken).toBe('Hello there.'.length);
 });

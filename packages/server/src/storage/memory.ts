@@ -1,17 +1,18 @@
 /** In-memory adapters of the storage ports (tests, and a server run with no data dir). */
 import type {
   CredentialRecord,
-  CredentialStore,
+  CredentialStoreSync,
   SessionRecord,
-  SessionStore,
+  SessionStoreSync,
   Stores,
   Usage,
-  UsageStore,
+  UsageStoreSync,
 } from './ports.js';
+import { retryingStores } from './retrying.js';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
-class MemoryCredentialStore implements CredentialStore {
+class MemoryCredentialStore implements CredentialStoreSync {
   readonly #rows = new Map<string, CredentialRecord>();
   #version = 0;
   insert(record: CredentialRecord): void {
@@ -40,7 +41,7 @@ class MemoryCredentialStore implements CredentialStore {
   }
 }
 
-class MemorySessionStore implements SessionStore {
+class MemorySessionStore implements SessionStoreSync {
   readonly #rows = new Map<string, SessionRecord>();
   insert(record: SessionRecord): void {
     this.#rows.set(record.id, clone(record));
@@ -84,7 +85,7 @@ export const ZERO_USAGE: Readonly<Usage> = Object.freeze({
   sessionsCreated: 0,
 });
 
-class MemoryUsageStore implements UsageStore {
+class MemoryUsageStore implements UsageStoreSync {
   readonly #rows = new Map<string, Usage>();
   add(credentialId: string, delta: Partial<Usage>): void {
     const u = this.#rows.get(credentialId) ?? { ...ZERO_USAGE };
@@ -100,10 +101,15 @@ class MemoryUsageStore implements UsageStore {
 }
 
 export function createMemoryStores(): Stores {
+  return retryingStores(createMemorySyncStores(), { isBusy: () => false });
+}
+
+export function createMemorySyncStores() {
   return {
     credentials: new MemoryCredentialStore(),
     sessions: new MemorySessionStore(),
     usage: new MemoryUsageStore(),
+    probeWrite: () => undefined,
     close: () => undefined,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Storage ports of the control plane. Adapters: `memory.ts` (tests) and `sqlite/` (embedded
- * default). All times are epoch milliseconds. Calls are synchronous: the embedded adapter is
- * SQLite in-process; a networked adapter (Redis) would sit behind an in-memory cache.
+ * default), both synchronous inside and served through `retrying.ts`, which makes every call a
+ * promise and retries a locked store off the event loop, so a lock held by another process never
+ * blocks a request, a keep-alive or a timer. All times are epoch milliseconds.
  */
 import type { EndReason, SessionStatus } from '@mouthpiece/protocol';
 
@@ -28,7 +29,7 @@ export interface CredentialRecord {
   limits: PlanLimits;
 }
 
-export interface CredentialStore {
+export interface CredentialStoreSync {
   insert(record: CredentialRecord): void;
   get(id: string): CredentialRecord | undefined;
   list(): CredentialRecord[];
@@ -54,7 +55,7 @@ export interface SessionRecord {
   endReason: EndReason | null;
 }
 
-export interface SessionStore {
+export interface SessionStoreSync {
   insert(record: SessionRecord): void;
   get(id: string): SessionRecord | undefined;
   /** Marks an active session ended; false when it was not active. */
@@ -73,15 +74,35 @@ export interface Usage {
   sessionsCreated: number;
 }
 
-export interface UsageStore {
+export interface UsageStoreSync {
   add(credentialId: string, delta: Partial<Usage>): void;
   get(credentialId: string): Usage;
   all(): Array<{ credentialId: string } & Usage>;
+}
+
+/** The same methods, each answering a promise (what the control plane calls). */
+export type Async<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K];
+};
+
+export type CredentialStore = Async<CredentialStoreSync>;
+export type SessionStore = Async<SessionStoreSync>;
+export type UsageStore = Async<UsageStoreSync>;
+
+export interface SyncStores {
+  credentials: CredentialStoreSync;
+  sessions: SessionStoreSync;
+  usage: UsageStoreSync;
+  /** A write the store could take now, without waiting: throws when it could not (locked, read-only). */
+  probeWrite(): void;
+  close(): void;
 }
 
 export interface Stores {
   credentials: CredentialStore;
   sessions: SessionStore;
   usage: UsageStore;
-  close(): void;
+  /** 'ok', or what is wrong with the store now (for `/readyz`). Never waits long. */
+  check(): Promise<string>;
+  close(): Promise<void>;
 }

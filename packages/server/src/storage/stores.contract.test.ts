@@ -50,96 +50,98 @@ const adapters: Array<[string, () => Stores]> = [
 
 for (const [name, open] of adapters) {
   describe(`${name} stores`, () => {
-    it('credentials: insert, get, list, revoke once', () => {
+    it('credentials: insert, get, list, revoke once', async () => {
       const s = open();
-      s.credentials.insert(credential('c1', { permissions: ['session:create', 'admin'], expiresAt: 5000 }));
-      s.credentials.insert(credential('c2', { createdAt: 1001 }));
-      expect(s.credentials.get('c1')).toEqual(
+      await s.credentials.insert(
         credential('c1', { permissions: ['session:create', 'admin'], expiresAt: 5000 }),
       );
-      expect(s.credentials.get('nope')).toBeUndefined();
-      expect(s.credentials.list().map((c) => c.id)).toEqual(['c1', 'c2']);
-      const v0 = s.credentials.changeVersion();
-      expect(s.credentials.revoke('c1', 7000)).toBe(true);
-      expect(s.credentials.changeVersion()).not.toBe(v0);
-      expect(s.credentials.revoke('c1', 8000)).toBe(true);
-      expect(s.credentials.get('c1')?.revokedAt).toBe(7000);
-      expect(s.credentials.revoke('nope', 1)).toBe(false);
-      expect(() => s.credentials.insert(credential('c1'))).toThrow();
-      s.close();
+      await s.credentials.insert(credential('c2', { createdAt: 1001 }));
+      expect(await s.credentials.get('c1')).toEqual(
+        credential('c1', { permissions: ['session:create', 'admin'], expiresAt: 5000 }),
+      );
+      expect(await s.credentials.get('nope')).toBeUndefined();
+      expect((await s.credentials.list()).map((c) => c.id)).toEqual(['c1', 'c2']);
+      const v0 = await s.credentials.changeVersion();
+      expect(await s.credentials.revoke('c1', 7000)).toBe(true);
+      expect(await s.credentials.changeVersion()).not.toBe(v0);
+      expect(await s.credentials.revoke('c1', 8000)).toBe(true);
+      expect((await s.credentials.get('c1'))?.revokedAt).toBe(7000);
+      expect(await s.credentials.revoke('nope', 1)).toBe(false);
+      await expect(s.credentials.insert(credential('c1'))).rejects.toThrow();
+      await s.close();
     });
 
-    it('sessions: insert, markEnded once, listActive, endAllActive, purge', () => {
+    it('sessions: insert, markEnded once, listActive, endAllActive, purge', async () => {
       const s = open();
-      s.sessions.insert(session('s1'));
-      s.sessions.insert(session('s2'));
-      s.sessions.insert(session('s3'));
-      expect(s.sessions.get('s1')).toEqual(session('s1'));
-      expect(s.sessions.markEnded('s1', 'ended_by_client', 3000)).toBe(true);
-      expect(s.sessions.markEnded('s1', 'idle_timeout', 4000)).toBe(false);
-      expect(s.sessions.get('s1')).toMatchObject({
+      await s.sessions.insert(session('s1'));
+      await s.sessions.insert(session('s2'));
+      await s.sessions.insert(session('s3'));
+      expect(await s.sessions.get('s1')).toEqual(session('s1'));
+      expect(await s.sessions.markEnded('s1', 'ended_by_client', 3000)).toBe(true);
+      expect(await s.sessions.markEnded('s1', 'idle_timeout', 4000)).toBe(false);
+      expect(await s.sessions.get('s1')).toMatchObject({
         status: 'ended',
         endReason: 'ended_by_client',
         endedAt: 3000,
       });
-      expect(s.sessions.listActive().map((r) => r.id)).toEqual(['s2', 's3']);
-      expect(s.sessions.endAllActive('server_restart', 5000)).toBe(2);
-      expect(s.sessions.listActive()).toEqual([]);
-      expect(s.sessions.purgeEndedBefore(4000)).toBe(1);
-      expect(s.sessions.get('s1')).toBeUndefined();
-      expect(s.sessions.get('s2')?.endReason).toBe('server_restart');
-      s.close();
+      expect((await s.sessions.listActive()).map((r) => r.id)).toEqual(['s2', 's3']);
+      expect(await s.sessions.endAllActive('server_restart', 5000)).toBe(2);
+      expect(await s.sessions.listActive()).toEqual([]);
+      expect(await s.sessions.purgeEndedBefore(4000)).toBe(1);
+      expect(await s.sessions.get('s1')).toBeUndefined();
+      expect((await s.sessions.get('s2'))?.endReason).toBe('server_restart');
+      await s.close();
     });
 
-    it('usage adds up per credential', () => {
+    it('usage adds up per credential', async () => {
       const s = open();
-      s.usage.add('c1', { sessionsCreated: 1, charactersSpoken: 10 });
-      s.usage.add('c1', { sessionSeconds: 2.5, audioSeconds: 1.5, charactersSpoken: 5 });
-      s.usage.add('c2', { sessionsCreated: 2 });
-      expect(s.usage.get('c1')).toEqual({
+      await s.usage.add('c1', { sessionsCreated: 1, charactersSpoken: 10 });
+      await s.usage.add('c1', { sessionSeconds: 2.5, audioSeconds: 1.5, charactersSpoken: 5 });
+      await s.usage.add('c2', { sessionsCreated: 2 });
+      expect(await s.usage.get('c1')).toEqual({
         sessionsCreated: 1,
         charactersSpoken: 15,
         sessionSeconds: 2.5,
         audioSeconds: 1.5,
       });
-      expect(s.usage.get('none')).toEqual({
+      expect(await s.usage.get('none')).toEqual({
         sessionsCreated: 0,
         charactersSpoken: 0,
         sessionSeconds: 0,
         audioSeconds: 0,
       });
-      expect(s.usage.all().map((u) => u.credentialId)).toEqual(['c1', 'c2']);
-      s.close();
+      expect((await s.usage.all()).map((u) => u.credentialId)).toEqual(['c1', 'c2']);
+      await s.close();
     });
   });
 }
 
-describe('sqlite persistence', () => {
-  it('keeps credentials, usage and ended sessions across reopen', () => {
+describe('sqlite persistence', async () => {
+  it('keeps credentials, usage and ended sessions across reopen', async () => {
     const file = tempFile();
     const a = openSqliteStores(file);
-    a.credentials.insert(credential('c1'));
-    a.usage.add('c1', { charactersSpoken: 42 });
-    a.sessions.insert(session('s1'));
-    a.sessions.markEnded('s1', 'idle_timeout', 3000);
-    a.close();
+    await a.credentials.insert(credential('c1'));
+    await a.usage.add('c1', { charactersSpoken: 42 });
+    await a.sessions.insert(session('s1'));
+    await a.sessions.markEnded('s1', 'idle_timeout', 3000);
+    await a.close();
     const b = openSqliteStores(file);
-    expect(b.credentials.get('c1')?.name).toBe('name-c1');
-    expect(b.usage.get('c1').charactersSpoken).toBe(42);
-    expect(b.sessions.get('s1')?.endReason).toBe('idle_timeout');
-    b.close();
+    expect((await b.credentials.get('c1'))?.name).toBe('name-c1');
+    expect((await b.usage.get('c1')).charactersSpoken).toBe(42);
+    expect((await b.sessions.get('s1'))?.endReason).toBe('idle_timeout');
+    await b.close();
   });
 
-  it('changeVersion moves when another connection revokes (the CLI case)', () => {
+  it('changeVersion moves when another connection revokes (the CLI case)', async () => {
     const file = tempFile();
     const server = openSqliteStores(file);
-    server.credentials.insert(credential('c1'));
-    const v = server.credentials.changeVersion();
+    await server.credentials.insert(credential('c1'));
+    const v = await server.credentials.changeVersion();
     const cli = openSqliteStores(file);
-    cli.credentials.revoke('c1', 5000);
-    cli.close();
-    expect(server.credentials.changeVersion()).not.toBe(v);
-    expect(server.credentials.get('c1')?.revokedAt).toBe(5000);
-    server.close();
+    await cli.credentials.revoke('c1', 5000);
+    await cli.close();
+    expect(await server.credentials.changeVersion()).not.toBe(v);
+    expect((await server.credentials.get('c1'))?.revokedAt).toBe(5000);
+    await server.close();
   });
 });

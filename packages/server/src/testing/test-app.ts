@@ -43,11 +43,13 @@ export async function createTestApp(
     limits?: Partial<PlanLimits>;
     turn?: TurnSettings;
     msPerCharacter?: number;
+    /** Stores to use instead of fresh memory ones (e.g. SQLite in a temp dir). */
+    stores?: Stores;
   } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock();
   const engine = new FakeEngineHost({ clock, msPerCharacter: opts.msPerCharacter ?? 60 });
-  const stores = createMemoryStores();
+  const stores = opts.stores ?? createMemoryStores();
   const config = testConfig(opts.config);
   const app = await buildApp({
     config,
@@ -77,7 +79,7 @@ export async function createTestApp(
         ...o.limits,
       },
     };
-    stores.credentials.insert(record);
+    void stores.credentials.insert(record); // taken at once (a synchronous store inside)
     return { secret, record };
   };
   const first = addCredential();

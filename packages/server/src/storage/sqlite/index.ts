@@ -9,34 +9,65 @@ import Database from 'better-sqlite3';
 import type { EndReason } from '@mouthpiece/protocol';
 import type {
   CredentialRecord,
-  CredentialStore,
+  CredentialStoreSync,
   Permission,
   SessionRecord,
-  SessionStore,
+  SessionStoreSync,
   Stores,
   Usage,
-  UsageStore,
+  UsageStoreSync,
 } from '../ports.js';
+import { retryingStores } from '../retrying.js';
 import { MIGRATIONS } from './migrations.js';
 
 type Db = Database.Database;
 
-export function openSqliteStores(file: string): Stores {
+export interface SqliteOptions {
+  /**
+   * How long one call keeps retrying while another connection holds the lock (default 2 s). The
+   * retries run on timers: SQLite's own busy wait, which blocks the thread, stays off.
+   */
+  waitMs?: number;
+}
+
+/** `SQLITE_BUSY*` and `SQLITE_LOCKED*`: another connection holds the lock, try again later. */
+export function isSqliteBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+export function openSqliteStores(file: string, o: SqliteOptions = {}): Stores {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  migrate(db);
-  return {
-    credentials: new SqliteCredentialStore(db),
-    sessions: new SqliteSessionStore(db),
-    usage: new SqliteUsageStore(db),
-    close: () => {
-      if (db.open) db.close();
+  const db = new Database(file, { timeout: 0 });
+  try {
+    // the one-time set-up may wait for a lock: nothing else runs yet
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    db.pragma('busy_timeout = 0');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const rollback = db.prepare('ROLLBACK');
+  return retryingStores(
+    {
+      credentials: new SqliteCredentialStore(db),
+      sessions: new SqliteSessionStore(db),
+      usage: new SqliteUsageStore(db),
+      probeWrite: () => {
+        begin.run();
+        rollback.run();
+      },
+      close: () => {
+        if (db.open) db.close();
+      },
     },
-  };
+    { isBusy: isSqliteBusy, ...(o.waitMs !== undefined && { waitMs: o.waitMs }) },
+  );
 }
 
 export function migrate(db: Db): number {
@@ -90,7 +121,7 @@ const toCredential = (r: CredentialRow): CredentialRecord => ({
   },
 });
 
-class SqliteCredentialStore implements CredentialStore {
+class SqliteCredentialStore implements CredentialStoreSync {
   readonly #db: Db;
   readonly #insert: Database.Statement;
   readonly #get: Database.Statement;
@@ -171,7 +202,7 @@ const toSession = (r: SessionRow): SessionRecord => ({
   endReason: r.end_reason as EndReason | null,
 });
 
-class SqliteSessionStore implements SessionStore {
+class SqliteSessionStore implements SessionStoreSync {
   readonly #insert: Database.Statement;
   readonly #get: Database.Statement;
   readonly #end: Database.Statement;
@@ -227,7 +258,7 @@ class SqliteSessionStore implements SessionStore {
   }
 }
 
-class SqliteUsageStore implements UsageStore {
+class SqliteUsageStore implements UsageStoreSync {
   readonly #add: Database.Statement;
   readonly #get: Database.Statement;
   readonly #all: Database.Statement;
