@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeAudio } from './decode.js';
 import { id3Size } from './mp3.js';
 import { mp3DurationSec, mp3FrameAt } from './mp3-frames.js';
@@ -54,6 +54,19 @@ describe('decodeAudio', () => {
     const fakeSync = new Uint8Array(4000).map((_, i) => (i === 0 ? 0xff : i === 1 ? 0xfb : (i * 7919) & 255));
     await expect(decodeAudio(fakeSync)).rejects.toThrow(/decode errors|no MP3 audio|truncated/);
   });
+});
+
+it('a damaged MP3 is a 400-worthy error and prints nothing (bad uploads cannot fill the log)', async () => {
+  const good = fixture('speech-22k.mp3');
+  const damaged = new Uint8Array(good);
+  for (let i = 2000; i < 4000; i++) damaged[i] = (i * 7) & 255;
+  const printed = vi.spyOn(console, 'error');
+  try {
+    await expect(decodeAudio(damaged)).rejects.toThrow(/decode errors/);
+    expect(printed).not.toHaveBeenCalled();
+  } finally {
+    printed.mockRestore();
+  }
 });
 
 describe('decoded-length cap (5 min per upload)', () => {

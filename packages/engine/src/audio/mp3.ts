@@ -40,11 +40,30 @@ export function xingSamples(b: Uint8Array): number | undefined {
 
 let decoder: MPEGDecoder | undefined;
 
+/**
+ * mpg123-decoder prints each decode error with `console.error`, a plain-text line in the JSON log
+ * that any client could repeat at will with bad uploads. The errors are counted in its answer and
+ * become a 400, so its lines are dropped (decode is synchronous: nothing else prints meanwhile).
+ */
+function quietly<T>(fn: () => T): T {
+  const print = console.error;
+  console.error = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith('mpg123-decoder:')) return;
+    print(...args);
+  };
+  try {
+    return fn();
+  } finally {
+    console.error = print;
+  }
+}
+
 export async function decodeMp3(bytes: Uint8Array): Promise<PcmAudio> {
   decoder ??= new MPEGDecoder();
   await decoder.ready;
   await decoder.reset();
-  const r = decoder.decode(bytes);
+  const d = decoder;
+  const r = quietly(() => d.decode(bytes));
   if (r.errors.length > 0)
     throw new AudioValidationError(`the MP3 data has ${r.errors.length} decode errors (not MP3, or damaged)`);
   if (!MPEG_RATES.has(r.sampleRate) || r.samplesDecoded === 0)

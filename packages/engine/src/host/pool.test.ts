@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CandidatePolicy } from '../rtc/candidate-filter.js';
 import { browserOffer } from '../testing/offers.js';
-import { createEnginePool } from './pool.js';
+import { createEnginePool, pickWorker } from './pool.js';
 import type { EngineEvent, EngineHost } from './types.js';
 
 type Line = { level: string; fields: Record<string, unknown>; msg: string };
@@ -99,7 +99,7 @@ describe('ICE candidates a viewer chooses', () => {
     });
     await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
     const candidates = [
-      `candidate:1 1 udp 2122260223 127.0.0.1 ${(udp.address()).port} typ host generation 0`,
+      `candidate:1 1 udp 2122260223 127.0.0.1 ${udp.address().port} typ host generation 0`,
       `candidate:2 1 tcp 1518280447 127.0.0.1 ${(tcp.address() as AddressInfo).port} typ host tcptype passive generation 0`,
     ];
     return {
@@ -135,4 +135,22 @@ describe('ICE candidates a viewer chooses', () => {
     const counts = await offerTo({ deny: [], allowTcp: true, relays: [] });
     expect(counts.stun + counts.connections).toBeGreaterThan(0);
   }, 30_000);
+});
+
+describe('placement', () => {
+  const proc = (name: string, sessions: number) => ({ name, sessions: { size: sessions } });
+
+  it('a new session goes to the process with the fewest sessions', () => {
+    expect(pickWorker([proc('a', 3), proc('b', 1), proc('c', 2)], 0).name).toBe('b');
+    expect(pickWorker([proc('a', 3), proc('b', 1), proc('c', 2)], 7).name).toBe('b');
+  });
+
+  it('sessions made one after another (each ended first) take every process in turn, not the first one', () => {
+    const idle = [proc('a', 0), proc('b', 0), proc('c', 0)];
+    expect([0, 1, 2, 3].map((turn) => pickWorker(idle, turn).name)).toEqual(['a', 'b', 'c', 'a']);
+    expect([0, 1].map((turn) => pickWorker([proc('a', 1), proc('b', 0), proc('c', 0)], turn).name)).toEqual([
+      'b',
+      'c',
+    ]);
+  });
 });

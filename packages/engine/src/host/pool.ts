@@ -28,6 +28,17 @@ import {
   type ViewerOffer,
 } from './types.js';
 
+/**
+ * Where a new session goes: the process with the fewest sessions; among equals, the next in turn
+ * (so sessions made one after another, each ended before the next, spread over every process
+ * instead of all landing on the first).
+ */
+export function pickWorker<W extends { sessions: { size: number } }>(alive: readonly W[], turn: number): W {
+  const fewest = Math.min(...alive.map((w) => w.sessions.size));
+  const equals = alive.filter((w) => w.sessions.size === fewest);
+  return equals[turn % equals.length]!;
+}
+
 export interface EnginePoolOptions {
   /** Number of engine child processes (default: one per core). */
   processes?: number;
@@ -96,6 +107,8 @@ class EnginePool implements EngineHost {
   readonly #log: NonNullable<EnginePoolOptions['logger']>;
   readonly #main: string;
   #pingTimer: NodeJS.Timeout | undefined;
+  /** Placements so far: breaks ties between equally loaded processes in turn. */
+  #placements = 0;
   #closed = false;
 
   constructor(opts: EnginePoolOptions) {
@@ -138,7 +151,7 @@ class EnginePool implements EngineHost {
   async createSession(o: EngineSessionOptions): Promise<void> {
     const alive = this.#workers.filter((w): w is Worker => !!w?.alive);
     if (alive.length === 0) throw new EngineError('engine_unavailable', 'No engine process is running');
-    const worker = alive.reduce((a, b) => (b.sessions.size < a.sessions.size ? b : a));
+    const worker = pickWorker(alive, this.#placements++);
     worker.sessions.add(o.sessionId);
     this.#sessionWorker.set(o.sessionId, worker);
     try {
