@@ -25,6 +25,7 @@ import { adminRoutes } from './routes/admin.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { createSessionRoutes } from './routes/create-session.js';
 import { operationsRoutes } from './routes/operations.js';
+import { registerAuthFailureLimit } from './auth/failure-limit.js';
 import { sessionRoutes } from './routes/session-scope.js';
 import { staticRoutes } from './routes/static-files.js';
 import { RateLimiter } from './sessions/rate-limiter.js';
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
+  registerAuthFailureLimit(app, ctx);
   app.addSchema(ErrorResponse);
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
@@ -145,6 +147,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           {},
         );
       const url = req.url ?? '';
+      // no page of another origin reads /metrics (engine pids, session counts)
+      if (url === '/metrics' || url.startsWith('/metrics?')) return cb(null, { origin: false });
       const open = anyOrigin || SESSION_ROUTE.test(url);
       cb(null, {
         origin: open ? true : deps.config.corsOrigins,

@@ -22,6 +22,10 @@ export interface Config {
   dataDir: string;
   jwtSecret: string | undefined;
   adminToken: string | undefined;
+  /** Bearer token `/metrics` asks for (unset: open, but never to other origins' pages). */
+  metricsToken: string | undefined;
+  /** Requests per second one client address may fail authentication before it gets 429s (0: off). */
+  authFailuresPerSecond: number;
   idleTimeoutMs: number;
   maxSessionDurationMs: number;
   endedRetentionMs: number;
@@ -79,6 +83,17 @@ export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string; meaning
     name: 'MOUTHPIECE_ADMIN_TOKEN',
     default: 'unset (Bearer admin disabled)',
     meaning: 'Bearer token for `/admin/v1` (≥ 32 characters)',
+  },
+  {
+    name: 'MOUTHPIECE_METRICS_TOKEN',
+    default: 'unset (`/metrics` open; no CORS)',
+    meaning: '`/metrics` asks for `Authorization: Bearer <this>` (≥ 16 characters)',
+  },
+  {
+    name: 'MOUTHPIECE_AUTH_FAILURES_PER_SECOND',
+    default: '5',
+    meaning:
+      'failed authentications one client address may make per second (bursts of twice that) before its requests get 429; 0 turns it off',
   },
   {
     name: 'MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS',
@@ -234,6 +249,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       'MOUTHPIECE_ADMIN_TOKEN must be at least 32 characters (for example: openssl rand -base64 32)',
     );
   }
+  const metricsToken = env['MOUTHPIECE_METRICS_TOKEN'] || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError('MOUTHPIECE_METRICS_TOKEN must be at least 16 characters');
+  }
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('MOUTHPIECE_JWT_SECRET must be at least 32 characters');
   }
@@ -261,6 +280,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     dataDir: resolve(env['MOUTHPIECE_DATA_DIR'] || './data'),
     jwtSecret,
     adminToken,
+    metricsToken,
+    authFailuresPerSecond: int('MOUTHPIECE_AUTH_FAILURES_PER_SECOND', 5, 0, 1_000_000),
     idleTimeoutMs: int('MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS', DEFAULT_IDLE_TIMEOUT_MS, 100),
     // at most 24 days: a longer timer fires at once in Node (it is kept in a 32-bit integer)
     maxSessionDurationMs: int(

@@ -118,3 +118,98 @@ describe('operations and discovery', () => {
     ).toBe('https://evil.example.test');
   });
 });
+
+describe('unauthenticated traffic', () => {
+  const create = (authorization: string | undefined, remoteAddress = '203.0.113.7') =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/avatar-session',
+      remoteAddress,
+      headers: authorization ? { authorization } : {},
+      payload: { visualConfig: { avatarId: 'x'.repeat(100_000) } },
+    });
+
+  it('an address that keeps failing authentication gets 429 before anything is parsed, until its bucket refills', async () => {
+    t = await createTestApp({ config: { authFailuresPerSecond: 2 } });
+    for (let i = 0; i < 4; i++) expect((await create('KS mp_nope')).statusCode).toBe(401); // the burst: 2 × 2
+    const limited = await create('KS mp_nope');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({
+      code: 'RATE_LIMITED',
+      error: expect.stringMatching(/failed authentications/),
+    });
+    expect(limited.headers['retry-after']).toBe('1');
+    // the address is held back whatever it sends; other addresses are not
+    expect((await create(`KS ${t.secret}`)).statusCode).toBe(429);
+    expect((await create(undefined, '198.51.100.1')).statusCode).toBe(401);
+    t.clock.advance(1000);
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: '/v1/avatar-session',
+      remoteAddress: '203.0.113.7',
+      headers: { authorization: `KS ${t.secret}` },
+      payload: { visualConfig: { avatarId: 'amara' } },
+    });
+    expect(ok.statusCode).toBe(200);
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toMatch(/^mouthpiece_rate_limited_total\{scope="auth_failures"\} 2$/m);
+  });
+
+  it('valid callers never spend the budget', async () => {
+    t = await createTestApp({ config: { authFailuresPerSecond: 1 } });
+    for (let i = 0; i < 5; i++) await t.createSession();
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/voices', headers: { authorization: `KS ${t.secret}` } }))
+        .statusCode,
+    ).toBe(200);
+  });
+});
+
+describe('/metrics', () => {
+  it('is never readable by pages of other origins (no CORS headers, even for a preflight)', async () => {
+    t = await createTestApp();
+    const get = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { origin: 'https://evil.example' },
+    });
+    expect(get.statusCode).toBe(200);
+    expect(get.headers['access-control-allow-origin']).toBeUndefined();
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/metrics',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    // the session routes stay open to any origin (the demo page, the SDK)
+    const session = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/avatar-session/abc/keep-alive',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
+    expect(session.headers['access-control-allow-origin']).toBe('https://app.example');
+  });
+
+  it('with MOUTHPIECE_METRICS_TOKEN, asks for it as a Bearer token', async () => {
+    t = await createTestApp({ config: { metricsToken: 'm'.repeat(24) } });
+    const none = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json()).toMatchObject({
+      code: 'INVALID_CREDENTIAL',
+      error: expect.stringMatching(/MOUTHPIECE_METRICS_TOKEN/),
+    });
+    const wrong = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: 'Bearer nope' },
+    });
+    expect(wrong.statusCode).toBe(401);
+    const right = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${'m'.repeat(24)}` },
+    });
+    expect(right.statusCode).toBe(200);
+    expect(right.body).toMatch(/^mouthpiece_sessions_active /m);
+  });
+});

@@ -2,6 +2,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ERROR_STATUS, errorBody } from '@mouthpiece/protocol';
 import type { AppContext } from '../app-types.js';
+import { safeEqual } from '../auth/credential-secret.js';
+import { authorizationValue } from '../auth/credentials.js';
+import { ApiError } from '../errors.js';
 
 export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get('/healthz', { schema: { hide: true } }, () => Promise.resolve({ success: true, status: 'ok' }));
@@ -21,7 +24,19 @@ export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       .status(ERROR_STATUS.NOT_READY)
       .send({ ...errorBody('NOT_READY', `Not ready (${why})`), checks, sessions });
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+  const token = ctx.config.metricsToken;
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+    if (token !== undefined) {
+      const given = authorizationValue(req, 'Bearer');
+      if (given === undefined || !safeEqual(given, token))
+        throw new ApiError(
+          'INVALID_CREDENTIAL',
+          given === undefined
+            ? 'Metrics need "Authorization: Bearer <MOUTHPIECE_METRICS_TOKEN>"'
+            : 'The Bearer value is not MOUTHPIECE_METRICS_TOKEN',
+          { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+        );
+    }
     const text = await ctx.metrics.registry.metrics();
     return reply.header('Content-Type', ctx.metrics.registry.contentType).send(text);
   });

@@ -23,6 +23,22 @@ export class RateLimiter {
   /** Takes one token; returns 0 when allowed, else the seconds to wait (for Retry-After). */
   take(key: string, ratePerSec: number): number {
     if (ratePerSec <= 0) return 0;
+    const b = this.#refill(key, ratePerSec);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / ratePerSec));
+  }
+
+  /** Like `take` without taking: 0 while the bucket has a token, else the seconds to wait. */
+  waitFor(key: string, ratePerSec: number): number {
+    if (ratePerSec <= 0 || !this.#buckets.has(key)) return 0;
+    const b = this.#refill(key, ratePerSec);
+    return b.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / ratePerSec));
+  }
+
+  #refill(key: string, ratePerSec: number): Bucket {
     const now = this.#clock.now();
     this.#sweep(now);
     const capacity = Math.max(1, 2 * ratePerSec);
@@ -30,11 +46,7 @@ export class RateLimiter {
     b.tokens = Math.min(capacity, b.tokens + ((now - b.at) / 1000) * ratePerSec);
     b.at = now;
     this.#buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - b.tokens) / ratePerSec));
+    return b;
   }
 
   /**
