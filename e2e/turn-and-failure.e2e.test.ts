@@ -84,4 +84,54 @@ describe('TURN and failures', () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(/mouthpiece_sessions_ended_total\{reason="engine_failed"\} 1/);
   });
+
+  it('the SDK of a page whose engine process dies reports the end (engine_failed) as the video stalls', async () => {
+    requireE2eEnvironment();
+    // keep-alives every 10 s: an end reported sooner came from the stall, not from the schedule
+    server = await startServer({
+      MOUTHPIECE_ENGINE_PROCESSES: '1',
+      MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '120000',
+    });
+    browser = await launchBrowser();
+    const page = await browser.sdkPage(server.url);
+    const consoleLines: string[] = [];
+    page.on('console', (m) => consoleLines.push(m.text()));
+    const connected = await page.evaluate(
+      async ({ baseUrl, credential }) => {
+        const M = (window as unknown as { Mouthpiece: { AvatarSession: new (c: object) => any } }).Mouthpiece;
+        const s = new M.AvatarSession({ baseUrl, credential, logLevel: 'warn' });
+        const errors: Array<{ code: string; message: string }> = [];
+        let video = false;
+        s.on('error', (e: { code: string; message: string }) => errors.push(e));
+        s.on('videoReady', () => (video = true));
+        await s.createSession({ avatarId: 'amara', videoContainerId: 'avatar' });
+        Object.assign(window, { s, errors });
+        const end = performance.now() + 15000;
+        while (performance.now() < end && !(video && s.getConnectionState() === 'CONNECTED'))
+          await new Promise((r) => setTimeout(r, 50));
+        return video && s.getConnectionState() === 'CONNECTED';
+      },
+      { baseUrl: server.url, credential: server.secret },
+    );
+    expect(connected).toBe(true);
+    const [engine] = execFileSync('pgrep', ['-P', String(server.proc.pid), '-f', 'engine-main'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .map(Number);
+    process.kill(engine!, 'SIGKILL');
+    const after = await page.evaluate(async () => {
+      const w = window as unknown as { s: any; errors: Array<{ code: string; message: string }> };
+      const end = performance.now() + 9000;
+      while (performance.now() < end && w.s.getSessionState() !== 'ENDED')
+        await new Promise((r) => setTimeout(r, 50));
+      return { state: w.s.getSessionState() as string, errors: w.errors };
+    });
+    expect(after.state).toBe('ENDED');
+    expect(after.errors).toContainEqual(
+      expect.objectContaining({ code: 'SESSION_NOT_FOUND', message: expect.stringMatching(/engine_failed/) }),
+    );
+    expect(consoleLines.some((l) => l.includes('video stalled'))).toBe(true);
+  });
 });

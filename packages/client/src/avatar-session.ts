@@ -20,9 +20,10 @@ import { createLogger, type Logger } from './logger.js';
 import { retryConfig } from './retry.js';
 import { CONNECTION_TRANSITIONS, SESSION_TRANSITIONS, StateMachine } from './states.js';
 import { iceServersFor } from './turn.js';
-import { closeWhep, connectWhep, type WhepConnection } from './whep-client.js';
+import { closeWhep, connectWhep, whepFailure, type WhepConnection } from './whep-client.js';
 import { SpeechFallback } from './speech-detector.js';
 import { SessionLifetime } from './session-lifetime.js';
+import { MediaWatchdog } from './media-watchdog.js';
 import { SpeakingTracker } from './speaking-tracker.js';
 import { playWithFallback, styleVideo, watchFirstFrame } from './video-element.js';
 import {
@@ -51,6 +52,7 @@ export class AvatarSession {
   #init: InitClientResponse | undefined;
   #video: HTMLVideoElement | undefined;
   #lifetime: SessionLifetime | undefined;
+  #watchdog: MediaWatchdog | undefined;
   #connectTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #speechFallback = new SpeechFallback();
   readonly #speaking: SpeakingTracker;
@@ -264,14 +266,7 @@ export class AvatarSession {
     } catch (err) {
       clearTimeout(this.#connectTimer);
       this.#connection.transition(ConnectionState.FAILED);
-      const status = (err as { status?: number }).status;
-      throw new MouthpieceError(
-        status === 404 || status === 410
-          ? ClientErrorCode.SESSION_NOT_FOUND
-          : ClientErrorCode.RTC_CONNECTION_FAILED,
-        err instanceof Error ? err.message : String(err),
-        status ? { status } : undefined,
-      );
+      throw whepFailure(err);
     }
     this.#whep = whep;
     if (this.#video) this.#video.srcObject = whep.stream;
@@ -280,6 +275,11 @@ export class AvatarSession {
       else if (parseServerMessage(e.data)?.type === 'sessionEnded') this.#onMessage(e.data);
     };
     whep.pc.onconnectionstatechange = () => this.#onPeerState(whep);
+    this.#watchdog?.stop();
+    this.#watchdog = new MediaWatchdog(whep.pc, () => {
+      this.#log.warn('video stalled; asking the server whether the session lives');
+      void this.#lifetime?.probe();
+    });
     this.#watchFirstFrame(whep);
     this.#detectSpeechFallback(whep);
   }
@@ -371,6 +371,8 @@ export class AvatarSession {
     this.#speaking.interruptAll();
     this.#lifetime?.stop();
     this.#lifetime = undefined;
+    this.#watchdog?.stop();
+    this.#watchdog = undefined;
     this.#speechFallback.stop();
     clearTimeout(this.#connectTimer);
     if (this.#whep) closeWhep(this.#whep);

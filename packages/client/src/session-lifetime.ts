@@ -45,6 +45,11 @@ export class SessionLifetime {
     window.removeEventListener('pagehide', this.#onPageHide);
   }
 
+  /** A keep-alive now (the video stalled): a session that ended is reported at once. */
+  probe(): Promise<void> {
+    return this.#keepAlive();
+  }
+
   async #keepAlive(): Promise<void> {
     try {
       await this.o.api.post(`/v1/avatar-session/${this.o.sessionId}/keep-alive`, {

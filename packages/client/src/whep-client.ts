@@ -3,6 +3,9 @@
  * after gathering (so it works with or without trickle), later candidates are trickled by PATCH
  * when the server accepts it, and close() DELETEs the resource.
  */
+import { ClientErrorCode } from '@mouthpiece/protocol';
+import { MouthpieceError } from './errors.js';
+
 export interface WhepConnection {
   pc: RTCPeerConnection;
   channel: RTCDataChannel;
@@ -62,6 +65,18 @@ export async function connectWhep(
     pc.onicecandidate = (e) => e.candidate && send(e.candidate);
   }
   return { pc, channel, stream, resource };
+}
+
+/** A failed WHEP offer as the SDK reports it: 404/410 mean the session is gone. */
+export function whepFailure(err: unknown): MouthpieceError {
+  const status = (err as { status?: number }).status;
+  return new MouthpieceError(
+    status === 404 || status === 410
+      ? ClientErrorCode.SESSION_NOT_FOUND
+      : ClientErrorCode.RTC_CONNECTION_FAILED,
+    err instanceof Error ? err.message : String(err),
+    status ? { status } : undefined,
+  );
 }
 
 export function closeWhep(c: WhepConnection, keepalive = false): void {
