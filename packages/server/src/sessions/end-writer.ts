@@ -1,6 +1,6 @@
 /**
  * Writes session ends to the store. A write the store refuses (locked, full) is logged and
- * retried with back-off (1, 2, 4 … 60 s) until it lands; `stored` is called when a retry
+ * retried with back-off (0.5, 1, 2, then every 5 s) until it lands; `stored` is called when a retry
  * succeeds. The session is already ended in memory: the write never undoes or delays that.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -8,7 +8,8 @@ import type { EndReason } from '@mouthpiece/protocol';
 import type { Clock } from '../clock.js';
 import type { SessionStore } from '../storage/ports.js';
 
-const RETRY_MS = [1000, 2000, 4000, 8000, 15_000, 30_000, 60_000];
+// short: an attempt costs one refused write (a lock is waited for on timers, never on the thread)
+const RETRY_MS = [500, 1000, 2000, 5000];
 
 export class EndWriter {
   #closed = false;
@@ -34,7 +35,9 @@ export class EndWriter {
       await this.store.markEnded(sessionId, reason, at);
     } catch (err) {
       const retryInMs = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!;
-      this.log.error({ err, sessionId, attempt: attempt + 1, retryInMs }, 'storing a session end failed');
+      // every attempt at first, then one line a minute while the store stays down
+      if (attempt < 4 || attempt % 12 === 0)
+        this.log.error({ err, sessionId, attempt: attempt + 1, retryInMs }, 'storing a session end failed');
       if (!this.#closed)
         this.clock.setTimeout(() => {
           void this.write(sessionId, reason, at, attempt + 1).then((ok) => ok && this.stored(sessionId));

@@ -32,24 +32,24 @@ export function retryingStores(sync: SyncStores, o: RetryOptions): Stores {
   const waitMs = o.waitMs ?? 2000;
   /** The last failed write that was not a lock (disk full, read-only, I/O), until a write lands. */
   let writeFailure: { message: string; at: number } | undefined;
-  /** Since when calls have been finding the store locked (cleared by any call that gets through). */
+  /** Since when writes have been finding the store locked (reads go on under a write lock). */
   let lockedSince: number | undefined;
 
-  async function run<R>(fn: () => R, limitMs: number, write: boolean): Promise<R> {
+  async function run<R>(fn: () => R, limitMs: number, kind: 'read' | 'write' | 'probe'): Promise<R> {
     const start = Date.now();
     for (let attempt = 0; ; attempt++) {
       try {
         const result = fn();
-        lockedSince = undefined;
-        if (write) writeFailure = undefined;
+        if (kind !== 'read') lockedSince = undefined;
+        if (kind === 'write') writeFailure = undefined;
         return result;
       } catch (err) {
         if (!o.isBusy(err)) {
-          if (write)
+          if (kind === 'write')
             writeFailure = { message: err instanceof Error ? err.message : String(err), at: Date.now() };
           throw err;
         }
-        lockedSince ??= start;
+        if (kind !== 'read') lockedSince ??= start;
         const waited = Date.now() - start;
         if (waited >= limitMs) throw new StorageBusyError(waited, err);
         await sleep(Math.min(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!, limitMs - waited));
@@ -63,9 +63,9 @@ export function retryingStores(sync: SyncStores, o: RetryOptions): Stores {
       get(t, prop) {
         const value: unknown = Reflect.get(t, prop, t);
         if (typeof value !== 'function') return value;
-        const write = typeof prop === 'string' && WRITES.has(prop);
+        const kind = typeof prop === 'string' && WRITES.has(prop) ? 'write' : 'read';
         return (...args: unknown[]) =>
-          run(() => (value as (...a: unknown[]) => unknown).apply(t, args), waitMs, write);
+          run(() => (value as (...a: unknown[]) => unknown).apply(t, args), waitMs, kind);
       },
     }) as unknown as Async<T>;
   }
@@ -76,7 +76,7 @@ export function retryingStores(sync: SyncStores, o: RetryOptions): Stores {
     usage: wrap(sync.usage),
     async check() {
       try {
-        await run(() => sync.probeWrite(), o.checkWaitMs ?? 250, false);
+        await run(() => sync.probeWrite(), o.checkWaitMs ?? 250, 'probe');
       } catch (err) {
         if (err instanceof StorageBusyError) {
           const s = Math.round((Date.now() - (lockedSince ?? Date.now())) / 1000);
