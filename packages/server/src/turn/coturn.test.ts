@@ -34,7 +34,9 @@ const freePort = () =>
     });
   });
 
-async function start(): Promise<{ turn: ManagedTurn; lines: Line[] }> {
+async function start(
+  healthyAfterMs?: number,
+): Promise<{ turn: ManagedTurn; lines: Line[]; dataDir: string }> {
   requireTurnserver();
   const dataDir = mkdtempSync(join(tmpdir(), 'mp-coturn-'));
   const lines: Line[] = [];
@@ -52,12 +54,13 @@ async function start(): Promise<{ turn: ManagedTurn; lines: Line[] }> {
     secret: 'test-secret',
     allowLoopback: true,
     logger: { info: at('info'), warn: at('warn'), error: at('error') },
+    ...(healthyAfterMs !== undefined && { healthyAfterMs }),
   });
   cleanups.push(async () => {
     await turn.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  return { turn, lines };
+  return { turn, lines, dataDir };
 }
 
 async function until<T>(f: () => T | undefined, what: string): Promise<T> {
@@ -97,6 +100,29 @@ it('a coturn that dies is restarted, with one structured warning (static message
   expect(lines.filter((l) => l.level !== 'info')).toHaveLength(1); // close is not a crash
 });
 
+it('restart delays grow while coturn keeps dying and start short again once it has run healthy', async () => {
+  const { turn, lines } = await start(1500);
+  const kill = async (n: number) => {
+    const pid = await until(
+      () => (lines.filter((l) => l.msg === 'coturn restarted').length >= n ? turn.pid() : undefined),
+      'a restart',
+    );
+    process.kill(pid, 'SIGKILL');
+    return until(() => lines.filter((l) => l.level === 'warn')[n], 'the exit warning');
+  };
+  process.kill(turn.pid()!, 'SIGKILL');
+  await until(() => lines.find((l) => l.level === 'warn'), 'the exit warning');
+  const second = await kill(1); // at once after its restart: still failing
+  expect(second.fields).toMatchObject({ delayMs: 1000, restarts: 2 });
+  await until(
+    () => (lines.filter((l) => l.msg === 'coturn restarted').length >= 2 ? true : undefined),
+    'a restart',
+  );
+  await new Promise((r) => setTimeout(r, 1600)); // healthy for longer than healthyAfterMs
+  const third = await kill(2);
+  expect(third.fields).toMatchObject({ delayMs: 500, restarts: 1 });
+});
+
 it('runs coturn in its own process group, so a Ctrl-C in the terminal reaches only its supervisor', async () => {
   const { turn } = await start();
   // field 5 of /proc/<pid>/stat is the process group (after the parenthesised command name)
@@ -104,4 +130,24 @@ it('runs coturn in its own process group, so a Ctrl-C in the terminal reaches on
     readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2];
   expect(group(turn.pid()!)).toBe(String(turn.pid()));
   expect(group(turn.pid()!)).not.toBe(group('self'));
+});
+
+it('a second server on the same data directory is refused and leaves the first one its coturn', async () => {
+  const { turn, dataDir } = await start();
+  const port = await freePort();
+  await expect(
+    startManagedTurn({
+      dataDir,
+      listeningIp: '127.0.0.1',
+      relayIp: '127.0.0.1',
+      port,
+      minPort: 49_520,
+      maxPort: 49_530,
+      realm: 'mouthpiece',
+      secret: 'test-secret',
+      allowLoopback: true,
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    }),
+  ).rejects.toThrow(new RegExp(`another Mouthpiece server \\(pid ${process.pid}\\).*MOUTHPIECE_DATA_DIR`));
+  expect(alive(turn.pid()!)).toBe(true);
 });

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface ManagedTurnOptions {
   dataDir: string;
@@ -26,6 +26,8 @@ export interface ManagedTurnOptions {
     error(o: object, m: string): void;
   };
   binary?: string;
+  /** A coturn that ran this long before it died restarts after the shortest delay again (10 s). */
+  healthyAfterMs?: number;
 }
 
 export interface ManagedTurn {
@@ -84,8 +86,10 @@ export async function startManagedTurn(o: ManagedTurnOptions): Promise<ManagedTu
     });
     c.stdout?.resume();
     c.stderr?.resume();
+    const startedAt = Date.now();
     c.once('exit', (code, signal) => {
       if (closed) return;
+      if (Date.now() - startedAt >= (o.healthyAfterMs ?? 10_000)) restarts = 0; // a rare crash: restart fast
       const delayMs = Math.min(30_000, 500 * 2 ** restarts++);
       o.logger.warn({ pid: c.pid, code, signal, delayMs, restarts }, 'coturn exited; restarting');
       restartTimer = setTimeout(() => {
@@ -134,16 +138,34 @@ export async function startManagedTurn(o: ManagedTurnOptions): Promise<ManagedTu
   };
 }
 
+/**
+ * A coturn left by a server that died (re-parented to init or a reaper) is killed. One whose parent
+ * is a live Node process belongs to another Mouthpiece on this data dir: starting is refused rather
+ * than taking its TURN away.
+ */
 function killStale(pidfile: string): void {
   if (!existsSync(pidfile)) return;
   const pid = Number(readFileSync(pidfile, 'utf8').trim());
   if (Number.isInteger(pid) && pid > 1) {
+    let parent = 0;
     try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.includes('turnserver')) process.kill(pid, 'SIGKILL');
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('turnserver')) throw new Error('not coturn');
+      parent = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
     } catch {
-      // not running
+      // not running (or not coturn): nothing to stop
     }
+    let owner = '';
+    try {
+      if (parent > 1) owner = readFileSync(`/proc/${parent}/cmdline`, 'utf8');
+    } catch {
+      // the parent is gone
+    }
+    if (/(^|\/)node\b/.test(owner.split('\0')[0] ?? ''))
+      throw new Error(
+        `another Mouthpiece server (pid ${parent}) runs coturn from this data directory (${dirname(pidfile)}); ` +
+          'stop that server, or give this one its own MOUTHPIECE_DATA_DIR',
+      );
+    if (parent > 0) process.kill(pid, 'SIGKILL'); // re-parented to init or a reaper: its server died
   }
   rmSync(pidfile, { force: true });
 }
