@@ -49,7 +49,7 @@ export interface Config {
     listenIp: string;
     allowLoopback: boolean;
   };
-  /** CIDR blocks of ICE candidates viewers may not hand the engine (see docs/operations). */
+  /** CIDR blocks of ICE candidates viewers may not hand the engine (see docs/operations.md). */
   iceDeny: string[];
   /** Accept TCP candidates from viewers (the engine would open TCP connections to them). */
   iceAllowTcp: boolean;
