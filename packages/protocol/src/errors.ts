@@ -36,6 +36,7 @@ export const ErrorCode = {
   NOT_READY: 'NOT_READY',
   SHUTTING_DOWN: 'SHUTTING_DOWN',
   STORAGE_UNAVAILABLE: 'STORAGE_UNAVAILABLE',
+  RANGE_NOT_SATISFIABLE: 'RANGE_NOT_SATISFIABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -73,6 +74,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   NOT_READY: 503,
   SHUTTING_DOWN: 503,
   STORAGE_UNAVAILABLE: 503,
+  RANGE_NOT_SATISFIABLE: 416,
 };
 
 /** Default messages; the spec's exact wording where the spec gives one. */
@@ -108,6 +110,7 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   NOT_READY: 'Not ready',
   SHUTTING_DOWN: 'The server is shutting down; retry in a moment',
   STORAGE_UNAVAILABLE: 'Storage is unavailable (locked or failing); nothing was changed, retry in a moment',
+  RANGE_NOT_SATISFIABLE: 'Range not satisfiable: the requested bytes are past the end of the file',
 };
 
 /** Whether a caller may retry a request that failed with this HTTP status. */

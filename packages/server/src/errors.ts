@@ -81,6 +81,7 @@ function fromFastifyError(err: FastifyError, req: FastifyRequest): ApiError {
   const status = err.statusCode ?? 500;
   if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE', `Payload too large: ${bodyLimitOf(req)}`);
   if (status === 415) return unsupportedMediaType(req);
+  if (status === 416) return new ApiError('RANGE_NOT_SATISFIABLE');
   if (status === 429) return new ApiError('RATE_LIMITED');
   if (status >= 400 && status < 500) return new ApiError('INVALID_REQUEST', err.message || undefined);
   return new ApiError('INTERNAL');
