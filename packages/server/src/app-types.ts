@@ -1,6 +1,7 @@
 /** What every route plugin receives: the app's dependencies, built once by `buildApp`. */
 import type { EngineHost } from '@mouthpiece/engine/host';
 import type { Clock } from './clock.js';
+import type { Cluster } from './cluster/cluster.js';
 import type { Config } from './config.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './sessions/rate-limiter.js';
@@ -19,6 +20,8 @@ export interface AppContext {
   limiter: RateLimiter;
   metrics: Metrics;
   turn: TurnSettings;
+  /** Cluster mode (MOUTHPIECE_REDIS_URL): other nodes, placement, forwarding; else undefined. */
+  cluster: Cluster | undefined;
 }
 
 export type AdminRoutesOptions = Pick<AppContext, 'stores' | 'registry' | 'config' | 'clock'>;

@@ -10,6 +10,7 @@ import { ErrorResponse } from '@mouthpiece/protocol';
 import type { AppContext } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
 import type { Clock } from './clock.js';
+import type { Cluster } from './cluster/cluster.js';
 import type { Config } from './config.js';
 import { finishOpenApi } from './openapi.js';
 import {
@@ -45,6 +46,8 @@ export interface AppDeps {
   /** A ready pino logger (wins over `logger`). */
   loggerInstance?: FastifyServerOptions['loggerInstance'];
   metrics?: Metrics;
+  /** Cluster mode (docs/cluster.md); undefined on a single node. */
+  cluster?: Cluster;
 }
 
 export const REDACTED_PATHS = [
@@ -117,8 +120,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limiter: new RateLimiter(deps.clock),
     metrics,
     turn: deps.turn,
+    cluster: deps.cluster,
   };
   app.decorate('ctx', ctx);
+  const { cluster } = deps;
+  if (cluster) {
+    // placement reads each node's load from its heartbeat: publish a change at once
+    registry.onTransition(() => cluster.loadChanged());
+    app.addHook('onRequest', async (_req, reply) => cluster.stamp(reply));
+  }
   app.addHook('onClose', async () => {
     await registry.close();
   });

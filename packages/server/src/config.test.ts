@@ -33,6 +33,33 @@ describe('config', () => {
     expect(() => loadConfig({ MOUTHPIECE_PUBLIC_URL: 'not a url' })).toThrow(/MOUTHPIECE_PUBLIC_URL/);
   });
 
+  it('cluster mode is on only with MOUTHPIECE_REDIS_URL, and checks its settings', () => {
+    expect(loadConfig({ MOUTHPIECE_TURN: 'off' }).cluster).toBeUndefined();
+    const c = loadConfig({
+      MOUTHPIECE_TURN: 'off',
+      MOUTHPIECE_PUBLIC_URL: 'https://a.example.com/',
+      MOUTHPIECE_REDIS_URL: 'redis://10.0.0.5:6379',
+    }).cluster;
+    expect(c?.redisUrl).toBe('redis://10.0.0.5:6379');
+    expect(c?.nodeId).toMatch(/^node-[0-9a-f]{8}$/);
+    expect(c?.nodeUrl).toBe('https://a.example.com');
+    const named = loadConfig({
+      MOUTHPIECE_TURN: 'off',
+      MOUTHPIECE_REDIS_URL: 'redis://r:6379',
+      MOUTHPIECE_NODE_ID: 'node-a',
+      MOUTHPIECE_NODE_URL: 'http://10.0.0.1:8080/',
+    }).cluster;
+    expect(named).toEqual({ redisUrl: 'redis://r:6379', nodeId: 'node-a', nodeUrl: 'http://10.0.0.1:8080' });
+    expect(() => loadConfig({ MOUTHPIECE_REDIS_URL: 'http://r:6379' })).toThrow(/MOUTHPIECE_REDIS_URL/);
+    expect(() => loadConfig({ MOUTHPIECE_REDIS_URL: 'redis://r', MOUTHPIECE_NODE_ID: 'a b' })).toThrow(
+      /MOUTHPIECE_NODE_ID/,
+    );
+    expect(() => loadConfig({ MOUTHPIECE_REDIS_URL: 'redis://r', MOUTHPIECE_NODE_URL: 'ftp://x' })).toThrow(
+      /MOUTHPIECE_NODE_URL/,
+    );
+    expect(() => loadConfig({ MOUTHPIECE_NODE_ID: 'a' })).toThrow(/need MOUTHPIECE_REDIS_URL/);
+  });
+
   it('the README documents every variable', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     for (const d of CONFIG_DOCS) expect(readme).toContain(`\`${d.name}\``);

@@ -2,6 +2,7 @@
  * The only file that reads `process.env`. Validated at start, frozen, passed to everything else.
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -58,6 +59,8 @@ export interface Config {
   logLevel: string;
   /** How long the engine waits for the viewer's `ready` before playing anyway. */
   whepReadyTimeoutMs: number;
+  /** Cluster mode (docs/cluster.md): set when MOUTHPIECE_REDIS_URL is. */
+  cluster: { redisUrl: string; nodeId: string; nodeUrl: string } | undefined;
 }
 
 /** Every variable, its default and meaning (rendered into the README's configuration table). */
@@ -188,6 +191,22 @@ export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string; meaning
     name: 'MOUTHPIECE_WHEP_READY_TIMEOUT_MS',
     default: '5000',
     meaning: "how long speech waits for the viewer's `ready` before playing",
+  },
+  {
+    name: 'MOUTHPIECE_REDIS_URL',
+    default: 'unset (single node, SQLite)',
+    meaning:
+      'cluster mode: `redis://host:6379` holds credentials, sessions and limits for every node (docs/cluster.md)',
+  },
+  {
+    name: 'MOUTHPIECE_NODE_ID',
+    default: 'generated at start',
+    meaning: "cluster mode: this node's name (letters, digits, `.`, `_`, `-`)",
+  },
+  {
+    name: 'MOUTHPIECE_NODE_URL',
+    default: 'the public URL',
+    meaning: 'cluster mode: the base URL other nodes reach this node on (calls are forwarded there)',
   },
 ];
 
@@ -322,11 +341,43 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustProxy: bool('MOUTHPIECE_TRUST_PROXY'),
     logLevel,
     whepReadyTimeoutMs: int('MOUTHPIECE_WHEP_READY_TIMEOUT_MS', 5000, 0),
+    cluster: clusterConfig(env, publicUrl),
   };
   if (config.turn.minPort > config.turn.maxPort) {
     throw new ConfigError('MOUTHPIECE_TURN_MIN_PORT must not exceed MOUTHPIECE_TURN_MAX_PORT');
   }
   return Object.freeze(config);
+}
+
+/** Cluster mode's settings, or undefined when MOUTHPIECE_REDIS_URL is unset (single node). */
+function clusterConfig(env: Env, publicUrl: string): Config['cluster'] {
+  const redisUrl = env['MOUTHPIECE_REDIS_URL']?.trim();
+  const nodeIdRaw = env['MOUTHPIECE_NODE_ID']?.trim();
+  const nodeUrlRaw = env['MOUTHPIECE_NODE_URL']?.trim();
+  if (!redisUrl) {
+    if (nodeIdRaw || nodeUrlRaw)
+      throw new ConfigError(
+        'MOUTHPIECE_NODE_ID and MOUTHPIECE_NODE_URL need MOUTHPIECE_REDIS_URL (cluster mode)',
+      );
+    return undefined;
+  }
+  if (!/^rediss?:\/\/[^/\s]+/.test(redisUrl))
+    throw new ConfigError(`MOUTHPIECE_REDIS_URL must look like redis://host:6379, got "${redisUrl}"`);
+  const nodeId = nodeIdRaw || `node-${randomBytes(4).toString('hex')}`;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(nodeId))
+    throw new ConfigError(
+      `MOUTHPIECE_NODE_ID must be 1-64 letters, digits, ".", "_" or "-", got "${nodeId}"`,
+    );
+  const nodeUrl = (nodeUrlRaw || publicUrl).replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(nodeUrl);
+  } catch {
+    throw new ConfigError(`MOUTHPIECE_NODE_URL must be an absolute URL, got "${nodeUrl}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ConfigError(`MOUTHPIECE_NODE_URL must be http or https, got "${nodeUrl}"`);
+  return { redisUrl, nodeId, nodeUrl };
 }
 
 /** A comma list of CIDR blocks (default: the engine's safe deny list; `none`: nothing). */

@@ -11,6 +11,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../app-types.js';
 import { authorizeSession } from '../auth/session-guard.js';
+import { SESSION_ID_RE } from '../sessions/session-registry.js';
 import type { SessionRecord } from '../storage/ports.js';
 import { sessionControlRoutes } from './session-control.js';
 import { sayAudioRoutes, sayTextRoutes } from './speech.js';
@@ -32,6 +33,13 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   app.decorateRequest('avatarSession', null as unknown as SessionRecord);
   /** Requests whose caller may keep the session alive (the token holder, not a viewer). */
   const keepsAlive = new WeakSet<object>();
+  // cluster mode: a call for a session another node holds is forwarded there, body unread
+  app.addHook('onRequest', async (req, reply) => {
+    const sessionId = (req.params as { sessionId?: string }).sessionId;
+    if (!ctx.cluster || sessionId === undefined || !SESSION_ID_RE.test(sessionId)) return;
+    if (await ctx.cluster.routeSessionCall(req, reply, sessionId, ctx.registry.isActive(sessionId)))
+      return reply;
+  });
   app.addHook('onRequest', async (req) => {
     const auth = req.routeOptions.config.auth ?? 'token';
     const sessionId = (req.params as { sessionId?: string }).sessionId;

@@ -1,0 +1,136 @@
+/**
+ * A node's view of the cluster (docs/cluster.md): who owns a session, where a create goes, and the
+ * forwarding of calls to the owner. Built by `startServer` when MOUTHPIECE_REDIS_URL is set; the
+ * routes ask it before serving a session call or a create.
+ */
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { ApiError } from '../errors.js';
+import { Forwarder, NODE_HEADER } from './forwarder.js';
+import { NodeDirectory, type NodeInfo } from './node-directory.js';
+import { keys } from './redis.js';
+
+export interface ClusterDeps {
+  redis: Redis;
+  self: { id: string; url: string; publicUrl: string; max: number };
+  /** Sessions holding a slot on this node now. */
+  load: () => number;
+  /** Marks a dead node's sessions ended (`node_failed`); resolves to how many. */
+  onNodeDead: (nodeId: string) => Promise<number>;
+  /** The cluster key (clusterKey() of the shared JWT secret). */
+  key: string;
+  log: FastifyBaseLogger;
+  heartbeatMs?: number;
+  ttlMs?: number;
+}
+
+const storeDown = (): ApiError =>
+  new ApiError('SERVER_BUSY', 'The cluster store (Redis) is unreachable from this node; retry shortly', {
+    'Retry-After': '2',
+  });
+
+export class Cluster {
+  readonly nodeId: string;
+  readonly redis: Redis;
+  readonly directory: NodeDirectory;
+  readonly forwarder: Forwarder;
+  readonly #self: ClusterDeps['self'];
+  readonly #load: () => number;
+  #beatQueued = false;
+
+  constructor(deps: ClusterDeps) {
+    this.nodeId = deps.self.id;
+    this.redis = deps.redis;
+    this.#self = deps.self;
+    this.#load = deps.load;
+    this.directory = new NodeDirectory({
+      redis: deps.redis,
+      self: deps.self,
+      load: deps.load,
+      onNodeDead: deps.onNodeDead,
+      log: deps.log,
+      ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
+      ...(deps.ttlMs !== undefined ? { ttlMs: deps.ttlMs } : {}),
+    });
+    this.forwarder = new Forwarder(deps.key, deps.self.id);
+  }
+
+  start(): Promise<void> {
+    return this.directory.start();
+  }
+
+  /** The load changed: publish it soon (one heartbeat for a burst of changes). */
+  loadChanged(): void {
+    if (this.#beatQueued) return;
+    this.#beatQueued = true;
+    setImmediate(() => {
+      this.#beatQueued = false;
+      this.directory.beat().catch(() => undefined); // the periodic beat retries
+    });
+  }
+
+  /** Marks every answer with the node that served it. */
+  stamp(reply: FastifyReply): void {
+    void reply.header(NODE_HEADER, this.nodeId);
+  }
+
+  /**
+   * Serves a session call here or forwards it to the node that owns the session. Returns true
+   * when it forwarded (the answer is sent). Calls from other nodes, sessions this node holds, and
+   * sessions that ended or never existed are served here (the store answers 410/404).
+   */
+  async routeSessionCall(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    sessionId: string,
+    heldHere: boolean,
+  ): Promise<boolean> {
+    if (heldHere || this.forwarder.isForwarded(req)) return false;
+    let owner: [string | null, string | null];
+    try {
+      owner = (await this.redis.hmget(keys.session(sessionId), 'node', 'status')) as [
+        string | null,
+        string | null,
+      ];
+    } catch {
+      throw storeDown();
+    }
+    const [nodeId, status] = owner;
+    if (!nodeId || status !== 'active' || nodeId === this.nodeId) return false;
+    const node = await this.directory.node(nodeId).catch(() => {
+      throw storeDown();
+    });
+    if (!node)
+      throw new ApiError(
+        'ENGINE_UNAVAILABLE',
+        'The node holding this session stopped answering; it ends in a few seconds (node_failed)',
+        { 'Retry-After': '2' },
+      );
+    await this.forwarder.forward(req, reply, node.url);
+    return true;
+  }
+
+  /**
+   * Where a create goes: undefined for this node (it has room), else the least-loaded live node
+   * with room. 503 SERVER_BUSY when no node has room, or when this node cannot reach Redis.
+   */
+  async place(req: FastifyRequest): Promise<NodeInfo | undefined> {
+    if (!this.directory.healthy) throw storeDown();
+    if (this.#load() < this.#self.max || this.forwarder.isForwarded(req)) return undefined;
+    const nodes = await this.directory.nodes().catch(() => {
+      throw storeDown();
+    });
+    const candidates = nodes
+      .filter((n) => n.id !== this.nodeId && n.active < n.max)
+      .sort((a, b) => a.active / a.max - b.active / b.max || a.active - b.active);
+    const best = candidates[0];
+    if (!best)
+      throw new ApiError('SERVER_BUSY', 'Every node of the cluster is at capacity', { 'Retry-After': '5' });
+    return best;
+  }
+
+  async close(): Promise<void> {
+    await this.directory.close();
+    this.forwarder.close();
+  }
+}

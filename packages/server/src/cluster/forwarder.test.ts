@@ -1,0 +1,119 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerErrorHandling } from '../errors.js';
+import { clusterKey, FORWARD_HEADER, Forwarder } from './forwarder.js';
+
+const KEY = clusterKey('a-jwt-secret-of-at-least-32-characters!!');
+
+describe('forwarder (real sockets)', () => {
+  let owner: FastifyInstance;
+  let front: FastifyInstance;
+  let frontUrl: string;
+  const seen: Array<{ forwarded: boolean; xff: unknown }> = [];
+
+  beforeAll(async () => {
+    const ownerForwarder = new Forwarder(KEY, 'owner');
+    owner = Fastify();
+    await owner.register(multipart, { limits: { fileSize: 8 * 1024 * 1024 } });
+    owner.addHook('onRequest', async (req) => {
+      seen.push({ forwarded: ownerForwarder.isForwarded(req), xff: req.headers['x-forwarded-for'] });
+    });
+    owner.post('/gone', (_req, reply) =>
+      reply
+        .status(410)
+        .header('retry-after', '7')
+        .send({
+          success: false,
+          error: 'Session ended (node_failed)',
+          code: 'SESSION_ENDED',
+          reason: 'node_failed',
+        }),
+    );
+    owner.post('/upload', async (req) => {
+      const file = await req.file();
+      let bytes = 0;
+      let sum = 0;
+      for await (const chunk of file!.file as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        for (const b of chunk) sum = (sum + b) % 65521;
+      }
+      return { bytes, sum, field: (file!.fields['turnId'] as { value?: string } | undefined)?.value };
+    });
+    owner.post('/sdp', { config: {} }, (_req, reply) =>
+      reply.status(201).header('content-type', 'application/sdp').header('location', '/v/x').send('v=0\r\n'),
+    );
+    owner.addContentTypeParser('application/sdp', { parseAs: 'string' }, (_r, b, done) => done(null, b));
+    const ownerUrl = await owner.listen({ port: 0, host: '127.0.0.1' });
+
+    const forwarder = new Forwarder(KEY, 'front');
+    front = Fastify();
+    registerErrorHandling(front);
+    front.addHook('onRequest', async (req, reply) => {
+      await forwarder.forward(req, reply, req.url === '/down' ? 'http://127.0.0.1:1' : ownerUrl);
+      return reply;
+    });
+    for (const p of ['/gone', '/upload', '/sdp', '/down']) front.post(p, () => ({ served: 'front' }));
+    frontUrl = await front.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await front?.close();
+    await owner?.close();
+  });
+
+  it("passes the owner's status, headers and error body back unchanged", async () => {
+    const r = await fetch(`${frontUrl}/gone`, { method: 'POST' });
+    expect(r.status).toBe(410);
+    expect(r.headers.get('retry-after')).toBe('7');
+    expect(r.headers.get('x-mouthpiece-node-via')).toBe('front');
+    expect(await r.json()).toEqual({
+      success: false,
+      error: 'Session ended (node_failed)',
+      code: 'SESSION_ENDED',
+      reason: 'node_failed',
+    });
+    expect(seen.at(-1)?.forwarded).toBe(true);
+    expect(seen.at(-1)?.xff).toBe('127.0.0.1');
+  });
+
+  it('streams a multipart upload through, byte for byte', async () => {
+    const audio = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < audio.length; i++) audio[i] = (i * 7919) % 251;
+    let sum = 0;
+    for (const b of audio) sum = (sum + b) % 65521;
+    const form = new FormData();
+    form.append('turnId', 't1');
+    form.append('audio', new Blob([audio], { type: 'audio/wav' }), 'a.wav');
+    const r = await fetch(`${frontUrl}/upload`, { method: 'POST', body: form });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ bytes: audio.length, sum, field: 't1' });
+  });
+
+  it('keeps content types and Location of a WHEP-like answer', async () => {
+    const r = await fetch(`${frontUrl}/sdp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sdp' },
+      body: 'v=0\r\n',
+    });
+    expect(r.status).toBe(201);
+    expect(r.headers.get('content-type')).toBe('application/sdp');
+    expect(r.headers.get('location')).toBe('/v/x');
+    expect(await r.text()).toBe('v=0\r\n');
+  });
+
+  it('an unreachable node is a retryable 503 with our error body', async () => {
+    const r = await fetch(`${frontUrl}/down`, { method: 'POST', body: 'x' });
+    expect(r.status).toBe(503);
+    expect(r.headers.get('retry-after')).toBe('2');
+    expect(await r.json()).toMatchObject({ success: false, code: 'ENGINE_UNAVAILABLE' });
+  });
+
+  it('a request without the cluster key, or with a wrong one, is not a forwarded one', () => {
+    const f = new Forwarder(KEY, 'x');
+    const req = (v?: string) => ({ headers: v === undefined ? {} : { [FORWARD_HEADER]: v } }) as never;
+    expect(f.isForwarded(req())).toBe(false);
+    expect(f.isForwarded(req('nope'))).toBe(false);
+    expect(f.isForwarded(req(clusterKey('another-secret-of-at-least-32-characters')))).toBe(false);
+    expect(f.isForwarded(req(KEY))).toBe(true);
+  });
+});
