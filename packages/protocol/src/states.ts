@@ -42,5 +42,7 @@ export const EndReason = {
   ENGINE_FAILED: 'engine_failed',
   SERVER_RESTART: 'server_restart',
   ADMIN: 'ended_by_admin',
+  /** Cluster mode: the node holding it stopped heartbeating (docs/cluster.md). */
+  NODE_FAILED: 'node_failed',
 } as const;
 export type EndReason = (typeof EndReason)[keyof typeof EndReason];

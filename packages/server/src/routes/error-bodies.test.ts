@@ -663,6 +663,22 @@ describe('410 carries the reason for every way a session ends', () => {
       });
       return { ...s, app };
     },
+    node_failed: async (x) => {
+      // cluster mode: another node sees the holder's heartbeat lapse and marks the record ended;
+      // a node that does not hold the session answers from the shared store
+      const s = await x.createSession();
+      x.stores.sessions.markEnded(s.sessionId, 'node_failed', x.clock.now());
+      const app = await buildApp({
+        config: testConfig({ idleTimeoutMs: 30_000 }),
+        stores: x.stores,
+        engine: new FakeEngineHost({ clock: x.clock }),
+        clock: x.clock,
+        jwtSecret: JWT_SECRET,
+        turn: { mode: 'off', host: 'localhost', ports: [], secret: '' },
+        logger: false,
+      });
+      return { ...s, app };
+    },
   };
 
   it.each(Object.values(EndReason))('%s', async (reason) => {

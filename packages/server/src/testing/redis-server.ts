@@ -54,7 +54,8 @@ async function waitForPong(port: number, proc: ChildProcess, logs: string[]): Pr
   }
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** `host`: an extra address to listen on (a test namespace's, so nodes in other namespaces reach it). */
+export async function startRedis(opts: { host?: string } = {}): Promise<TestRedis> {
   if (!existsSync(REDIS_SERVER))
     throw new Error(`${REDIS_SERVER} is missing: apt-get install redis-server (.ci/run installs it)`);
   const dataDir = mkdtempSync(join(tmpdir(), 'mp-redis-'));
@@ -68,7 +69,7 @@ export async function startRedis(): Promise<TestRedis> {
         '--port',
         String(port),
         '--bind',
-        '127.0.0.1',
+        ...(opts.host && opts.host !== '127.0.0.1' ? [opts.host, '127.0.0.1'] : ['127.0.0.1']),
         '--dir',
         dataDir,
         '--appendonly',
@@ -80,7 +81,7 @@ export async function startRedis(): Promise<TestRedis> {
         '--daemonize',
         'no',
         '--protected-mode',
-        'yes',
+        'no',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

@@ -1,0 +1,223 @@
+// Cluster benchmark (docs/cluster.md): a real redis-server and two `mouthpiece serve` nodes on
+// loopback. Measures the cost of forwarding: session creates and keep-alives sent to the node
+// holding the session vs sent to the other node (forwarded over HTTP), as a ratio (target >= 0.5),
+// and placement at saturation: creates sent to one node fill both nodes up to their
+// MOUTHPIECE_MAX_SESSIONS, then answer 503 (sessions per node stay bounded).
+//   npm run bench:cluster [-- --seconds 5 --concurrency 16 --max-sessions 6] [--smoke]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '16' },
+    'max-sessions': { type: 'string', default: '6' },
+    smoke: { type: 'boolean', default: false },
+  },
+});
+const seconds = values.smoke ? 0.5 : Number(values.seconds);
+const concurrency = values.smoke ? 4 : Number(values.concurrency);
+const maxSessions = values.smoke ? 2 : Number(values['max-sessions']);
+const CLI = fileURLToPath(new URL('../../packages/server/dist/cli.js', import.meta.url));
+const REDIS = '/usr/bin/redis-server';
+const dirs = [];
+const procs = [];
+const tmp = (p) => {
+  const d = mkdtempSync(join(tmpdir(), p));
+  dirs.push(d);
+  return d;
+};
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function cleanup() {
+  for (const p of procs.reverse()) {
+    if (p.exitCode !== null) continue;
+    const exited = new Promise((r) => p.once('exit', r));
+    p.kill('SIGTERM');
+    await Promise.race([exited, sleep(8000)]);
+  }
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
+async function waitFor(check, what) {
+  for (let i = 0; i < 400; i++) {
+    if (await check().catch(() => false)) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} did not come up`);
+}
+
+const redisPort = await freePort();
+const redisDir = tmp('mp-bench-redis-');
+procs.push(
+  spawn(REDIS, ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', redisDir, '--appendonly', 'yes', '--save', ''], {
+    stdio: 'ignore',
+  }),
+);
+const env = {
+  ...process.env,
+  MOUTHPIECE_REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+  MOUTHPIECE_ENGINE_PROCESSES: '1',
+  MOUTHPIECE_TURN: 'off',
+  MOUTHPIECE_LOG_LEVEL: 'warn',
+  MOUTHPIECE_MAX_SESSIONS: String(maxSessions),
+};
+
+async function startNode(id) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const p = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1', MOUTHPIECE_PUBLIC_URL: url, MOUTHPIECE_NODE_ID: id, MOUTHPIECE_DATA_DIR: tmp('mp-bench-node-') },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  procs.push(p);
+  await waitFor(async () => (await fetch(`${url}/readyz`)).ok, `node ${id}`);
+  return { id, port, url };
+}
+
+/** POSTs as fast as `concurrency` keep-alive connections allow for `secs`; counts 200s. */
+function load({ port, path, headers, body, secs, onOk }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  let ok = 0;
+  let errors = 0;
+  const end = performance.now() + secs * 1000;
+  const one = () =>
+    new Promise((resolve) => {
+      const req = http.request(
+        { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            if (res.statusCode === 200) {
+              ok++;
+              onOk?.(Buffer.concat(chunks).toString(), res.headers);
+            } else errors++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(body);
+    });
+  const worker = async () => {
+    while (performance.now() < end) await one();
+  };
+  const started = performance.now();
+  return Promise.all(Array.from({ length: concurrency }, worker)).then(() => {
+    agent.destroy();
+    return { rps: ok / ((performance.now() - started) / 1000), ok, errors };
+  });
+}
+
+const post = (node, path, headers, json) =>
+  fetch(`${node.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
+
+try {
+  await waitFor(async () => {
+    const s = createServer();
+    s.close();
+    return (await fetch(`http://127.0.0.1:${redisPort}`).catch((e) => e)) instanceof Error;
+  }, 'redis');
+  const a = await startNode('bench-a');
+  const b = await startNode('bench-b');
+  const made = spawnSync(process.execPath, [CLI, 'credentials', 'create', '--name', 'bench', '--rps', '0', '--max-sessions', '100000', '--json'], {
+    env: { ...env, MOUTHPIECE_DATA_DIR: tmp('mp-bench-cli-') },
+    encoding: 'utf8',
+  });
+  if (made.status !== 0) throw new Error(`credential: ${made.stderr}`);
+  const { secret } = JSON.parse(made.stdout);
+  const ks = { authorization: `KS ${secret}` };
+  const createBody = JSON.stringify({ visualConfig: { avatarId: 'amara' } });
+
+  // keep-alive of a session b holds: sent to b (owner) vs to a (forwarded)
+  const s = await (await post(b, '/v1/avatar-session', ks, { visualConfig: { avatarId: 'amara' } })).json();
+  const ka = { path: `/v1/avatar-session/${s.sessionId}/keep-alive`, headers: { authorization: `Bearer ${s.token}` }, body: '{}' };
+  await load({ port: b.port, ...ka, secs: Math.min(1, seconds) });
+  await load({ port: a.port, ...ka, secs: Math.min(1, seconds) });
+  const kaOwner = await load({ port: b.port, ...ka, secs: seconds });
+  const kaForwarded = await load({ port: a.port, ...ka, secs: seconds });
+
+  // creates: each created session is ended at once so the nodes never fill. To b directly, then
+  // to a while a is full (its one spare slot held), so a places every create on b (forwarded).
+  const endOf = (port) => (text) => {
+    const x = JSON.parse(text);
+    const r = http.request({ host: '127.0.0.1', port, path: `/v1/avatar-session/${x.sessionId}/end`, method: 'POST', headers: { authorization: `Bearer ${x.token}`, 'content-type': 'application/json' } });
+    r.on('error', () => undefined);
+    r.end('{}');
+  };
+  const createSecs = Math.min(seconds, 3);
+  const crOwner = await load({ port: b.port, path: '/v1/avatar-session', headers: ks, body: createBody, secs: createSecs, onOk: endOf(b.port) });
+  await sleep(500);
+  const fillers = [];
+  for (let i = 0; i < maxSessions; i++) fillers.push(await (await post(a, '/v1/avatar-session', ks, { visualConfig: { avatarId: 'amara' } })).json());
+  let placedOnB = 0;
+  const crForwarded = await load({
+    port: a.port,
+    path: '/v1/avatar-session',
+    headers: ks,
+    body: createBody,
+    secs: createSecs,
+    onOk: (text, headers) => {
+      if (headers['x-mouthpiece-node'] === 'bench-b') placedOnB++;
+      endOf(b.port)(text);
+    },
+  });
+  for (const f of fillers) await post(a, `/v1/avatar-session/${f.sessionId}/end`, { authorization: `Bearer ${f.token}` }, {});
+  await post(b, `/v1/avatar-session/${s.sessionId}/end`, { authorization: `Bearer ${s.token}` }, {});
+  await sleep(1500); // ends and heartbeats settle
+
+  // saturation: 2 × max + 2 creates, all sent to a
+  const placed = { 'bench-a': 0, 'bench-b': 0, busy: 0, other: 0 };
+  const held = [];
+  for (let i = 0; i < 2 * maxSessions + 2; i++) {
+    const r = await post(a, '/v1/avatar-session', ks, { visualConfig: { avatarId: 'amara' } });
+    if (r.status === 503) placed.busy++;
+    else if (r.ok) {
+      placed[r.headers.get('x-mouthpiece-node')] = (placed[r.headers.get('x-mouthpiece-node')] ?? 0) + 1;
+      held.push(await r.json());
+    } else placed.other++;
+  }
+  for (const h of held) await post(a, `/v1/avatar-session/${h.sessionId}/end`, { authorization: `Bearer ${h.token}` }, {});
+
+  const kaRatio = kaForwarded.rps / kaOwner.rps;
+  const crRatio = crForwarded.rps / crOwner.rps;
+  const fmt = (n, d = 0) => n.toFixed(d).padStart(10);
+  console.log(`cluster: 2 nodes + redis on loopback, ${seconds} s per measurement, concurrency ${concurrency}`);
+  console.log('measurement                 to owner   forwarded   ratio');
+  console.log(`keep-alive req/s         ${fmt(kaOwner.rps)} ${fmt(kaForwarded.rps)} ${fmt(kaRatio, 2)}`);
+  console.log(`session create /s        ${fmt(crOwner.rps, 1)} ${fmt(crForwarded.rps, 1)} ${fmt(crRatio, 2)}`);
+  console.log(`forwarded creates placed on the node with room: ${placedOnB}/${crForwarded.ok}`);
+  console.log(
+    `saturation (max ${maxSessions} per node, ${2 * maxSessions + 2} creates to one node): a=${placed['bench-a']} b=${placed['bench-b']} 503=${placed.busy}`,
+  );
+  console.log(`forwarding ratio keep-alive ${kaRatio.toFixed(2)}, create ${crRatio.toFixed(2)} (target >= 0.5)`);
+  console.log(
+    JSON.stringify({
+      bench: 'cluster',
+      seconds,
+      concurrency,
+      keepAlive: { ownerRps: Math.round(kaOwner.rps), forwardedRps: Math.round(kaForwarded.rps), ratio: +kaRatio.toFixed(3), errors: kaOwner.errors + kaForwarded.errors },
+      create: { ownerPerSec: +crOwner.rps.toFixed(1), forwardedPerSec: +crForwarded.rps.toFixed(1), ratio: +crRatio.toFixed(3), placedOnRoom: placedOnB, errors: crOwner.errors + crForwarded.errors },
+      saturation: { maxPerNode: maxSessions, sent: 2 * maxSessions + 2, nodeA: placed['bench-a'], nodeB: placed['bench-b'], busy503: placed.busy, other: placed.other },
+    }),
+  );
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,112 @@
+/**
+ * Cluster mode with a real redis-server and real `mouthpiece serve` processes (docs/cluster.md):
+ * any node serves any session, limits and revocations hold across nodes, placement spills over, a
+ * killed node's sessions end `node_failed` everywhere while the others go on, and Redis restarts
+ * and outages lose nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, startCluster, until, type ClusterNode, type TestCluster } from './harness/cluster.js';
+
+const ADMIN = 'cluster-admin-token-of-at-least-32-characters';
+
+const keepAlive = (node: ClusterNode, s: { sessionId: string; token: string }): Promise<Response> =>
+  node.api(`/v1/avatar-session/${s.sessionId}/keep-alive`, { token: s.token, json: {} });
+
+/** The reason of a 410, or undefined while the session still answers otherwise. */
+async function endedReason(node: ClusterNode, s: { sessionId: string; token: string }): Promise<string | undefined> {
+  const r = await keepAlive(node, s);
+  if (r.status !== 410) return undefined;
+  return ((await r.json()) as { reason: string }).reason;
+}
+
+describe('cluster: three nodes on one Redis', () => {
+  let c: TestCluster;
+  let secret: string;
+  let a: ClusterNode;
+  let b: ClusterNode;
+  let third: ClusterNode;
+
+  beforeAll(async () => {
+    c = await startCluster([{ id: 'node-a' }, { id: 'node-b' }, { id: 'node-c' }], {
+      env: { MOUTHPIECE_ADMIN_TOKEN: ADMIN },
+    });
+    [a, b, third] = c.nodes as [ClusterNode, ClusterNode, ClusterNode];
+    secret = c.createCredential().secret;
+  });
+  afterAll(async () => {
+    await c?.close();
+  });
+
+  it('a credential made with the CLI works on every node', async () => {
+    for (const node of [a, b, third]) {
+      const s = await createSession(node, secret);
+      expect(s.servedBy).toBe(node.id); // each has room: the receiving node holds it
+      const r = await node.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
+      expect(r.status).toBe(200);
+    }
+  });
+
+  it('a session made on A is spoken to, kept alive, interrupted and ended through B', async () => {
+    const s = await createSession(a, secret);
+    const init = await b.api(`/v1/avatar-session/${s.sessionId}/init-client`, { token: s.token, json: {} });
+    expect(init.status).toBe(200);
+    expect(init.headers.get('x-mouthpiece-node')).toBe('node-a'); // answered by the owner
+    expect(init.headers.get('x-mouthpiece-node-via')).toBe('node-b');
+    const { whepUrl } = (await init.json()) as { whepUrl: string };
+    expect(whepUrl.startsWith(`${a.url}/v1/avatar-session/${s.sessionId}/whep`)).toBe(true);
+
+    const say = await b.api(`/v1/avatar-session/${s.sessionId}/say-text`, {
+      token: s.token,
+      json: { text: 'Hello from the other node.', turnId: 't1' },
+    });
+    expect(say.status).toBe(200);
+    expect((await keepAlive(b, s)).status).toBe(200);
+    const stop = await b.api(`/v1/avatar-session/${s.sessionId}/interrupt`, { token: s.token, json: {} });
+    expect(stop.status).toBe(200);
+    // a bad body gets the owner's 400, unchanged
+    const bad = await b.api(`/v1/avatar-session/${s.sessionId}/say-text`, { token: s.token, json: { text: 5 } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ success: false, code: 'INVALID_REQUEST' });
+    // another session's token: the owner's 403
+    const other = await createSession(b, secret);
+    const forbidden = await b.api(`/v1/avatar-session/${s.sessionId}/keep-alive`, { token: other.token, json: {} });
+    expect(forbidden.status).toBe(403);
+
+    const end = await b.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
+    expect(end.status).toBe(200);
+    for (const node of [a, b, third]) expect(await endedReason(node, s)).toBe('ended_by_client');
+    await b.api(`/v1/avatar-session/${other.sessionId}/end`, { token: other.token, json: {} });
+  });
+
+  it("a credential's concurrent-session limit holds across nodes", async () => {
+    const limited = c.createCredential(['--rps', '0', '--max-sessions', '2']).secret;
+    const s1 = await createSession(a, limited);
+    const s2 = await createSession(b, limited);
+    const third1 = await third.api('/v1/avatar-session', {
+      ks: limited,
+      json: { visualConfig: { avatarId: 'amara' } },
+    });
+    expect(third1.status).toBe(429);
+    expect(await third1.json()).toMatchObject({ code: 'SESSION_LIMIT' });
+    await a.api(`/v1/avatar-session/${s1.sessionId}/end`, { token: s1.token, json: {} });
+    const again = await createSession(third, limited); // a slot came free on another node
+    for (const s of [s2, again]) await b.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
+  });
+
+  it('revoking on B ends the sessions the credential holds on A', async () => {
+    const cred = c.createCredential(['--rps', '0']);
+    const onA = await createSession(a, cred.secret);
+    const onC = await createSession(third, cred.secret);
+    const bystander = await createSession(a, secret);
+    const admin = await b.api(`/admin/v1/credentials/${cred.id}/revoke`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(admin.status).toBe(200);
+    for (const s of [onA, onC])
+      expect(await until(() => endedReason(a, s), 'revocation reaches the owner')).toBe('credential_revoked');
+    const refused = await a.api('/v1/avatar-session', { ks: cred.secret, json: { visualConfig: { avatarId: 'amara' } } });
+    expect(refused.status).toBe(401);
+    expect((await keepAlive(b, bystander)).status).toBe(200);
+    await a.api(`/v1/avatar-session/${bystander.sessionId}/end`, { token: bystander.token, json: {} });
+  });
+});
