@@ -39,22 +39,32 @@ describe('cluster failures: two nodes of two sessions each', () => {
     expect((await keepAlive(a, spilled)).status).toBe(200);
     expect((await keepAlive(b, spilled)).status).toBe(200);
     held.push(spilled, await createSession(a, secret));
-    const busy = await a.api('/v1/avatar-session', { ks: secret, json: { visualConfig: { avatarId: 'amara' } } });
+    const busy = await a.api('/v1/avatar-session', {
+      ks: secret,
+      json: { visualConfig: { avatarId: 'amara' } },
+    });
     expect(busy.status).toBe(503);
     expect(busy.headers.get('retry-after')).not.toBeNull();
     expect(await busy.json()).toMatchObject({ success: false, code: 'SERVER_BUSY' });
-    for (const s of held) expect((await a.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} })).status).toBe(200);
+    for (const s of held)
+      expect(
+        (await a.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} })).status,
+      ).toBe(200);
   });
 
   it('a Redis restart loses no credential and no session record', async () => {
     const s = await createSession(b, secret);
     await c.redis.restart();
     const again = await until(async () => {
-      const r = await a.api('/v1/avatar-session', { ks: secret, json: { visualConfig: { avatarId: 'amara' } } });
+      const r = await a.api('/v1/avatar-session', {
+        ks: secret,
+        json: { visualConfig: { avatarId: 'amara' } },
+      });
       return r.ok ? ((await r.json()) as S) : undefined;
     }, 'create after the Redis restart');
     expect((await keepAlive(a, s)).status).toBe(200); // forwarded to b: the record says b holds it
-    for (const x of [s, again]) await a.api(`/v1/avatar-session/${x.sessionId}/end`, { token: x.token, json: {} });
+    for (const x of [s, again])
+      await a.api(`/v1/avatar-session/${x.sessionId}/end`, { token: x.token, json: {} });
   });
 
   it('a node cut off from Redis keeps its live sessions, refuses creates, and rejoins', async () => {
@@ -66,12 +76,18 @@ describe('cluster failures: two nodes of two sessions each', () => {
       json: { text: 'Still here.', turnId: 'r1' },
     });
     expect(say.status).toBe(200);
-    const refused = await a.api('/v1/avatar-session', { ks: secret, json: { visualConfig: { avatarId: 'amara' } } });
+    const refused = await a.api('/v1/avatar-session', {
+      ks: secret,
+      json: { visualConfig: { avatarId: 'amara' } },
+    });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).not.toBeNull();
     await c.redis.start();
     await until(async () => {
-      const r = await b.api('/v1/avatar-session', { ks: secret, json: { visualConfig: { avatarId: 'amara' } } });
+      const r = await b.api('/v1/avatar-session', {
+        ks: secret,
+        json: { visualConfig: { avatarId: 'amara' } },
+      });
       if (!r.ok) return undefined;
       const x = (await r.json()) as S;
       await b.api(`/v1/avatar-session/${x.sessionId}/end`, { token: x.token, json: {} });

@@ -13,7 +13,10 @@ const keepAlive = (node: ClusterNode, s: { sessionId: string; token: string }): 
   node.api(`/v1/avatar-session/${s.sessionId}/keep-alive`, { token: s.token, json: {} });
 
 /** The reason of a 410, or undefined while the session still answers otherwise. */
-async function endedReason(node: ClusterNode, s: { sessionId: string; token: string }): Promise<string | undefined> {
+async function endedReason(
+  node: ClusterNode,
+  s: { sessionId: string; token: string },
+): Promise<string | undefined> {
   const r = await keepAlive(node, s);
   if (r.status !== 410) return undefined;
   return ((await r.json()) as { reason: string }).reason;
@@ -64,12 +67,18 @@ describe('cluster: three nodes on one Redis', () => {
     const stop = await b.api(`/v1/avatar-session/${s.sessionId}/interrupt`, { token: s.token, json: {} });
     expect(stop.status).toBe(200);
     // a bad body gets the owner's 400, unchanged
-    const bad = await b.api(`/v1/avatar-session/${s.sessionId}/say-text`, { token: s.token, json: { text: 5 } });
+    const bad = await b.api(`/v1/avatar-session/${s.sessionId}/say-text`, {
+      token: s.token,
+      json: { text: 5 },
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ success: false, code: 'INVALID_REQUEST' });
     // another session's token: the owner's 403
     const other = await createSession(b, secret);
-    const forbidden = await b.api(`/v1/avatar-session/${s.sessionId}/keep-alive`, { token: other.token, json: {} });
+    const forbidden = await b.api(`/v1/avatar-session/${s.sessionId}/keep-alive`, {
+      token: other.token,
+      json: {},
+    });
     expect(forbidden.status).toBe(403);
 
     const end = await b.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
@@ -90,7 +99,8 @@ describe('cluster: three nodes on one Redis', () => {
     expect(await third1.json()).toMatchObject({ code: 'SESSION_LIMIT' });
     await a.api(`/v1/avatar-session/${s1.sessionId}/end`, { token: s1.token, json: {} });
     const again = await createSession(third, limited); // a slot came free on another node
-    for (const s of [s2, again]) await b.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
+    for (const s of [s2, again])
+      await b.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
   });
 
   it('revoking on B ends the sessions the credential holds on A', async () => {
@@ -104,7 +114,10 @@ describe('cluster: three nodes on one Redis', () => {
     expect(admin.status).toBe(200);
     for (const s of [onA, onC])
       expect(await until(() => endedReason(a, s), 'revocation reaches the owner')).toBe('credential_revoked');
-    const refused = await a.api('/v1/avatar-session', { ks: cred.secret, json: { visualConfig: { avatarId: 'amara' } } });
+    const refused = await a.api('/v1/avatar-session', {
+      ks: cred.secret,
+      json: { visualConfig: { avatarId: 'amara' } },
+    });
     expect(refused.status).toBe(401);
     expect((await keepAlive(b, bystander)).status).toBe(200);
     await a.api(`/v1/avatar-session/${bystander.sessionId}/end`, { token: bystander.token, json: {} });

@@ -63,9 +63,24 @@ async function waitFor(check, what) {
 const redisPort = await freePort();
 const redisDir = tmp('mp-bench-redis-');
 procs.push(
-  spawn(REDIS, ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', redisDir, '--appendonly', 'yes', '--save', ''], {
-    stdio: 'ignore',
-  }),
+  spawn(
+    REDIS,
+    [
+      '--port',
+      String(redisPort),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      redisDir,
+      '--appendonly',
+      'yes',
+      '--save',
+      '',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  ),
 );
 const env = {
   ...process.env,
@@ -80,7 +95,14 @@ async function startNode(id) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const p = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1', MOUTHPIECE_PUBLIC_URL: url, MOUTHPIECE_NODE_ID: id, MOUTHPIECE_DATA_DIR: tmp('mp-bench-node-') },
+    env: {
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MOUTHPIECE_PUBLIC_URL: url,
+      MOUTHPIECE_NODE_ID: id,
+      MOUTHPIECE_DATA_DIR: tmp('mp-bench-node-'),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   procs.push(p);
@@ -97,7 +119,14 @@ function load({ port, path, headers, body, secs, onOk }) {
   const one = () =>
     new Promise((resolve) => {
       const req = http.request(
-        { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', ...headers },
+        },
         (res) => {
           const chunks = [];
           res.on('data', (c) => chunks.push(c));
@@ -127,7 +156,11 @@ function load({ port, path, headers, body, secs, onOk }) {
 }
 
 const post = (node, path, headers, json) =>
-  fetch(`${node.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(json) });
+  fetch(`${node.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(json),
+  });
 
 try {
   await waitFor(async () => {
@@ -137,10 +170,14 @@ try {
   }, 'redis');
   const a = await startNode('bench-a');
   const b = await startNode('bench-b');
-  const made = spawnSync(process.execPath, [CLI, 'credentials', 'create', '--name', 'bench', '--rps', '0', '--max-sessions', '100000', '--json'], {
-    env: { ...env, MOUTHPIECE_DATA_DIR: tmp('mp-bench-cli-') },
-    encoding: 'utf8',
-  });
+  const made = spawnSync(
+    process.execPath,
+    [CLI, 'credentials', 'create', '--name', 'bench', '--rps', '0', '--max-sessions', '100000', '--json'],
+    {
+      env: { ...env, MOUTHPIECE_DATA_DIR: tmp('mp-bench-cli-') },
+      encoding: 'utf8',
+    },
+  );
   if (made.status !== 0) throw new Error(`credential: ${made.stderr}`);
   const { secret } = JSON.parse(made.stdout);
   const ks = { authorization: `KS ${secret}` };
@@ -148,7 +185,11 @@ try {
 
   // keep-alive of a session b holds: sent to b (owner) vs to a (forwarded)
   const s = await (await post(b, '/v1/avatar-session', ks, { visualConfig: { avatarId: 'amara' } })).json();
-  const ka = { path: `/v1/avatar-session/${s.sessionId}/keep-alive`, headers: { authorization: `Bearer ${s.token}` }, body: '{}' };
+  const ka = {
+    path: `/v1/avatar-session/${s.sessionId}/keep-alive`,
+    headers: { authorization: `Bearer ${s.token}` },
+    body: '{}',
+  };
   await load({ port: b.port, ...ka, secs: Math.min(1, seconds) });
   await load({ port: a.port, ...ka, secs: Math.min(1, seconds) });
   const kaOwner = await load({ port: b.port, ...ka, secs: seconds });
@@ -158,15 +199,31 @@ try {
   // to a while a is full (its one spare slot held), so a places every create on b (forwarded).
   const endOf = (port) => (text) => {
     const x = JSON.parse(text);
-    const r = http.request({ host: '127.0.0.1', port, path: `/v1/avatar-session/${x.sessionId}/end`, method: 'POST', headers: { authorization: `Bearer ${x.token}`, 'content-type': 'application/json' } });
+    const r = http.request({
+      host: '127.0.0.1',
+      port,
+      path: `/v1/avatar-session/${x.sessionId}/end`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${x.token}`, 'content-type': 'application/json' },
+    });
     r.on('error', () => undefined);
     r.end('{}');
   };
   const createSecs = Math.min(seconds, 3);
-  const crOwner = await load({ port: b.port, path: '/v1/avatar-session', headers: ks, body: createBody, secs: createSecs, onOk: endOf(b.port) });
+  const crOwner = await load({
+    port: b.port,
+    path: '/v1/avatar-session',
+    headers: ks,
+    body: createBody,
+    secs: createSecs,
+    onOk: endOf(b.port),
+  });
   await sleep(500);
   const fillers = [];
-  for (let i = 0; i < maxSessions; i++) fillers.push(await (await post(a, '/v1/avatar-session', ks, { visualConfig: { avatarId: 'amara' } })).json());
+  for (let i = 0; i < maxSessions; i++)
+    fillers.push(
+      await (await post(a, '/v1/avatar-session', ks, { visualConfig: { avatarId: 'amara' } })).json(),
+    );
   let placedOnB = 0;
   const crForwarded = await load({
     port: a.port,
@@ -179,7 +236,8 @@ try {
       endOf(b.port)(text);
     },
   });
-  for (const f of fillers) await post(a, `/v1/avatar-session/${f.sessionId}/end`, { authorization: `Bearer ${f.token}` }, {});
+  for (const f of fillers)
+    await post(a, `/v1/avatar-session/${f.sessionId}/end`, { authorization: `Bearer ${f.token}` }, {});
   await post(b, `/v1/avatar-session/${s.sessionId}/end`, { authorization: `Bearer ${s.token}` }, {});
   await sleep(1500); // ends and heartbeats settle
 
@@ -194,28 +252,53 @@ try {
       held.push(await r.json());
     } else placed.other++;
   }
-  for (const h of held) await post(a, `/v1/avatar-session/${h.sessionId}/end`, { authorization: `Bearer ${h.token}` }, {});
+  for (const h of held)
+    await post(a, `/v1/avatar-session/${h.sessionId}/end`, { authorization: `Bearer ${h.token}` }, {});
 
   const kaRatio = kaForwarded.rps / kaOwner.rps;
   const crRatio = crForwarded.rps / crOwner.rps;
   const fmt = (n, d = 0) => n.toFixed(d).padStart(10);
-  console.log(`cluster: 2 nodes + redis on loopback, ${seconds} s per measurement, concurrency ${concurrency}`);
+  console.log(
+    `cluster: 2 nodes + redis on loopback, ${seconds} s per measurement, concurrency ${concurrency}`,
+  );
   console.log('measurement                 to owner   forwarded   ratio');
   console.log(`keep-alive req/s         ${fmt(kaOwner.rps)} ${fmt(kaForwarded.rps)} ${fmt(kaRatio, 2)}`);
-  console.log(`session create /s        ${fmt(crOwner.rps, 1)} ${fmt(crForwarded.rps, 1)} ${fmt(crRatio, 2)}`);
+  console.log(
+    `session create /s        ${fmt(crOwner.rps, 1)} ${fmt(crForwarded.rps, 1)} ${fmt(crRatio, 2)}`,
+  );
   console.log(`forwarded creates placed on the node with room: ${placedOnB}/${crForwarded.ok}`);
   console.log(
     `saturation (max ${maxSessions} per node, ${2 * maxSessions + 2} creates to one node): a=${placed['bench-a']} b=${placed['bench-b']} 503=${placed.busy}`,
   );
-  console.log(`forwarding ratio keep-alive ${kaRatio.toFixed(2)}, create ${crRatio.toFixed(2)} (target >= 0.5)`);
+  console.log(
+    `forwarding ratio keep-alive ${kaRatio.toFixed(2)}, create ${crRatio.toFixed(2)} (target >= 0.5)`,
+  );
   console.log(
     JSON.stringify({
       bench: 'cluster',
       seconds,
       concurrency,
-      keepAlive: { ownerRps: Math.round(kaOwner.rps), forwardedRps: Math.round(kaForwarded.rps), ratio: +kaRatio.toFixed(3), errors: kaOwner.errors + kaForwarded.errors },
-      create: { ownerPerSec: +crOwner.rps.toFixed(1), forwardedPerSec: +crForwarded.rps.toFixed(1), ratio: +crRatio.toFixed(3), placedOnRoom: placedOnB, errors: crOwner.errors + crForwarded.errors },
-      saturation: { maxPerNode: maxSessions, sent: 2 * maxSessions + 2, nodeA: placed['bench-a'], nodeB: placed['bench-b'], busy503: placed.busy, other: placed.other },
+      keepAlive: {
+        ownerRps: Math.round(kaOwner.rps),
+        forwardedRps: Math.round(kaForwarded.rps),
+        ratio: +kaRatio.toFixed(3),
+        errors: kaOwner.errors + kaForwarded.errors,
+      },
+      create: {
+        ownerPerSec: +crOwner.rps.toFixed(1),
+        forwardedPerSec: +crForwarded.rps.toFixed(1),
+        ratio: +crRatio.toFixed(3),
+        placedOnRoom: placedOnB,
+        errors: crOwner.errors + crForwarded.errors,
+      },
+      saturation: {
+        maxPerNode: maxSessions,
+        sent: 2 * maxSessions + 2,
+        nodeA: placed['bench-a'],
+        nodeB: placed['bench-b'],
+        busy503: placed.busy,
+        other: placed.other,
+      },
     }),
   );
 } finally {

@@ -66,7 +66,11 @@ function apiOf(url: string): ClusterNode['api'] {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.json);
     }
-    return fetch(`${url}${path}`, { method: init.method ?? 'POST', headers, ...(body !== undefined ? { body } : {}) });
+    return fetch(`${url}${path}`, {
+      method: init.method ?? 'POST',
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
   };
 }
 

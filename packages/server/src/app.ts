@@ -11,6 +11,7 @@ import type { AppContext } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Cluster } from './cluster/cluster.js';
+import { RedisRateLimiter } from './cluster/redis-rate-limiter.js';
 import type { Config } from './config.js';
 import { finishOpenApi } from './openapi.js';
 import {
@@ -117,7 +118,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     registry,
     tokens: new TokenService(deps.jwtSecret, deps.clock),
-    limiter: new RateLimiter(deps.clock),
+    // cluster mode: one bucket per key in Redis, so a credential's rate holds across nodes
+    limiter: deps.cluster
+      ? new RedisRateLimiter(deps.cluster.redis, deps.clock)
+      : new RateLimiter(deps.clock),
     metrics,
     turn: deps.turn,
     cluster: deps.cluster,

@@ -34,9 +34,12 @@ export class ApiError extends Error {
 export const BEARER_CHALLENGE = 'Bearer error="invalid_token"';
 export const KS_CHALLENGE = 'KS realm="mouthpiece"';
 
-/** A store that is locked (after its retries) or failing (disk full, read-only, I/O). */
+/** A store that is locked (after its retries) or failing (disk full, read-only, I/O, Redis unreachable). */
 function isStorageError(err: Error & { code?: unknown }): boolean {
-  return err instanceof StorageBusyError || (typeof err.code === 'string' && err.code.startsWith('SQLITE_'));
+  return (
+    err instanceof StorageBusyError ||
+    (typeof err.code === 'string' && (err.code.startsWith('SQLITE_') || err.code === 'REDIS_UNAVAILABLE'))
+  );
 }
 
 function fromFastifyError(err: FastifyError, req: FastifyRequest): ApiError {

@@ -14,6 +14,8 @@ import { EndReason } from '@mouthpiece/protocol';
 import { buildApp, loggerOptions } from './app.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
+import type { Cluster } from './cluster/cluster.js';
+import { openClusterNode } from './cluster/node-start.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
 import { StorageBusyError } from './storage/retrying.js';
 import type { Stores } from './storage/ports.js';
@@ -89,14 +91,20 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   );
   const warnings: Array<[object, string]> = [];
   mkdirSync(config.dataDir, { recursive: true });
-  const stores = openSqliteStores(join(config.dataDir, 'mouthpiece.db'));
+  // cluster mode (docs/cluster.md): Redis instead of SQLite, a JWT secret shared by the nodes
+  const node = config.cluster ? await openClusterNode(config.cluster, config, log) : undefined;
+  const stores = node?.stores ?? openSqliteStores(join(config.dataDir, 'mouthpiece.db'));
   const ended = await endPreviousRun(stores, log);
-  const jwtSecret = config.jwtSecret ?? secretFile(config.dataDir, 'jwt-secret');
+  const jwtSecret = node
+    ? await node.jwtSecret(config.jwtSecret)
+    : (config.jwtSecret ?? secretFile(config.dataDir, 'jwt-secret'));
   let managed: ManagedTurn | undefined;
   let engine: EngineHost | undefined;
   let app: FastifyInstance | undefined;
+  const cluster: Cluster | undefined = node?.cluster(jwtSecret, () => app?.ctx.registry);
   const cleanup = async (): Promise<void> => {
     await app?.close();
+    await cluster?.close();
     await engine?.close();
     await managed?.close();
     await stores.close();
@@ -136,6 +144,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
       jwtSecret,
       turn,
       loggerInstance: log,
+      ...(cluster ? { cluster } : {}),
     });
     if (ended > 0)
       log.info({ sessions: ended }, 'sessions of the previous run marked ended (server_restart)');
@@ -160,6 +169,10 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
       host: config.host,
       listenTextResolver: (address) => `HTTP server listening at ${address}`,
     });
+    // heartbeat once listening: other nodes place creates and forward calls here from now on
+    await cluster?.start();
+    if (config.cluster)
+      log.info({ nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl }, 'cluster node joined');
     log.info({ url: config.publicUrl, turn: turn.mode, dataDir: config.dataDir }, 'mouthpiece listening');
     opts.onListening?.({ url: `${config.publicUrl}/`, dataDir: config.dataDir, turn: turn.mode });
     for (const [fields, msg] of warnings) log.warn(fields, msg);

@@ -36,7 +36,7 @@ export async function authorizeSession(
   const record = await ctx.registry.get(sessionId);
   if (!record) throw new ApiError('SESSION_NOT_FOUND');
   if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw sessionEnded(record);
-  limitSession(ctx, req, record);
+  await limitSession(ctx, req, record);
   return { record, viaViewerToken };
 }
 
@@ -99,11 +99,11 @@ async function bearerClaims(
   }
 }
 
-function limitSession(ctx: AppContext, req: FastifyRequest, record: SessionRecord): void {
+async function limitSession(ctx: AppContext, req: FastifyRequest, record: SessionRecord): Promise<void> {
   const credentialRps = ctx.registry.limitsOf(record.id)?.requestsPerSecond ?? 0;
   const sessionRps = credentialRps === 0 ? 0 : DEFAULT_SESSION_RPS;
-  take(ctx, req, 'session', record.id, sessionRps);
-  take(ctx, req, 'credential', record.credentialId, credentialRps);
+  await take(ctx, req, 'session', record.id, sessionRps);
+  await take(ctx, req, 'credential', record.credentialId, credentialRps);
 }
 
 /** Rate limit of credential-authenticated routes (create, catalog). */
@@ -112,20 +112,20 @@ export function limitCredential(
   req: FastifyRequest,
   credentialId: string,
   rps: number,
-): void {
-  take(ctx, req, 'credential', credentialId, rps);
+): Promise<void> {
+  return take(ctx, req, 'credential', credentialId, rps);
 }
 
 /** One token of a bucket, or a 429 (counted in metrics, logged at warn at most every 10 s a key). */
-function take(
+async function take(
   ctx: AppContext,
   req: FastifyRequest,
   scope: 'session' | 'credential',
   id: string,
   rps: number,
-): void {
+): Promise<void> {
   const key = `${scope[0]}:${id}`;
-  const wait = ctx.limiter.take(key, rps);
+  const wait = await ctx.limiter.take(key, rps);
   if (wait === 0) return;
   ctx.metrics.rateLimited.inc({ scope });
   const rejected = ctx.limiter.rejected(key);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCredential, publicView, type CreateCredentialInput } from '../auth/credential-records.js';
 import { parseCredentialId, verifySecret } from '../auth/credential-secret.js';
+import { openRedisStores, redisPlace } from '../cluster/redis-stores.js';
 import { loadConfig } from '../config.js';
 import { openSqliteStores } from '../storage/sqlite/index.js';
 import type { Stores } from '../storage/ports.js';
@@ -63,10 +64,16 @@ export async function credentialsCommand(
     );
   if (sub === 'revoke' && !parsed.positionals[0])
     throw new UsageError('credentials revoke needs an ID', REVOKE_USAGE);
-  // a person waits at the prompt: keep trying a locked database for 10 s (a server's writes are short)
-  const stores = openSqliteStores(join(config.dataDir, 'mouthpiece.db'), { waitMs: 10_000 });
+  // cluster mode: the credentials every node reads, in Redis; else the data directory's SQLite,
+  // where a person waits at the prompt: keep trying a locked database for 10 s (writes are short)
+  const stores = config.cluster
+    ? await openRedisStores(config.cluster.redisUrl)
+    : openSqliteStores(join(config.dataDir, 'mouthpiece.db'), { waitMs: 10_000 });
   try {
-    const where: Where = { json: values['json'] === true, dataDir: config.dataDir };
+    const where: Where = {
+      json: values['json'] === true,
+      dataDir: config.cluster ? redisPlace(config.cluster.redisUrl) : config.dataDir,
+    };
     if (input) return await create(stores, input, where.json, io, now);
     if (sub === 'list') return await list(stores, where, io, now);
     return await revoke(stores, parsed.positionals[0]!, where, io, now);

@@ -20,15 +20,12 @@ describe('forwarder (real sockets)', () => {
       seen.push({ forwarded: ownerForwarder.isForwarded(req), xff: req.headers['x-forwarded-for'] });
     });
     owner.post('/gone', (_req, reply) =>
-      reply
-        .status(410)
-        .header('retry-after', '7')
-        .send({
-          success: false,
-          error: 'Session ended (node_failed)',
-          code: 'SESSION_ENDED',
-          reason: 'node_failed',
-        }),
+      reply.status(410).header('retry-after', '7').send({
+        success: false,
+        error: 'Session ended (node_failed)',
+        code: 'SESSION_ENDED',
+        reason: 'node_failed',
+      }),
     );
     owner.post('/upload', async (req) => {
       const file = await req.file();

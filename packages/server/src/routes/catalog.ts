@@ -16,7 +16,7 @@ export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       ctx.clock.now(),
       Permission.SESSION_CREATE,
     );
-    limitCredential(ctx, req, c.id, c.limits.requestsPerSecond);
+    await limitCredential(ctx, req, c.id, c.limits.requestsPerSecond);
   };
   const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
   r.get(

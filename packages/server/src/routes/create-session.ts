@@ -19,14 +19,22 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
   app.decorateRequest('credential', null as unknown as CredentialRecord);
   app.removeContentTypeParser('text/plain'); // a text/plain body is a 415 naming JSON, not a string to validate
   // authenticate before the body is read: an unauthenticated request is a 401, whatever it sends
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     req.credential = await authenticateCredential(
       req,
       ctx.stores.credentials,
       ctx.clock.now(),
       Permission.SESSION_CREATE,
     );
-    limitCredential(ctx, req, req.credential.id, req.credential.limits.requestsPerSecond);
+    // a create another node placed here was counted there
+    if (!ctx.cluster?.forwarder.isForwarded(req))
+      await limitCredential(ctx, req, req.credential.id, req.credential.limits.requestsPerSecond);
+    // cluster mode: this node when it has room, else the least-loaded node with room (forwarded)
+    const target = await ctx.cluster?.place(req);
+    if (target) {
+      await ctx.cluster!.forwarder.forward(req, reply, target.url);
+      return reply;
+    }
   });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const schema = {

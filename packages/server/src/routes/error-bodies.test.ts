@@ -667,7 +667,7 @@ describe('410 carries the reason for every way a session ends', () => {
       // cluster mode: another node sees the holder's heartbeat lapse and marks the record ended;
       // a node that does not hold the session answers from the shared store
       const s = await x.createSession();
-      x.stores.sessions.markEnded(s.sessionId, 'node_failed', x.clock.now());
+      await x.stores.sessions.markEnded(s.sessionId, 'node_failed', x.clock.now());
       const app = await buildApp({
         config: testConfig({ idleTimeoutMs: 30_000 }),
         stores: x.stores,

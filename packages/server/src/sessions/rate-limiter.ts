@@ -9,7 +9,14 @@ interface Bucket {
   at: number;
 }
 
-export class RateLimiter {
+/** What the routes take tokens from: this in-memory limiter, or cluster/redis-rate-limiter.ts. */
+export interface Limiter {
+  /** 0 when allowed, else the seconds to wait (for Retry-After). */
+  take(key: string, ratePerSec: number): number | Promise<number>;
+  rejected(key: string): number;
+}
+
+export class RateLimiter implements Limiter {
   readonly #clock: Clock;
   readonly #buckets = new Map<string, Bucket>();
   /** Per key: rejections since the last log line, and when that line was written. */

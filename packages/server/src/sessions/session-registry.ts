@@ -140,6 +140,8 @@ export class SessionRegistry {
       // nothing is left behind: the engine session and the slot go, the caller may retry
       this.#live.delete(record.id);
       await this.#engine.closeSession(record.id, 'not_created').catch(() => undefined);
+      // the cluster store refuses a create over the credential's limit counted on every node
+      if (err instanceof ApiError) throw err;
       this.#log.error({ err, sessionId: record.id }, 'storing a new session failed');
       throw new ApiError(
         'STORAGE_UNAVAILABLE',

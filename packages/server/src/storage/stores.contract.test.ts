@@ -1,8 +1,13 @@
-/** One contract, two adapters: the memory stores (tests) and SQLite (the embedded default). */
+/**
+ * One contract, three adapters: the memory stores (tests), SQLite (the embedded default) and Redis
+ * (cluster mode, a real redis-server).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openRedisStores } from '../cluster/redis-stores.js';
+import { startRedis, type TestRedis } from '../testing/redis-server.js';
 import { createMemoryStores } from './memory.js';
 import type { CredentialRecord, SessionRecord, Stores } from './ports.js';
 import { openSqliteStores } from './sqlite/index.js';
@@ -43,15 +48,33 @@ const session = (id: string, over: Partial<SessionRecord> = {}): SessionRecord =
   ...over,
 });
 
-const adapters: Array<[string, () => Stores]> = [
+let redis: TestRedis | undefined;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.close();
+});
+/** Each test gets an empty Redis. */
+async function emptyRedisStores(): Promise<Stores> {
+  const stores = await openRedisStores(redis!.url);
+  const { Redis } = await import('ioredis');
+  const admin = new Redis(redis!.url);
+  await admin.flushall();
+  admin.disconnect();
+  return stores;
+}
+
+const adapters: Array<[string, () => Stores | Promise<Stores>]> = [
   ['memory', () => createMemoryStores()],
   ['sqlite', () => openSqliteStores(tempFile())],
+  ['redis', emptyRedisStores],
 ];
 
 for (const [name, open] of adapters) {
   describe(`${name} stores`, () => {
     it('credentials: insert, get, list, revoke once', async () => {
-      const s = open();
+      const s = await open();
       await s.credentials.insert(
         credential('c1', { permissions: ['session:create', 'admin'], expiresAt: 5000 }),
       );
@@ -72,7 +95,7 @@ for (const [name, open] of adapters) {
     });
 
     it('sessions: insert, markEnded once, listActive, endAllActive, purge', async () => {
-      const s = open();
+      const s = await open();
       await s.sessions.insert(session('s1'));
       await s.sessions.insert(session('s2'));
       await s.sessions.insert(session('s3'));
@@ -94,7 +117,7 @@ for (const [name, open] of adapters) {
     });
 
     it('usage adds up per credential', async () => {
-      const s = open();
+      const s = await open();
       await s.usage.add('c1', { sessionsCreated: 1, charactersSpoken: 10 });
       await s.usage.add('c1', { sessionSeconds: 2.5, audioSeconds: 1.5, charactersSpoken: 5 });
       await s.usage.add('c2', { sessionsCreated: 2 });
