@@ -24,6 +24,8 @@ export interface ClusterDeps {
   ttlMs?: number;
 }
 
+const OWNER_CACHE_SIZE = 10_000;
+
 const storeDown = (): ApiError =>
   new ApiError('SERVER_BUSY', 'The cluster store (Redis) is unreachable from this node; retry shortly', {
     'Retry-After': '2',
@@ -37,6 +39,8 @@ export class Cluster {
   readonly #self: ClusterDeps['self'];
   readonly #load: () => number;
   #beatQueued = false;
+  /** Session id → its holder's URL, oldest first (a session never moves to another node). */
+  readonly #owners = new Map<string, string>();
 
   constructor(deps: ClusterDeps) {
     this.nodeId = deps.self.id;
@@ -86,17 +90,31 @@ export class Cluster {
     heldHere: boolean,
   ): Promise<boolean> {
     if (heldHere || this.forwarder.isForwarded(req)) return false;
-    let owner: [string | null, string | null];
+    const url = this.#owners.get(sessionId) ?? (await this.#ownerUrl(sessionId));
+    if (url === undefined) return false;
     try {
-      owner = (await this.redis.hmget(keys.session(sessionId), 'node', 'status')) as [
-        string | null,
-        string | null,
-      ];
+      await this.forwarder.forward(req, reply, url);
+    } catch (err) {
+      // the owner stopped answering: ask Redis again next time (it may be reaped by then: 410)
+      this.#owners.delete(sessionId);
+      throw err;
+    }
+    return true;
+  }
+
+  /**
+   * The URL of the node holding an active session of another node (cached: a session never moves),
+   * or undefined when this node should answer (ended, unknown, or its own).
+   */
+  async #ownerUrl(sessionId: string): Promise<string | undefined> {
+    let owner: Array<string | null>;
+    try {
+      owner = await this.redis.hmget(keys.session(sessionId), 'node', 'status');
     } catch {
       throw storeDown();
     }
     const [nodeId, status] = owner;
-    if (!nodeId || status !== 'active' || nodeId === this.nodeId) return false;
+    if (!nodeId || status !== 'active' || nodeId === this.nodeId) return undefined;
     const node = await this.directory.node(nodeId).catch(() => {
       throw storeDown();
     });
@@ -106,8 +124,9 @@ export class Cluster {
         'The node holding this session stopped answering; it ends in a few seconds (node_failed)',
         { 'Retry-After': '2' },
       );
-    await this.forwarder.forward(req, reply, node.url);
-    return true;
+    if (this.#owners.size >= OWNER_CACHE_SIZE) this.#owners.delete(this.#owners.keys().next().value!);
+    this.#owners.set(sessionId, node.url);
+    return node.url;
   }
 
   /**
@@ -131,6 +150,6 @@ export class Cluster {
 
   async close(): Promise<void> {
     await this.directory.close();
-    this.forwarder.close();
+    await this.forwarder.close();
   }
 }

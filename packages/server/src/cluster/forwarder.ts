@@ -6,8 +6,8 @@
  * it twice against rate limits. A node that does not answer is a 503 the caller may retry.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { pipeline } from 'node:stream/promises';
+import { Pool, type Dispatcher } from 'undici';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
@@ -36,8 +36,7 @@ export function clusterKey(jwtSecret: string): string {
 export class Forwarder {
   readonly #key: Buffer;
   readonly #nodeId: string;
-  readonly #http = new HttpAgent({ keepAlive: true, maxSockets: 256 });
-  readonly #https = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
+  readonly #pools = new Map<string, Pool>();
 
   constructor(key: string, nodeId: string) {
     this.#key = Buffer.from(key);
@@ -57,51 +56,57 @@ export class Forwarder {
    * is piped; rejects with a 503 ApiError (before anything was answered) when the node is unreachable.
    */
   async forward(req: FastifyRequest, reply: FastifyReply, baseUrl: string): Promise<void> {
-    const target = new URL(req.raw.url ?? req.url, baseUrl);
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     headers[FORWARD_HEADER] = this.#key.toString();
     const chain = req.headers['x-forwarded-for'];
     headers['x-forwarded-for'] = chain ? `${String(chain)}, ${req.ip}` : req.ip;
-    const secure = target.protocol === 'https:';
-    const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
-      const out = (secure ? httpsRequest : httpRequest)(target, {
-        method: req.method,
+    const hasBody =
+      req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    let upstream: Dispatcher.ResponseData;
+    try {
+      upstream = await this.#pool(baseUrl).request({
+        path: req.raw.url ?? req.url,
+        method: req.method as Dispatcher.HttpMethod,
         headers,
-        agent: secure ? this.#https : this.#http,
-        timeout: 30_000,
+        body: hasBody ? req.raw : null,
+        headersTimeout: 30_000,
+        bodyTimeout: 30_000,
       });
-      out.once('response', resolve);
-      out.once('timeout', () => out.destroy(new Error('timed out')));
-      out.once('error', reject);
-      req.raw.pipe(out);
-    }).catch((err: unknown) => {
-      req.log.warn({ target: target.origin, err: (err as Error).message }, 'forwarding to a node failed');
+    } catch (err) {
+      req.log.warn({ target: baseUrl, err: (err as Error).message }, 'forwarding to a node failed');
       throw new ApiError(
         'ENGINE_UNAVAILABLE',
         'The node holding this session does not answer; retry in a few seconds',
         { 'Retry-After': '2' },
       );
-    });
+    }
     const answer: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(upstream.headers))
       if (value !== undefined && !HOP_BY_HOP.has(name)) answer[name] = value;
     answer[`${NODE_HEADER}-via`] = this.#nodeId;
     reply.hijack();
-    reply.raw.writeHead(upstream.statusCode ?? 502, answer);
-    await new Promise<void>((resolve) => {
-      upstream.pipe(reply.raw);
-      upstream.once('end', resolve);
-      upstream.once('error', () => {
-        reply.raw.destroy();
-        resolve();
-      });
-    });
+    reply.raw.writeHead(upstream.statusCode, answer);
+    try {
+      await pipeline(upstream.body, reply.raw);
+    } catch {
+      reply.raw.destroy(); // the owner or the caller went away mid-answer
+    }
   }
 
-  close(): void {
-    this.#http.destroy();
-    this.#https.destroy();
+  /** One keep-alive connection pool per node. */
+  #pool(baseUrl: string): Pool {
+    let pool = this.#pools.get(baseUrl);
+    if (!pool) {
+      pool = new Pool(baseUrl, { connections: 128, keepAliveTimeout: 30_000 });
+      this.#pools.set(baseUrl, pool);
+    }
+    return pool;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#pools.values()].map((p) => p.close()));
+    this.#pools.clear();
   }
 }
