@@ -2,7 +2,7 @@
  * A cluster as an operator runs one (docs/cluster.md): a real `redis-server` (AOF on, its own data
  * dir) and two or three `mouthpiece serve` processes sharing it, each with its own data dir, port,
  * MOUTHPIECE_NODE_ID and MOUTHPIECE_NODE_URL. Credentials are made with the CLI against Redis.
- * A node may run in its own network namespace (`netns`, see scripts/netns-cluster.sh): then it
+ * A node may run in its own network namespace (`wrap` and `host`, see node-netns.ts): then it
  * listens on that namespace's address, and the test reaches it there.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -37,8 +37,8 @@ export interface ApiInit {
 export interface NodeOptions {
   id: string;
   env?: Record<string, string>;
-  /** Run inside this network namespace, listening on `host` (its address). */
-  netns?: string;
+  /** A command prefix that runs the node in its own network namespace, listening on `host`. */
+  wrap?: string[];
   host?: string;
 }
 
@@ -131,10 +131,8 @@ export async function startCluster(
         MOUTHPIECE_DATA_DIR: dataDir,
         ...n.env,
       };
-      const [cmd, args] = n.netns
-        ? ['ip', ['netns', 'exec', n.netns, process.execPath, CLI, 'serve']]
-        : [process.execPath, [CLI, 'serve']];
-      const proc = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const argv = [...(n.wrap ?? []), process.execPath, CLI, 'serve'];
+      const proc = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
       const logs: string[] = [];
       proc.stdout?.on('data', (d: Buffer) => logs.push(d.toString()));
       proc.stderr?.on('data', (d: Buffer) => logs.push(d.toString()));
