@@ -103,6 +103,9 @@ describe('cluster failures: two nodes of two sessions each', () => {
     await a.kill();
     expect(await until(() => endedReason(b, onA), 'node_failed on b')).toBe('node_failed');
     expect((await keepAlive(b, onB)).status).toBe(200);
+    expect(await (await fetch(`${b.url}/metrics`)).text()).toMatch(
+      /mouthpiece_cluster_nodes_reaped_total 1\b/,
+    );
     const say = await b.api(`/v1/avatar-session/${onB.sessionId}/say-text`, {
       token: onB.token,
       json: { text: 'The other node is gone.', turnId: 'k1' },

@@ -85,6 +85,10 @@ describe('cluster: three nodes on one Redis', () => {
     expect(end.status).toBe(200);
     for (const node of [a, b, third]) expect(await endedReason(node, s)).toBe('ended_by_client');
     await b.api(`/v1/avatar-session/${other.sessionId}/end`, { token: other.token, json: {} });
+    const metrics = await (await fetch(`${b.url}/metrics`)).text();
+    expect(metrics).toMatch(/mouthpiece_cluster_forwarded_total\{kind="session"\} [1-9]/);
+    expect(metrics).toMatch(/mouthpiece_cluster_nodes 3\b/);
+    expect(metrics).toMatch(/mouthpiece_cluster_redis_up 1\b/);
   });
 
   it("a credential's concurrent-session limit holds across nodes", async () => {

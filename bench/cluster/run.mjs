@@ -269,6 +269,46 @@ try {
   for (const h of held)
     await post(a, `/v1/avatar-session/${h.sessionId}/end`, { authorization: `Bearer ${h.token}` }, {});
 
+  // how long until every node answers 410: after a revoke (CLI) and after a node is killed
+  const until410 = async (node, x) => {
+    const start = performance.now();
+    for (;;) {
+      const r = await post(
+        node,
+        `/v1/avatar-session/${x.sessionId}/keep-alive`,
+        { authorization: `Bearer ${x.token}` },
+        {},
+      );
+      const body = await r.json();
+      if (r.status === 410) return { ms: performance.now() - start, reason: body.reason };
+      if (performance.now() - start > 30_000) return { ms: NaN, reason: `still ${r.status}` };
+      await sleep(20);
+    }
+  };
+  const cli = (args) =>
+    spawnSync(process.execPath, [CLI, 'credentials', ...args], {
+      env: { ...env, MOUTHPIECE_DATA_DIR: tmp('mp-bench-cli-') },
+      encoding: 'utf8',
+    });
+  const cred2 = JSON.parse(cli(['create', '--name', 'revoke-me', '--rps', '0', '--json']).stdout);
+  const victim = await (
+    await post(
+      a,
+      '/v1/avatar-session',
+      { authorization: `KS ${cred2.secret}` },
+      { visualConfig: { avatarId: 'amara' } },
+    )
+  ).json();
+  cli(['revoke', cred2.id]);
+  const revocation = await until410(b, victim);
+  const c = await startNode('bench-c');
+  const onC = await (await post(c, '/v1/avatar-session', ks, { visualConfig: { avatarId: 'amara' } })).json();
+  const cProc = procs.at(-1);
+  const killed = new Promise((r) => cProc.once('exit', r));
+  cProc.kill('SIGKILL');
+  await killed;
+  const failover = await until410(b, onC);
+
   const kaRatio = kaForwarded.rps / kaOwner.rps;
   const crRatio = crForwarded.rps / crOwner.rps;
   const fmt = (n, d = 0) => n.toFixed(d).padStart(10);
@@ -284,6 +324,8 @@ try {
   console.log(
     `saturation (max ${maxSessions} per node, ${2 * maxSessions + 2} creates to one node): a=${placed['bench-a']} b=${placed['bench-b']} 503=${placed.busy}`,
   );
+  console.log(`revoke (CLI) -> 410 on another node: ${revocation.ms.toFixed(0)} ms (${revocation.reason})`);
+  console.log(`node SIGKILL -> 410 on another node: ${failover.ms.toFixed(0)} ms (${failover.reason})`);
   console.log(
     `forwarding ratio keep-alive ${kaRatio.toFixed(2)}, create ${crRatio.toFixed(2)} (target >= 0.5)`,
   );
@@ -305,6 +347,10 @@ try {
         placedOnRoom: placedOnB,
         errors: crOwner.errors + crForwarded.errors,
       },
+      revokeTo410Ms: Math.round(revocation.ms),
+      revokeReason: revocation.reason,
+      killTo410Ms: Math.round(failover.ms),
+      killReason: failover.reason,
       saturation: {
         maxPerNode: maxSessions,
         sent: 2 * maxSessions + 2,

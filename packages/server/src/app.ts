@@ -131,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (cluster) {
     // placement reads each node's load from its heartbeat: publish a change at once
     registry.onTransition(() => cluster.loadChanged());
+    cluster.registerMetrics(metrics.registry);
     app.addHook('onRequest', async (_req, reply) => cluster.stamp(reply));
   }
   app.addHook('onClose', async () => {

@@ -6,6 +6,8 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.js';
+import type { Registry } from 'prom-client';
+import { registerClusterMetrics, type ClusterMetrics } from './cluster-metrics.js';
 import { Forwarder, NODE_HEADER } from './forwarder.js';
 import { NodeDirectory, type NodeInfo } from './node-directory.js';
 import { keys } from './redis.js';
@@ -41,6 +43,7 @@ export class Cluster {
   #beatQueued = false;
   /** Session id → its holder's URL, oldest first (a session never moves to another node). */
   readonly #owners = new Map<string, string>();
+  #metrics: ClusterMetrics | undefined;
 
   constructor(deps: ClusterDeps) {
     this.nodeId = deps.self.id;
@@ -51,12 +54,37 @@ export class Cluster {
       redis: deps.redis,
       self: deps.self,
       load: deps.load,
-      onNodeDead: deps.onNodeDead,
+      onNodeDead: async (nodeId) => {
+        const n = await deps.onNodeDead(nodeId);
+        this.#metrics?.nodesReaped.inc();
+        return n;
+      },
       log: deps.log,
       ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
       ...(deps.ttlMs !== undefined ? { ttlMs: deps.ttlMs } : {}),
     });
     this.forwarder = new Forwarder(deps.key, deps.self.id);
+  }
+
+  /** Adds the cluster's metrics to the app's registry. */
+  registerMetrics(registry: Registry): void {
+    this.#metrics = registerClusterMetrics(registry, this.directory);
+  }
+
+  /** Sends a call on to another node (counted); see Forwarder.forward. */
+  async forward(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    url: string,
+    kind: 'session' | 'create',
+  ): Promise<void> {
+    this.#metrics?.forwarded.inc({ kind });
+    try {
+      await this.forwarder.forward(req, reply, url);
+    } catch (err) {
+      this.#metrics?.forwardFailures.inc();
+      throw err;
+    }
   }
 
   start(): Promise<void> {
@@ -93,7 +121,7 @@ export class Cluster {
     const url = this.#owners.get(sessionId) ?? (await this.#ownerUrl(sessionId));
     if (url === undefined) return false;
     try {
-      await this.forwarder.forward(req, reply, url);
+      await this.forward(req, reply, url, 'session');
     } catch (err) {
       // the owner stopped answering: ask Redis again next time (it may be reaped by then: 410)
       this.#owners.delete(sessionId);

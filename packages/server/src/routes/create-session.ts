@@ -32,7 +32,7 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
     // cluster mode: this node when it has room, else the least-loaded node with room (forwarded)
     const target = await ctx.cluster?.place(req);
     if (target) {
-      await ctx.cluster!.forwarder.forward(req, reply, target.url);
+      await ctx.cluster!.forward(req, reply, target.url, 'create');
       return reply;
     }
   });
