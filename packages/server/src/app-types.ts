@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 import type { Cluster } from './cluster/cluster.js';
 import type { Config } from './config.js';
 import type { Metrics } from './metrics.js';
-import type { Limiter } from './sessions/rate-limiter.js';
+import type { Limiter, RateLimiter } from './sessions/rate-limiter.js';
 import type { SessionRegistry } from './sessions/session-registry.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Stores } from './storage/ports.js';
@@ -17,7 +17,10 @@ export interface AppContext {
   clock: Clock;
   registry: SessionRegistry;
   tokens: TokenService;
-  limiter: Limiter;
+  /** This process's buckets (per-address limits, such as failed authentications). */
+  limiter: RateLimiter;
+  /** Credential and session rates: `limiter` itself, or in cluster mode buckets shared in Redis. */
+  quotas: Limiter;
   metrics: Metrics;
   turn: TurnSettings;
   /** Cluster mode (MOUTHPIECE_REDIS_URL): other nodes, placement, forwarding; else undefined. */

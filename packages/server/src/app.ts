@@ -111,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: app.log,
     metrics,
   });
+  const limiter = new RateLimiter(deps.clock);
   const ctx: AppContext = {
     config: deps.config,
     stores: deps.stores,
@@ -118,10 +119,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     registry,
     tokens: new TokenService(deps.jwtSecret, deps.clock),
+    limiter,
     // cluster mode: one bucket per key in Redis, so a credential's rate holds across nodes
-    limiter: deps.cluster
-      ? new RedisRateLimiter(deps.cluster.redis, deps.clock)
-      : new RateLimiter(deps.clock),
+    quotas: deps.cluster ? new RedisRateLimiter(deps.cluster.redis, deps.clock) : limiter,
     metrics,
     turn: deps.turn,
     cluster: deps.cluster,

@@ -125,10 +125,10 @@ async function take(
   rps: number,
 ): Promise<void> {
   const key = `${scope[0]}:${id}`;
-  const wait = await ctx.limiter.take(key, rps);
+  const wait = await ctx.quotas.take(key, rps);
   if (wait === 0) return;
   ctx.metrics.rateLimited.inc({ scope });
-  const rejected = ctx.limiter.rejected(key);
+  const rejected = ctx.quotas.rejected(key);
   if (rejected > 0)
     req.log.warn(
       { scope, [scope === 'session' ? 'sessionId' : 'credentialId']: id, rps, rejected },
