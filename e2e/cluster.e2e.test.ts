@@ -4,6 +4,7 @@
  * killed node's sessions end `node_failed` everywhere while the others go on, and Redis restarts
  * and outages lose nothing.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, startCluster, until, type ClusterNode, type TestCluster } from './harness/cluster.js';
 
@@ -64,6 +65,18 @@ describe('cluster: three nodes on one Redis', () => {
     });
     expect(say.status).toBe(200);
     expect((await keepAlive(b, s)).status).toBe(200);
+    // an upload streams through B to A, which decodes it
+    const mp3 = readFileSync(
+      new URL('../packages/engine/test-fixtures/audio/speech-44k.mp3', import.meta.url),
+    );
+    const form = new FormData();
+    form.append('turnId', 'upload-1');
+    form.append('duration', '1.6');
+    form.append('audio', new Blob([mp3], { type: 'audio/mpeg' }), 'speech.mp3');
+    const upload = await b.api(`/v1/avatar-session/${s.sessionId}/say-audio`, { token: s.token, body: form });
+    expect(upload.status).toBe(200);
+    expect(upload.headers.get('x-mouthpiece-node')).toBe('node-a');
+    expect(((await upload.json()) as { decodedDuration: number }).decodedDuration).toBeGreaterThan(1);
     const stop = await b.api(`/v1/avatar-session/${s.sessionId}/interrupt`, { token: s.token, json: {} });
     expect(stop.status).toBe(200);
     // a bad body gets the owner's 400, unchanged
@@ -105,6 +118,31 @@ describe('cluster: three nodes on one Redis', () => {
     const again = await createSession(third, limited); // a slot came free on another node
     for (const s of [s2, again])
       await b.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
+  });
+
+  it("a credential's requests per second share one budget across nodes", async () => {
+    // 3 per second, bursts of 6: twenty requests at once, half to each node
+    const limited = c.createCredential(['--rps', '3']).secret;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).api('/v1/avatars', { method: 'GET', ks: limited }),
+      ),
+    );
+    const ok = answers.filter((r) => r.status === 200).length;
+    const limitedCount = answers.filter((r) => r.status === 429).length;
+    expect(ok + limitedCount).toBe(20);
+    expect(ok).toBeGreaterThanOrEqual(6); // the burst
+    expect(ok).toBeLessThan(12); // per-node buckets would let 6 through on each node
+  });
+
+  it('an admin on B force-ends a session A holds', async () => {
+    const s = await createSession(a, secret);
+    const r = await b.api(`/admin/v1/sessions/${s.sessionId}/end`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-mouthpiece-node')).toBe('node-a');
+    for (const node of [a, b]) expect(await endedReason(node, s)).toBe('ended_by_admin');
   });
 
   it('revoking on B ends the sessions the credential holds on A', async () => {

@@ -27,7 +27,8 @@ export interface AppContext {
   cluster: Cluster | undefined;
 }
 
-export type AdminRoutesOptions = Pick<AppContext, 'stores' | 'registry' | 'config' | 'clock'>;
+export type AdminRoutesOptions = Pick<AppContext, 'stores' | 'registry' | 'config' | 'clock'> &
+  Partial<Pick<AppContext, 'cluster'>>;
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -203,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     registry,
     config: deps.config,
     clock: deps.clock,
+    ...(deps.cluster ? { cluster: deps.cluster } : {}),
   });
   await app.register(staticRoutes);
   app.get('/v1/openapi.json', { schema: { hide: true } }, () => Promise.resolve(app.swagger()));

@@ -141,7 +141,15 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
 
   r.post(
     '/sessions/:id/end',
-    { schema: { tags, summary: 'Force-end a session', params: idParams } },
+    {
+      schema: { tags, summary: 'Force-end a session', params: idParams },
+      // cluster mode: a session another node holds is ended there (the request is forwarded)
+      onRequest: async (req, reply) => {
+        const { id } = req.params as { id: string };
+        if (opts.cluster && (await opts.cluster.routeSessionCall(req, reply, id, registry.isActive(id))))
+          return reply;
+      },
+    },
     async (req) => {
       if (!registry.isActive(req.params.id)) {
         const record = await registry.get(req.params.id);
