@@ -145,7 +145,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
       schema: { tags, summary: 'Force-end a session', params: idParams },
       // cluster mode: a session another node holds is ended there (the request is forwarded)
       onRequest: async (req, reply) => {
-        const { id } = req.params as { id: string };
+        const { id } = req.params;
         if (opts.cluster && (await opts.cluster.routeSessionCall(req, reply, id, registry.isActive(id))))
           return reply;
       },
