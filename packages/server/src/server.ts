@@ -103,6 +103,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   let app: FastifyInstance | undefined;
   const cluster: Cluster | undefined = node?.cluster(jwtSecret, () => app?.ctx.registry);
   const cleanup = async (): Promise<void> => {
+    await cluster?.leave(); // first: other nodes stop placing creates here while it drains
     await app?.close();
     await cluster?.close();
     await engine?.close();

@@ -176,8 +176,13 @@ export class Cluster {
     return best;
   }
 
+  /** Stops heartbeating and leaves the node list: no more creates are placed here. Idempotent. */
+  leave(): Promise<void> {
+    return this.directory.close();
+  }
+
   async close(): Promise<void> {
-    await this.directory.close();
+    await this.leave();
     await this.forwarder.close();
   }
 }
