@@ -36,7 +36,9 @@ export async function nodeNamespaces(count: number): Promise<NodeNamespaces> {
   const close = (): void => {
     for (const h of holders) if (h.exitCode === null) h.kill('SIGKILL'); // their namespaces go with them
     spawnSync('ip', ['link', 'del', 'mpbr0']);
+    process.off('exit', close);
   };
+  process.once('exit', close);
   try {
     spawnSync('ip', ['link', 'del', 'mpbr0']); // a leftover of an interrupted run
     run(['ip', 'link', 'add', 'mpbr0', 'type', 'bridge']);
@@ -44,7 +46,8 @@ export async function nodeNamespaces(count: number): Promise<NodeNamespaces> {
     run(['ip', 'link', 'set', 'mpbr0', 'up']);
     const nodes: NodeNamespace[] = [];
     for (let i = 1; i <= count; i++) {
-      const holder = spawn('unshare', ['--net', 'sleep', '100000'], { stdio: 'ignore' });
+      // the holder outlives no test run: killed by close(), at exit, or after 15 minutes by itself
+      const holder = spawn('unshare', ['--net', 'sleep', '900'], { stdio: 'ignore' });
       holders.push(holder);
       await new Promise((r) => setTimeout(r, 100)); // unshare has made the namespace
       const pid = String(holder.pid);
