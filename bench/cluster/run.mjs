@@ -5,7 +5,7 @@
 // MOUTHPIECE_MAX_SESSIONS, then answer 503 (sessions per node stay bounded).
 //   npm run bench:cluster [-- --seconds 5 --concurrency 16 --max-sessions 6] [--smoke]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -41,6 +41,11 @@ const freePort = () =>
     });
   });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** CPU time (user + system) a process has used, in ms (clock ticks of 10 ms). */
+const cpuMs = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
 
 async function cleanup() {
   for (const p of procs.reverse()) {
@@ -107,7 +112,7 @@ async function startNode(id) {
   });
   procs.push(p);
   await waitFor(async () => (await fetch(`${url}/readyz`)).ok, `node ${id}`);
-  return { id, port, url };
+  return { id, port, url, pid: p.pid };
 }
 
 /** POSTs as fast as `concurrency` keep-alive connections allow for `secs`; counts 200s. */
@@ -196,18 +201,29 @@ try {
   await load({ port: a.port, ...ka, secs: Math.min(1, seconds) });
   // interleaved rounds, so a busy machine weighs on both sides alike
   const rounds = values.smoke ? 1 : 5;
-  const kaOwner = { rps: 0, errors: 0 };
-  const kaForwarded = { rps: 0, errors: 0 };
+  const kaOwner = { rps: 0, errors: 0, requests: 0, cpuB: 0 };
+  const kaForwarded = { rps: 0, errors: 0, requests: 0, cpuA: 0, cpuB: 0 };
   for (let i = 0; i < rounds; i++) {
     for (const [port, sum] of [
       [b.port, kaOwner],
       [a.port, kaForwarded],
     ]) {
+      const before = [cpuMs(a.pid), cpuMs(b.pid)];
       const r = await load({ port, ...ka, secs: seconds / rounds });
       sum.rps += r.rps / rounds;
       sum.errors += r.errors;
+      sum.requests += r.ok;
+      if ('cpuA' in sum) sum.cpuA += cpuMs(a.pid) - before[0];
+      sum.cpuB += cpuMs(b.pid) - before[1];
     }
   }
+  // CPU per call (user + system, from /proc): what a call costs each node whatever else runs
+  const usPerCall = (ms, n) => (n ? (ms * 1000) / n : NaN);
+  const cpu = {
+    holderDirectUs: usPerCall(kaOwner.cpuB, kaOwner.requests),
+    forwarderUs: usPerCall(kaForwarded.cpuA, kaForwarded.requests),
+    holderForwardedUs: usPerCall(kaForwarded.cpuB, kaForwarded.requests),
+  };
 
   // creates: each created session is ended at once so the nodes never fill. To b directly, then
   // to a while a is full (its one spare slot held), so a places every create on b (forwarded).
@@ -320,6 +336,12 @@ try {
   console.log(
     `session create /s        ${fmt(crOwner.rps, 1)} ${fmt(crForwarded.rps, 1)} ${fmt(crRatio, 2)}`,
   );
+  console.log(
+    `CPU per keep-alive: holder ${cpu.holderDirectUs.toFixed(0)} us direct, ${cpu.holderForwardedUs.toFixed(0)} us forwarded; forwarding node ${cpu.forwarderUs.toFixed(0)} us`,
+  );
+  console.log(
+    `  on separate machines a forwarding node serves min(1, holder/forwarder) = ${Math.min(1, cpu.holderDirectUs / cpu.forwarderUs).toFixed(2)} of the holder's rate`,
+  );
   console.log(`forwarded creates placed on the node with room: ${placedOnB}/${crForwarded.ok}`);
   console.log(
     `saturation (max ${maxSessions} per node, ${2 * maxSessions + 2} creates to one node): a=${placed['bench-a']} b=${placed['bench-b']} 503=${placed.busy}`,
@@ -334,6 +356,12 @@ try {
       bench: 'cluster',
       seconds,
       concurrency,
+      cpuPerKeepAliveUs: {
+        holderDirect: Math.round(cpu.holderDirectUs),
+        holderForwarded: Math.round(cpu.holderForwardedUs),
+        forwarder: Math.round(cpu.forwarderUs),
+        separateMachinesRatio: +Math.min(1, cpu.holderDirectUs / cpu.forwarderUs).toFixed(3),
+      },
       keepAlive: {
         ownerRps: Math.round(kaOwner.rps),
         forwardedRps: Math.round(kaForwarded.rps),

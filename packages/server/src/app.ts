@@ -11,6 +11,7 @@ import type { AppContext } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Cluster } from './cluster/cluster.js';
+import { installFastPath } from './cluster/fast-path.js';
 import { RedisRateLimiter } from './cluster/redis-rate-limiter.js';
 import type { Config } from './config.js';
 import { finishOpenApi } from './openapi.js';
@@ -132,6 +133,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // placement reads each node's load from its heartbeat: publish a change at once
     registry.onTransition(() => cluster.loadChanged());
     cluster.registerMetrics(metrics.registry);
+    // calls for sessions of other nodes whose holder is known skip Fastify (fast-path.ts)
+    installFastPath(app.server, cluster, (id) => registry.isActive(id), app.log);
     app.addHook('onRequest', async (_req, reply) => cluster.stamp(reply));
   }
   app.addHook('onClose', async () => {

@@ -3,6 +3,7 @@
  * forwarding of calls to the owner. Built by `startServer` when MOUTHPIECE_REDIS_URL is set; the
  * routes ask it before serving a session call or a create.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.js';
@@ -69,6 +70,28 @@ export class Cluster {
   /** Adds the cluster's metrics to the app's registry. */
   registerMetrics(registry: Registry): void {
     this.#metrics = registerClusterMetrics(registry, this.directory);
+  }
+
+  /** The holder's URL of a session of another node, when this node has seen it already. */
+  cachedOwner(sessionId: string): string | undefined {
+    return this.#owners.get(sessionId);
+  }
+
+  /** The fast path's forward (fast-path.ts): counted, and the cache entry dropped on failure. */
+  async forwardRaw(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string,
+    url: string,
+    log: FastifyBaseLogger,
+  ): Promise<void> {
+    this.#metrics?.forwarded.inc({ kind: 'session' });
+    try {
+      await this.forwarder.forwardRaw(req, res, url, log);
+    } catch {
+      this.#owners.delete(sessionId); // answered 503; the next call asks Redis again
+      this.#metrics?.forwardFailures.inc();
+    }
   }
 
   /** Sends a call on to another node (counted); see Forwarder.forward. */
@@ -183,6 +206,6 @@ export class Cluster {
 
   async close(): Promise<void> {
     await this.leave();
-    await this.forwarder.close();
+    this.forwarder.close();
   }
 }

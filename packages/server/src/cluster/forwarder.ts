@@ -6,9 +6,16 @@
  * it twice against rate limits. A node that does not answer is a 503 the caller may retry.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
-import { Pool, type Dispatcher } from 'undici';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody } from '@mouthpiece/protocol';
 import { ApiError } from '../errors.js';
 
 /** The header a forwarded request carries (its value: the cluster key). */
@@ -36,7 +43,8 @@ export function clusterKey(jwtSecret: string): string {
 export class Forwarder {
   readonly #key: Buffer;
   readonly #nodeId: string;
-  readonly #pools = new Map<string, Pool>();
+  readonly #http = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  readonly #https = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
 
   constructor(key: string, nodeId: string) {
     this.#key = Buffer.from(key);
@@ -44,7 +52,7 @@ export class Forwarder {
   }
 
   /** True when the request came from another node of this cluster. */
-  isForwarded(req: FastifyRequest): boolean {
+  isForwarded(req: { headers: IncomingHttpHeaders }): boolean {
     const v = req.headers[FORWARD_HEADER];
     if (typeof v !== 'string') return false;
     const b = Buffer.from(v);
@@ -56,57 +64,83 @@ export class Forwarder {
    * is piped; rejects with a 503 ApiError (before anything was answered) when the node is unreachable.
    */
   async forward(req: FastifyRequest, reply: FastifyReply, baseUrl: string): Promise<void> {
+    const upstream = await this.#send(req.raw, req.ip, baseUrl, req.log);
+    reply.hijack();
+    await answer(upstream, reply.raw, this.#nodeId);
+  }
+
+  /**
+   * The same for a request Fastify never saw (the fast path, fast-path.ts): an unreachable node is
+   * answered here, with our 503 error body, and the promise rejects.
+   */
+  async forwardRaw(
+    req: IncomingMessage,
+    res: ServerResponse,
+    baseUrl: string,
+    log: FastifyBaseLogger,
+  ): Promise<void> {
+    let upstream: IncomingMessage;
+    try {
+      upstream = await this.#send(req, req.socket.remoteAddress ?? '', baseUrl, log);
+    } catch (err) {
+      const e = err as ApiError;
+      res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', ...e.headers });
+      res.end(JSON.stringify(errorBody(e.code, e.message)));
+      throw err;
+    }
+    await answer(upstream, res, this.#nodeId);
+  }
+
+  #send(req: IncomingMessage, ip: string, baseUrl: string, log: FastifyBaseLogger): Promise<IncomingMessage> {
+    const target = new URL(req.url ?? '/', baseUrl);
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     headers[FORWARD_HEADER] = this.#key.toString();
     const chain = req.headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = chain ? `${String(chain)}, ${req.ip}` : req.ip;
-    const hasBody =
-      req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-    let upstream: Dispatcher.ResponseData;
-    try {
-      upstream = await this.#pool(baseUrl).request({
-        path: req.raw.url ?? req.url,
-        method: req.method as Dispatcher.HttpMethod,
+    headers['x-forwarded-for'] = chain ? `${String(chain)}, ${ip}` : ip;
+    const secure = target.protocol === 'https:';
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const out = (secure ? httpsRequest : httpRequest)(target, {
+        method: req.method,
         headers,
-        body: hasBody ? req.raw : null,
-        headersTimeout: 30_000,
-        bodyTimeout: 30_000,
+        agent: secure ? this.#https : this.#http,
+        timeout: 30_000,
       });
-    } catch (err) {
-      req.log.warn({ target: baseUrl, err: (err as Error).message }, 'forwarding to a node failed');
+      out.once('response', resolve);
+      out.once('timeout', () => out.destroy(new Error('timed out')));
+      out.once('error', reject);
+      req.pipe(out);
+    }).catch((err: unknown) => {
+      log.warn({ target: target.origin, err: (err as Error).message }, 'forwarding to a node failed');
       throw new ApiError(
         'ENGINE_UNAVAILABLE',
         'The node holding this session does not answer; retry in a few seconds',
         { 'Retry-After': '2' },
       );
-    }
-    const answer: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(upstream.headers))
-      if (value !== undefined && !HOP_BY_HOP.has(name)) answer[name] = value;
-    answer[`${NODE_HEADER}-via`] = this.#nodeId;
-    reply.hijack();
-    reply.raw.writeHead(upstream.statusCode, answer);
-    try {
-      await pipeline(upstream.body, reply.raw);
-    } catch {
-      reply.raw.destroy(); // the owner or the caller went away mid-answer
-    }
+    });
   }
 
-  /** One keep-alive connection pool per node. */
-  #pool(baseUrl: string): Pool {
-    let pool = this.#pools.get(baseUrl);
-    if (!pool) {
-      pool = new Pool(baseUrl, { connections: 128, keepAliveTimeout: 30_000 });
-      this.#pools.set(baseUrl, pool);
-    }
-    return pool;
+  close(): void {
+    this.#http.destroy();
+    this.#https.destroy();
   }
+}
 
-  async close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((p) => p.close()));
-    this.#pools.clear();
-  }
+/** Writes the holder's answer: its status and headers (less hop-by-hop ones), its body streamed. */
+function answer(upstream: IncomingMessage, res: ServerResponse, via: string): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(upstream.headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  headers[`${NODE_HEADER}-via`] = via;
+  res.writeHead(upstream.statusCode ?? 502, headers);
+  return new Promise<void>((resolve) => {
+    upstream.pipe(res);
+    upstream.once('end', resolve);
+    upstream.once('error', () => {
+      res.destroy(); // the holder went away mid-answer
+      resolve();
+    });
+    res.once('close', resolve);
+  });
 }
