@@ -5,11 +5,12 @@
 import type { AudioDecoder } from '../audio/decoder.js';
 import type { ProviderName, ProviderRequestStat, SpeechProvider } from './provider.js';
 import { elevenLabsProvider } from './providers/elevenlabs.js';
+import { fliteProvider } from './providers/flite.js';
 import { openAiProvider } from './providers/openai.js';
 import { SpeechRouter } from './router.js';
 import { SynthesisScheduler } from './synthesis-scheduler.js';
 import { createEspeak, type EspeakSynth } from './tts.js';
-import { VoiceBook, type SpeechConfig } from './voice-book.js';
+import { VoiceBook, fliteAvailable, type SpeechConfig } from './voice-book.js';
 
 export interface EngineSpeech {
   voices: VoiceBook;
@@ -26,6 +27,7 @@ export function createEngineSpeech(o: {
   const c = o.config;
   const timeouts = { firstByteTimeoutMs: c.firstByteTimeoutMs, stallTimeoutMs: c.stallTimeoutMs };
   const providers: Partial<Record<ProviderName, SpeechProvider>> = {};
+  if (fliteAvailable()) providers.flite = fliteProvider();
   if (c.elevenlabs)
     providers.elevenlabs = elevenLabsProvider({
       url: c.elevenlabs.url,

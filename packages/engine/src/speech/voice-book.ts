@@ -5,13 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import type { VoiceInfo } from '@mouthpiece/protocol';
+import { fliteWasmPath } from './flite.js';
 import type { ProviderName } from './provider.js';
 import { VOICES, espeakReadingFor, type VoiceDef } from './voices.js';
 
 /** One voice of the voices file (docs/voices.md). */
 export interface VoiceEntry {
   id: string;
-  provider: Exclude<ProviderName, 'espeak'>;
+  provider: Exclude<ProviderName, 'espeak' | 'flite'>;
   providerVoice: string;
   model?: string;
   name: string;
@@ -36,6 +37,27 @@ export const DEFAULT_SPEECH_CONFIG: SpeechConfig = {
   stallTimeoutMs: 10_000,
 };
 
+/** Flite's CMU voices, embedded (docs/voices.md): listed when the npm package is installed. */
+export const FLITE_VOICE_DEFS: readonly VoiceDef[] = [
+  ['en-us-natural-female', 'English (US), female, embedded Flite (slt)', 'en-US', 'female', 'slt'],
+  ['en-us-natural-male', 'English (US), male, embedded Flite (rms)', 'en-US', 'male', 'rms'],
+  ['en-gb-natural-male', 'English (Scottish), male, embedded Flite (awb)', 'en-GB', 'male', 'awb'],
+].map(([id, name, language, gender, providerVoice]) => ({
+  id: id!,
+  name: name!,
+  language: language!,
+  gender: gender as VoiceDef['gender'],
+  provider: 'flite',
+  espeakVoice: espeakReadingFor(language!),
+  providerVoice: providerVoice!,
+}));
+
+let fliteInstalled: boolean | undefined;
+/** Whether the Flite voices can speak here (the package is installed; detected once). */
+export function fliteAvailable(): boolean {
+  return (fliteInstalled ??= fliteWasmPath() !== undefined);
+}
+
 export const ELEVENLABS_DEFAULT_MODEL = 'eleven_flash_v2_5';
 export const OPENAI_DEFAULT_MODEL = 'tts-1';
 /** ElevenLabs voice ids are 20 letters and digits; anything of this shape is tried as one. */
@@ -50,6 +72,7 @@ export class VoiceBook {
     const usable = config.voices.filter((v) => this.providerOn(v.provider));
     this.#voices = [
       ...VOICES,
+      ...(fliteAvailable() ? FLITE_VOICE_DEFS : []),
       ...usable.map((v): VoiceDef => ({
         id: v.id,
         name: v.name,
@@ -64,6 +87,7 @@ export class VoiceBook {
   }
 
   providerOn(p: ProviderName): boolean {
+    if (p === 'flite') return fliteAvailable();
     return p === 'espeak' || !!this.#config[p];
   }
 
@@ -111,7 +135,7 @@ export function parseVoicesFile(file: string): VoiceEntry[] {
   if (typeof raw !== 'object' || raw === null || !Array.isArray((raw as { voices?: unknown }).voices))
     fail('voices', 'must be an array (the file is {"voices": [...]})');
   const list = (raw as { voices: unknown[] }).voices;
-  const seen = new Set(VOICES.map((v) => v.id));
+  const seen = new Set([...VOICES, ...FLITE_VOICE_DEFS].map((v) => v.id));
   return list.map((item, i): VoiceEntry => {
     const at = (k: string): string => `voices[${i}].${k}`;
     if (typeof item !== 'object' || item === null || Array.isArray(item))
