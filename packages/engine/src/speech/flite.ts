@@ -70,8 +70,7 @@ export class Flite {
           `duration_stretch=${(1 / Math.min(2, Math.max(0.5, speed))).toFixed(3)}`,
           '-psdur',
           '-t',
-          // a leading "-" would read as an option
-          text.replace(/^[\s-]+/, ''),
+          fliteText(text),
           '-o',
           '/out/speech.wav',
         ],
@@ -79,10 +78,7 @@ export class Flite {
         stdout: out,
         returnOnExit: true,
       });
-      const instance = await WebAssembly.instantiate(
-        this.#module,
-        wasi.getImportObject(),
-      );
+      const instance = await WebAssembly.instantiate(this.#module, wasi.getImportObject());
       const code = wasi.start(instance);
       if (code !== 0) throw new Error(`flite exited with ${code}`);
     } finally {
@@ -112,6 +108,21 @@ export class Flite {
   close(): void {
     rmSync(this.#dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What Flite is given: printable ASCII (accents dropped, dashes and curly quotes made plain, other
+ * characters spaces: its WASI build crashes sooner on other text), no leading "-" (an option).
+ */
+export function fliteText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[—–]/g, ', ')
+    .replace(/[‘’]/g, "'")
+    .replace(/[“”]/g, '"')
+    .replace(/[^\x20-\x7e]/gu, ' ')
+    .replace(/^[\s-]+/, '');
 }
 
 /** CMU ARPAbet (flite's US English phones) → the IPA the viseme table reads. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createAudioDecoder } from '../../audio/decoder.js';
 import { visemeOf } from '../../lipsync/visemes.js';
 import { createEngineSpeech } from '../engine-speech.js';
-import { ipaOfArpabet } from '../flite.js';
+import { fliteText, ipaOfArpabet } from '../flite.js';
 import { DEFAULT_SPEECH_CONFIG } from '../voice-book.js';
 
 describe('Flite provider', () => {
@@ -39,6 +39,11 @@ describe('Flite provider', () => {
     } finally {
       await speech.close();
     }
+  });
+
+  it('gives Flite plain ASCII (its WASI build crashes sooner on other text) and no leading dash', () => {
+    expect(fliteText('Ünïcödé — “quoted” ‘x’ 🙂 -ok')).toBe('Unicode ,  "quoted" \'x\'   -ok');
+    expect(fliteText('-rf everything')).toBe('rf everything');
   });
 
   it('maps every CMU phone to IPA the viseme table knows', () => {
