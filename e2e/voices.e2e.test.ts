@@ -108,6 +108,19 @@ describe('provider voices in a real browser', () => {
     expect(voices).toContainEqual(expect.objectContaining({ id: 'en-us-natural-female', provider: 'flite' }));
     for (const s of [openai.settings.apiKey, eleven.settings.apiKey, openai.url, 'af_heart'])
       expect(body).not.toContain(s);
+    // with ElevenLabs on, an unlisted ElevenLabs-shaped id is accepted (Kaltura clients send those)
+    const create = (id: string): Promise<Response> =>
+      server.api('/v1/avatar-session', {
+        ks: server.secret,
+        json: { visualConfig: { avatarId: 'amara' }, voiceConfig: { id } },
+      });
+    const el = await create('AbCdEfGhIjKlMnOpQrSt');
+    expect(el.status).toBe(200);
+    const { sessionId, token } = (await el.json()) as { sessionId: string; token: string };
+    await server.api(`/v1/avatar-session/${sessionId}/end`, { token, json: {} });
+    const unknown = await create('no such voice');
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { code: string }).code).toBe('UNKNOWN_VOICE');
   });
 
   for (const [voiceId, name] of [
