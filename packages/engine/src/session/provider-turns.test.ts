@@ -40,49 +40,76 @@ afterAll(async () => {
   await openai.close();
 });
 
-/** Plays a turn in 10 ms chunks (pausing a little between them) until it is done. */
-async function play(
-  synth: TextTurnSynth,
-): Promise<{ events: PlayerEvent[]; sounding: number; whileStreaming: number; openWhileStreaming: number }> {
-  const player = new SpeechPlayer();
+/**
+ * Plays a turn in 10 ms chunks (pausing a little between them) until it is done, like the engine
+ * session: the lane's lookahead counts pieces ready but not played, and playback pokes it.
+ */
+async function play(synth: TextTurnSynth, player = new SpeechPlayer()): Promise<Played> {
   player.start(synth.audio);
   const out = new Int16Array(CHUNK_SAMPLES);
-  const events: PlayerEvent[] = [];
-  let sounding = 0;
-  let whileStreaming = 0;
-  let openWhileStreaming = 0;
+  const played: Played = {
+    events: [],
+    sounding: 0,
+    whileStreaming: 0,
+    openWhileStreaming: 0,
+    requestsAtFirstPiece: 0,
+  };
   for (let i = 0; i < 3000 && player.playing; i++) {
     const open = synth.audio.pieces.some((p) => p?.open);
-    events.push(...player.pull(out));
+    const pulled = player.pull(out);
+    if (pulled.some((e) => e.type === 'piece')) {
+      if (!played.events.some((e) => e.type === 'piece'))
+        played.requestsAtFirstPiece = openai.requests.length;
+      speech.synthesis.poke();
+    }
+    played.events.push(...pulled);
     if (out.some((s) => s !== 0)) {
-      sounding++;
-      if (open) whileStreaming++;
-      if (open) openWhileStreaming = Math.max(openWhileStreaming, player.mouthAt(0)?.mouth.open ?? 0);
+      played.sounding++;
+      if (open) played.whileStreaming++;
+      if (open)
+        played.openWhileStreaming = Math.max(played.openWhileStreaming, player.mouthAt(0)?.mouth.open ?? 0);
     }
     await new Promise((r) => setTimeout(r, 1));
   }
-  return { events, sounding, whileStreaming, openWhileStreaming };
+  return played;
+}
+
+interface Played {
+  events: PlayerEvent[];
+  sounding: number;
+  whileStreaming: number;
+  openWhileStreaming: number;
+  requestsAtFirstPiece: number;
 }
 
 describe('provider turns', () => {
-  it('a streamed turn sounds while its audio still arrives, its mouth from the live audio model', async () => {
+  it('a streamed turn sounds while its audio still arrives, its mouth from the live audio model; the next sentence is requested while the current one plays, never the whole turn first', async () => {
     openai.settings.fault = 'none';
     openai.settings.paceMs = 60; // slower than playback: playback catches up with the stream
-    const lane = speech.synthesis.lane('s1', () => 0);
-    const synth = new TextTurnSynth('t1', lane, 'oa', 1);
-    synth.addText('Good morning and welcome to the show. We have a lot to talk about today.');
+    const before = openai.requests.length;
+    const player = new SpeechPlayer();
+    let synth: TextTurnSynth | undefined = undefined;
+    // the engine session's lookahead: pieces synthesized and not yet played
+    const lane = speech.synthesis.lane('s1', () =>
+      synth ? synth.audio.pieces.filter(Boolean).length - player.playedPieces('t1') : 0,
+    );
+    synth = new TextTurnSynth('t1', lane, 'oa', 1);
+    synth.addText('Good morning and welcome to the show. We have a lot to talk about today. Let us begin.');
     synth.finish();
-    const { events, sounding, whileStreaming, openWhileStreaming } = await play(synth);
+    const played = await play(synth, player);
     openai.settings.paceMs = 10;
     lane.close();
-    expect(events.map((e) => e.type).filter((t) => t !== 'piece')).toEqual([
+    expect(played.events.map((e) => e.type).filter((t) => t !== 'piece')).toEqual([
       'speakingStart',
       'speakingEnd',
       'done',
     ]);
-    expect(sounding).toBeGreaterThan(100);
-    expect(whileStreaming).toBeGreaterThan(10);
-    expect(openWhileStreaming).toBeGreaterThan(0.3); // the audio-only model opens the mouth
+    expect(played.sounding).toBeGreaterThan(100);
+    expect(played.whileStreaming).toBeGreaterThan(10);
+    expect(played.openWhileStreaming).toBeGreaterThan(0.3); // the audio-only model opens the mouth
+    // when the first sentence had played out, the second had been requested and the third not yet
+    expect(played.requestsAtFirstPiece - before).toBe(2);
+    expect(openai.requests.length - before).toBe(3);
   });
 
   it('a failed turn gives failed with its reason; the next turn still plays', async () => {
