@@ -19,6 +19,8 @@ export type StandinFault =
   | 500
   /** 200 with something that is not audio. */
   | 'garbled'
+  /** 200 with `audio/mpeg` (MP3 frames) where PCM was asked. */
+  | 'mp3'
   /** 200 with an empty body. */
   | 'empty'
   /** Never answers. */
@@ -168,6 +170,12 @@ async function standin(
       void standinSpeech(text).then((pcm) => {
         const timer = setTimeout(() => {
           if (res.destroyed) return;
+          if (fault === 'mp3') {
+            res.writeHead(200, { 'content-type': 'audio/mpeg' });
+            const frame = Buffer.alloc(417);
+            frame.writeUInt32BE(0xfffb9064, 0); // an MPEG-1 layer III frame header, silence after it
+            return void res.end(Buffer.concat([frame, frame, frame]), () => (record.finished = true));
+          }
           res.writeHead(200, { 'content-type': contentType });
           if (fault === 'empty') return void res.end(() => (record.finished = true));
           if (fault === 'garbled') return void res.end(garbled, () => (record.finished = true));

@@ -100,6 +100,7 @@ export function elevenLabsProvider(o: {
               : {}),
           }),
           signal: req.signal,
+          contentType: (t) => /json|text\/plain|event-stream|octet-stream/.test(t),
           firstByteTimeoutMs: o.firstByteTimeoutMs,
           stallTimeoutMs: o.stallTimeoutMs,
         },

@@ -18,6 +18,8 @@ export interface HttpCall {
   firstByteTimeoutMs: number;
   /** Fail with `timeout` when the body stops for this long. */
   stallTimeoutMs: number;
+  /** A 2xx whose Content-Type this refuses fails with `bad_audio` (e.g. MP3 where PCM was asked). */
+  contentType?: (type: string) => boolean;
 }
 
 const agents = {
@@ -71,6 +73,11 @@ export function postStreaming(call: HttpCall, onChunk: (bytes: Buffer) => void):
       if (status < 200 || status > 299) {
         res.resume();
         return fail(failureOfStatus(status), `answered HTTP ${status}`);
+      }
+      const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (call.contentType && type && !call.contentType(type)) {
+        res.resume();
+        return fail('bad_audio', `answered ${type.slice(0, 60)} where audio was expected`);
       }
       res.on('data', (bytes: Buffer) => {
         if (settled) return;

@@ -49,6 +49,11 @@ export function openAiProvider(o: {
             speed: Math.min(4, Math.max(0.25, req.speed)),
           }),
           signal: req.signal,
+          // PCM or WAV (or a server that does not say); never MP3, Opus, JSON…
+          contentType: (t) =>
+            /^(audio\/(pcm|wav|wave|x-wav|vnd\.wave|l16|raw|basic)|application\/octet-stream|binary\/octet-stream)$/.test(
+              t,
+            ),
           firstByteTimeoutMs: o.firstByteTimeoutMs,
           stallTimeoutMs: o.stallTimeoutMs,
         },

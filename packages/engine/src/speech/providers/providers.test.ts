@@ -167,6 +167,7 @@ describe('provider failures', () => {
     ['429', 429, 'rate_limited'],
     ['5xx', 500, 'provider_error'],
     ['garbled audio', 'garbled', 'bad_audio'],
+    ['an MP3 answer', 'mp3', 'bad_audio'],
     ['an empty body', 'empty', 'no_audio'],
     ['no first byte', 'hang', 'timeout'],
     ['a stalled stream', 'stall', 'timeout'],
