@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { placeOnCharacters } from '../lipsync/character-placement.js';
+import { JsonObjectSplitter } from './providers/json-objects.js';
 import { PcmStream } from './providers/pcm-stream.js';
 import { floatToInt16, resample } from './resample.js';
 import { StreamResampler } from './stream-resampler.js';
@@ -177,5 +178,28 @@ describe('placeOnCharacters', () => {
     const ai = placed.phonemes.find((p) => p.ipa === 'aɪ')!.startSample;
     expect(ai).toBeGreaterThan(24_000);
     expect(ai).toBeLessThan(48_000);
+  });
+});
+
+describe('JsonObjectSplitter', () => {
+  it('splits lines or back-to-back objects cut anywhere, braces and quotes inside strings included', () => {
+    const objects = ['{"a":"x}{\\"y","b":{"c":[1,2]}}', '{"audio_base64":"AAA="}', '{"n":null}'];
+    for (const sep of ['\n', '', '\r\n\n']) {
+      const text = objects.join(sep);
+      for (const size of [1, 3, 7, text.length]) {
+        const s = new JsonObjectSplitter();
+        const got: string[] = [];
+        for (let i = 0; i < text.length; i += size) got.push(...s.push(text.slice(i, i + size)));
+        expect(got).toEqual(objects);
+        expect(s.end()).toBe('');
+      }
+    }
+  });
+
+  it('hands back text that is no JSON object (to be refused), and an unfinished object at the end', () => {
+    expect(new JsonObjectSplitter().push('oops {"a":1}')).toEqual(['oops {"a":1}']);
+    const s = new JsonObjectSplitter();
+    expect(s.push('{"a":1}{"b":')).toEqual(['{"a":1}']);
+    expect(s.end()).toBe('{"b":');
   });
 });

@@ -1,14 +1,15 @@
 /**
  * ElevenLabs: `POST {base}/v1/text-to-speech/{voice_id}/stream/with-timestamps?output_format=pcm_24000`
- * with `xi-api-key`. The body streams JSON objects, one a line, each with `audio_base64` (16-bit
- * mono PCM) and the `alignment` of the characters it covers (start and end in seconds from the
- * start of the speech). The characters come back as the provider's timings; the router places
+ * with `xi-api-key`. The body streams JSON objects (one a line; back to back is read too), each
+ * with `audio_base64` (16-bit mono PCM) and the `alignment` of the characters it covers (start and
+ * end in seconds from the start of the speech). The characters come back as the provider's timings; the router places
  * espeak's phonemes of the same text on them.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { ProviderError, type CharacterTiming, type SpeechProvider } from '../provider.js';
 import { ELEVENLABS_DEFAULT_MODEL } from '../voice-book.js';
 import { postStreaming } from './http.js';
+import { JsonObjectSplitter } from './json-objects.js';
 import { PcmStream } from './pcm-stream.js';
 
 export const ELEVENLABS_PCM_RATE_HZ = 24_000;
@@ -40,7 +41,7 @@ export function elevenLabsProvider(o: {
       );
       const pcm = new PcmStream('elevenlabs', { sampleRateHz: ELEVENLABS_PCM_RATE_HZ, wav: 'never' });
       const characters: CharacterTiming[] = [];
-      let line = '';
+      const objects = new JsonObjectSplitter();
       const utf8 = new StringDecoder('utf8');
       let lastEnd = 0;
       const take = (json: string): void => {
@@ -105,15 +106,11 @@ export function elevenLabsProvider(o: {
           stallTimeoutMs: o.stallTimeoutMs,
         },
         (bytes) => {
-          line += utf8.write(bytes);
-          let nl;
-          while ((nl = line.indexOf('\n')) >= 0) {
-            take(line.slice(0, nl));
-            line = line.slice(nl + 1);
-          }
+          for (const json of objects.push(utf8.write(bytes))) take(json);
         },
       );
-      take(line + utf8.end());
+      for (const json of objects.push(utf8.end())) take(json);
+      take(objects.end());
       pcm.end();
       return { characters };
     },
