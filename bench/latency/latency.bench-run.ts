@@ -4,8 +4,15 @@
  * chunk): request sent → first received audio above the floor (WebAudio analyser, and the audio
  * receiver's own playout log), → first mouth opening in the received frames, → speakingStart on
  * the events channel. Each utterance is interrupted once
- * measured. Prints a table and one JSON line; never fails on a figure.
+ * measured. Provider rows: the same say-text utterances spoken by stand-ins of the OpenAI and
+ * ElevenLabs APIs whose first byte comes T ms after the request (BENCH_PROVIDER_DELAY_MS, default
+ * 200), so first audio − T is what Mouthpiece adds; and by the embedded Flite voice. Prints a
+ * table and one JSON line; never fails on a figure.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { elevenLabsStandin, openAiStandin } from '../../packages/engine/dist/testing/voice-standins.js';
 import { it } from 'vitest';
 import {
   AUDIO_FLOOR,
@@ -19,6 +26,7 @@ import {
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
 const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 30);
+const PROVIDER_DELAY_MS = Number(process.env['BENCH_PROVIDER_DELAY_MS'] ?? 200);
 const TEXTS = [
   'Hello.',
   'Hi there, how are you?',
@@ -86,6 +94,7 @@ it('measures', async () => {
   } finally {
     await s.close();
   }
+  Object.assign(results, await providerRounds());
   report(
     `latency benchmark: ${ROUNDS} utterances per kind, 512x512@25, Chromium, loopback in a network namespace`,
   );
@@ -108,7 +117,7 @@ it('measures', async () => {
           8,
         ),
       );
-      json[`${kind.split(' ')[0]}.${key}`] = {
+      json[`${jsonKey(kind)}.${key}`] = {
         p50: +quantile(v, 0.5).toFixed(1),
         p95: +quantile(v, 0.95).toFixed(1),
         max: +Math.max(...v).toFixed(1),
@@ -116,5 +125,108 @@ it('measures', async () => {
       };
     }
   }
-  report(JSON.stringify({ bench: 'latency', smoke, rounds: ROUNDS, floor: AUDIO_FLOOR, ms: json }));
+  const overhead: Record<string, unknown> = {};
+  for (const kind of ['openai', 'elevenlabs']) {
+    // speakingStart leaves with the first audio chunk: − T, it is what the engine adds
+    for (const key of ['start', 'playout', 'audio'] as const) {
+      const v = (results[`provider ${kind} (T ms first byte)`] ?? []).map((x) => x[key] - PROVIDER_DELAY_MS);
+      overhead[`${kind}.${key}`] = {
+        p50: +quantile(v, 0.5).toFixed(1),
+        p95: +quantile(v, 0.95).toFixed(1),
+        n: v.length,
+      };
+      report(
+        row(
+          `provider ${kind}: ${{ start: 'speakingStart', playout: 'first audio played out', audio: 'first audio (analyser)' }[key]} − T`,
+          [fmt(quantile(v, 0.5)), fmt(quantile(v, 0.95)), fmt(Math.max(...v)), v.length],
+          46,
+          8,
+        ),
+      );
+    }
+  }
+  report(
+    JSON.stringify({
+      bench: 'latency',
+      smoke,
+      rounds: ROUNDS,
+      floor: AUDIO_FLOOR,
+      ms: json,
+      providerDelayMs: PROVIDER_DELAY_MS,
+      providerOverheadMs: overhead,
+    }),
+  );
 });
+
+function jsonKey(kind: string): string {
+  for (const k of ['openai', 'elevenlabs', 'flite']) if (kind.includes(k)) return k;
+  return kind.split(' ')[0]!;
+}
+
+/** The say-text rounds again, spoken by the provider stand-ins and by the embedded Flite voice. */
+async function providerRounds(): Promise<Record<string, Sample[]>> {
+  const openai = await openAiStandin();
+  const eleven = await elevenLabsStandin();
+  const dir = mkdtempSync(join(tmpdir(), 'mp-bench-voices-'));
+  const file = join(dir, 'voices.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      voices: [
+        {
+          id: 'b-openai',
+          provider: 'openai',
+          providerVoice: 'alloy',
+          name: 'A',
+          language: 'en-US',
+          gender: 'female',
+        },
+        {
+          id: 'b-eleven',
+          provider: 'elevenlabs',
+          providerVoice: 'benchvoice0123456789',
+          name: 'E',
+          language: 'en-US',
+          gender: 'male',
+        },
+      ],
+    }),
+  );
+  const env = {
+    MOUTHPIECE_VOICES_FILE: file,
+    MOUTHPIECE_OPENAI_TTS_URL: openai.url,
+    MOUTHPIECE_OPENAI_TTS_API_KEY: openai.settings.apiKey,
+    MOUTHPIECE_ELEVENLABS_URL: eleven.url,
+    MOUTHPIECE_ELEVENLABS_API_KEY: eleven.settings.apiKey,
+  };
+  const out: Record<string, Sample[]> = {};
+  try {
+    for (const [kind, voiceId] of [
+      ['provider openai (T ms first byte)', 'b-openai'],
+      ['provider elevenlabs (T ms first byte)', 'b-eleven'],
+      ['embedded flite', 'en-us-natural-female'],
+    ] as const) {
+      const s = await openAvSession(env, voiceId);
+      const xs: Sample[] = [];
+      try {
+        // untimed: the stand-ins render each text once (espeak-ng) and keep it; Flite's worker starts
+        openai.settings.firstByteDelayMs = 0;
+        eleven.settings.firstByteDelayMs = 0;
+        for (let i = 0; i < Math.min(ROUNDS, TEXTS.length); i++)
+          await measureOne(s, () => s.sayText(TEXTS[i]!, `warm${i}`));
+        openai.settings.firstByteDelayMs = PROVIDER_DELAY_MS;
+        eleven.settings.firstByteDelayMs = PROVIDER_DELAY_MS;
+        for (let i = 0; i < ROUNDS; i++)
+          xs.push(await measureOne(s, () => s.sayText(TEXTS[i % TEXTS.length]!, `p${i}`)));
+      } finally {
+        await s.close();
+      }
+      out[kind] = xs;
+    }
+  } finally {
+    await openai.close();
+    await eleven.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}

@@ -89,14 +89,17 @@ export function sustained(log: Log, t0: number, test: (v: number) => boolean, ho
   return NaN;
 }
 
-export async function openAvSession(env: Record<string, string> = {}): Promise<AvSession> {
+export async function openAvSession(
+  env: Record<string, string> = {},
+  voiceId = 'en-us-female',
+): Promise<AvSession> {
   const server = await startServer({ MOUTHPIECE_LOG_LEVEL: 'warn', ...env });
   let browser: TestBrowser | undefined;
   try {
     browser = await launchBrowser();
     const { sessionId, token } = await server.createSession({
       visualConfig: { avatarId: AVATAR },
-      voiceConfig: { id: 'en-us-female' },
+      voiceConfig: { id: voiceId },
     });
     const init = await server.initClient(sessionId, token);
     const page = await browser.newPage(server.url);

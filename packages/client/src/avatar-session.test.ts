@@ -167,6 +167,22 @@ describe('AvatarSession (fake browser, fake timers)', () => {
     ]);
   });
 
+  it('turnFailed: an error event naming the turn and reason; the session and connection live on', async () => {
+    const { s, events } = await started();
+    serverSays({ type: 'speakingStart', turnId: 't1' });
+    serverSays({ type: 'speakingEnd', turnId: 't1', interrupted: false });
+    serverSays({ type: 'turnFailed', turnId: 't1', reason: 'timeout' });
+    serverSays({ type: 'turnFailed', turnId: 't2', reason: 'unauthorized' });
+    expect(events.filter((e) => /^(start|end|error):/.test(e))).toEqual([
+      'start:t1',
+      'end:t1:false',
+      'error:API_REQUEST_FAILED {"code":"TURN_FAILED","turnId":"t1","reason":"timeout"}',
+      'error:API_REQUEST_FAILED {"code":"TURN_FAILED","turnId":"t2","reason":"unauthorized"}',
+    ]);
+    expect(s.getSessionState()).toBe('READY');
+    expect(s.getConnectionState()).toBe('CONNECTED');
+  });
+
   it('a dropped connection ends the turn that was speaking, as interrupted', async () => {
     const { events } = await started();
     serverSays({ type: 'speakingStart', turnId: 't1' });

@@ -59,7 +59,8 @@ export function dispatchServerMessage(
       speaking.end(m.turnId, m.interrupted);
       break;
     case 'turnFailed':
-      speaking.end(m.turnId, true);
+      speaking.end(m.turnId, true); // its speakingEnd, if it had started and the server's was lost
+      events.emit('error', turnFailedError(m.turnId, m.reason));
       break;
     case 'replaced':
       on.replaced();
@@ -101,3 +102,12 @@ export const REPLACED_ERROR = {
     'Another page opened this session and now shows it; this page stopped (it neither reconnects nor ends the session)',
   details: { code: 'REPLACED' },
 } as const satisfies AvatarSessionEvents['error'];
+
+/** The `error` a page gets when a turn could not be spoken (its voice provider failed); the session lives. */
+export function turnFailedError(turnId: string, reason: string): AvatarSessionEvents['error'] {
+  return {
+    code: 'API_REQUEST_FAILED',
+    message: `Turn ${turnId} was not spoken: the voice provider failed (${reason}); the session continues`,
+    details: { code: 'TURN_FAILED', turnId, reason },
+  };
+}

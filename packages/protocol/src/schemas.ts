@@ -105,6 +105,8 @@ export const VoiceInfo = Type.Object({
   name: Type.String(),
   language: Type.String(),
   gender: Type.Union([Type.Literal('female'), Type.Literal('male'), Type.Literal('neutral')]),
+  /** Who speaks it: `espeak` (embedded), `elevenlabs` or `openai` (docs/voices.md). */
+  provider: Type.Optional(Type.String()),
 });
 export type VoiceInfo = Static<typeof VoiceInfo>;
 

@@ -23,7 +23,7 @@ import {
   refuseConnect,
   registerErrorHandling,
 } from './errors.js';
-import { createMetrics, registerEngineMetrics, type Metrics } from './metrics.js';
+import { createMetrics, registerEngineMetrics, registerVoiceMetrics, type Metrics } from './metrics.js';
 import { adminRoutes } from './routes/admin.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { createSessionRoutes } from './routes/create-session.js';
@@ -104,6 +104,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.server.on('connect', refuseConnect);
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
   registerEngineMetrics(metrics, () => deps.engine.stats());
+  const offVoiceMetrics = registerVoiceMetrics(metrics, deps.engine);
+  app.addHook('onClose', (_app, done) => {
+    offVoiceMetrics();
+    done();
+  });
   const registry = new SessionRegistry({
     stores: deps.stores,
     engine: deps.engine,

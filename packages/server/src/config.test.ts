@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DOCS, ConfigError, loadConfig } from './config.js';
 
@@ -58,6 +60,37 @@ describe('config', () => {
       /MOUTHPIECE_NODE_URL/,
     );
     expect(() => loadConfig({ MOUTHPIECE_NODE_ID: 'a' })).toThrow(/need MOUTHPIECE_REDIS_URL/);
+  });
+
+  it('voice providers: off unless configured, a bad voices file or URL stops start-up naming it', () => {
+    const off = loadConfig({ MOUTHPIECE_TURN: 'off' });
+    expect(off.speech).toMatchObject({ voices: [], firstByteTimeoutMs: 10_000, stallTimeoutMs: 10_000 });
+    expect(off.speech.elevenlabs).toBeUndefined();
+    expect(off.speech.openai).toBeUndefined();
+    const on = loadConfig({
+      MOUTHPIECE_TURN: 'off',
+      MOUTHPIECE_ELEVENLABS_API_KEY: 'sk-el',
+      MOUTHPIECE_OPENAI_TTS_URL: 'http://localhost:8880/v1/',
+      MOUTHPIECE_VOICE_TIMEOUT_MS: '3000',
+    });
+    expect(on.speech.elevenlabs).toEqual({ url: 'https://api.elevenlabs.io', apiKey: 'sk-el' });
+    expect(on.speech.openai).toEqual({ url: 'http://localhost:8880/v1' });
+    expect(on.speech.firstByteTimeoutMs).toBe(3000);
+    expect(() => loadConfig({ MOUTHPIECE_TURN: 'off', MOUTHPIECE_OPENAI_TTS_URL: 'localhost:8880' })).toThrow(
+      /MOUTHPIECE_OPENAI_TTS_URL must be an absolute http\(s\) URL/,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'mp-cfg-'));
+    const file = join(dir, 'voices.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ voices: [{ id: 'x', provider: 'openai', name: 'X', language: 'en' }] }),
+    );
+    expect(() => loadConfig({ MOUTHPIECE_TURN: 'off', MOUTHPIECE_VOICES_FILE: file })).toThrow(
+      new RegExp(`MOUTHPIECE_VOICES_FILE: voices file ${file}: "voices\\[0\\]\\.providerVoice"`),
+    );
+    expect(() =>
+      loadConfig({ MOUTHPIECE_TURN: 'off', MOUTHPIECE_VOICES_FILE: join(dir, 'missing.json') }),
+    ).toThrow(/MOUTHPIECE_VOICES_FILE: voices file .*missing\.json: ENOENT/);
   });
 
   it('the README documents every variable', () => {

@@ -1,6 +1,6 @@
 /** Prometheus metrics of one app instance (its own registry, so tests don't share counters). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { EngineStats } from '@mouthpiece/engine/host';
+import type { EngineHost, EngineStats } from '@mouthpiece/engine/host';
 
 export interface Metrics {
   registry: Registry;
@@ -91,4 +91,36 @@ export function registerEngineMetrics(metrics: Metrics, stats: () => EngineStats
     (m) => m.skippedTicks,
   );
   gauge('mouthpiece_engine_tick_max_late_ms', 'Latest a media tick has run, in ms', (m) => m.maxLateMs);
+}
+
+/**
+ * Voice provider requests (each sentence is one), failures by reason and the time to their first
+ * audio, by provider, from the engines' `voiceRequest` events. Returns the unsubscribe function.
+ */
+export function registerVoiceMetrics(metrics: Metrics, engine: Pick<EngineHost, 'onEvent'>): () => void {
+  const requests = new Counter({
+    name: 'mouthpiece_voice_requests_total',
+    help: 'Speech synthesis requests (one per sentence or clause), by provider',
+    labelNames: ['provider'],
+    registers: [metrics.registry],
+  });
+  const failures = new Counter({
+    name: 'mouthpiece_voice_failures_total',
+    help: 'Speech synthesis requests that failed, by provider and reason',
+    labelNames: ['provider', 'reason'],
+    registers: [metrics.registry],
+  });
+  const firstAudio = new Histogram({
+    name: 'mouthpiece_voice_first_audio_seconds',
+    help: 'From sending a synthesis request to its first audio, by provider',
+    labelNames: ['provider'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5, 2.5, 5],
+    registers: [metrics.registry],
+  });
+  return engine.onEvent((e) => {
+    if (e.type !== 'voiceRequest') return;
+    requests.inc({ provider: e.provider });
+    if (e.failure) failures.inc({ provider: e.provider, reason: e.failure });
+    if (e.firstByteMs !== undefined) firstAudio.observe({ provider: e.provider }, e.firstByteMs / 1000);
+  });
 }

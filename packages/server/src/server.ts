@@ -64,6 +64,7 @@ function createEngine(
     fps: config.videoFps,
     avatarsDirs: config.avatarsDir ? [config.avatarsDir] : [],
     readyTimeoutMs: config.whepReadyTimeoutMs,
+    speech: config.speech,
   });
 }
 

@@ -1,17 +1,24 @@
 /** The catalog, computed without loading any native module (the server process calls this). */
 import { BUILTIN_AVATARS_DIR, readAvatarCatalog } from '../avatar/catalog.js';
-import { DEFAULT_VOICE_ID, VOICES } from '../speech/voices.js';
+import { DEFAULT_VOICE_ID } from '../speech/voices.js';
+import { DEFAULT_SPEECH_CONFIG, VoiceBook, type SpeechConfig } from '../speech/voice-book.js';
 import type { EngineCatalog } from './types.js';
 
 export function engineCatalog(
   extraAvatarDirs: readonly string[] = [],
   size = { width: 512, height: 512 },
+  speech: SpeechConfig = DEFAULT_SPEECH_CONFIG,
 ): EngineCatalog & { errors: string[] } {
   const { avatars, errors } = readAvatarCatalog([BUILTIN_AVATARS_DIR, ...extraAvatarDirs], size);
+  const book = new VoiceBook(speech);
   return {
     avatars,
-    voices: VOICES.map(({ id, name, language, gender }) => ({ id, name, language, gender })),
+    // what a client may see: never a key, a URL or the provider's own voice name
+    voices: book
+      .list()
+      .map(({ id, name, language, gender, provider }) => ({ id, name, language, gender, provider })),
     defaultVoiceId: DEFAULT_VOICE_ID,
+    ...(book.unlistedProvider ? { unlistedVoiceProvider: book.unlistedProvider } : {}),
     errors,
   };
 }

@@ -4,3 +4,9 @@ export * from './types.js';
 export { createEnginePool, engineMainPath, type EnginePoolOptions } from './pool.js';
 export { engineCatalog } from './catalog.js';
 export { DEFAULT_ICE_DENY, type CandidatePolicy } from '../rtc/candidate-filter.js';
+export {
+  parseVoicesFile,
+  DEFAULT_SPEECH_CONFIG,
+  type SpeechConfig,
+  type VoiceEntry,
+} from '../speech/voice-book.js';

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { engineCatalog } from './catalog.js';
 import { EngineChannel } from './channel.js';
 import { DEFAULT_ICE_DENY, type CandidatePolicy } from '../rtc/candidate-filter.js';
+import { DEFAULT_SPEECH_CONFIG, type SpeechConfig } from '../speech/voice-book.js';
 import type { EngineMethods, EngineProcessOptions, SessionMethod } from './protocol.js';
 import {
   EngineError,
@@ -61,6 +62,8 @@ export interface EnginePoolOptions {
   pingIntervalMs?: number;
   /** A restarted engine that stays up this long resets its restart back-off (default 10 s). */
   healthyAfterMs?: number;
+  /** Voice providers and the voices file's voices (default: espeak only). */
+  speech?: SpeechConfig;
   /** Extra Node flags for the engine processes (e.g. `--cpu-prof`); the server's own flags otherwise. */
   execArgv?: string[];
 }
@@ -125,14 +128,20 @@ class EnginePool implements EngineHost {
       readyTimeoutMs: opts.readyTimeoutMs ?? 5000,
       noChannelStartMs: opts.noChannelStartMs ?? 500,
       ice: opts.ice ?? { deny: DEFAULT_ICE_DENY, allowTcp: false, relays: [] },
+      speech: opts.speech ?? DEFAULT_SPEECH_CONFIG,
     };
-    const catalog = engineCatalog(this.#processOptions.avatarsDirs, { width, height });
+    const catalog = engineCatalog(
+      this.#processOptions.avatarsDirs,
+      { width, height },
+      this.#processOptions.speech,
+    );
     for (const e of catalog.errors) this.#log.warn({ error: e }, 'avatar pack skipped');
     if (catalog.avatars.length === 0) throw new Error('No valid avatar pack found');
     this.#catalog = {
       avatars: catalog.avatars,
       voices: catalog.voices,
       defaultVoiceId: catalog.defaultVoiceId,
+      ...(catalog.unlistedVoiceProvider ? { unlistedVoiceProvider: catalog.unlistedVoiceProvider } : {}),
     };
   }
 
@@ -249,7 +258,15 @@ class EnginePool implements EngineHost {
     const restarts = this.#workers[index]?.restarts ?? 0;
     const worker: Worker = { index, child, channel, sessions: new Set(), alive: false, readyAt: 0, restarts };
     this.#workers[index] = worker;
-    channel.onEvent = (e) => this.#emit(e);
+    channel.onEvent = (e) => {
+      if (e.type === 'turnFailed')
+        // the reason and the provider's status, never the key or the text
+        this.#log.warn(
+          { sessionId: e.sessionId, turnId: e.turnId, reason: e.reason, detail: e.detail },
+          'a voice provider failed a turn',
+        );
+      this.#emit(e);
+    };
     channel.onLog = (line) => this.#log[line.level]({ pid: child.pid, ...line.fields }, line.msg);
     child.once('exit', (code, signal) => this.#onExit(worker, code, signal));
     return new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 /** Messages between the control plane and an engine process (over IPC, advanced serialization). */
 import type { CandidatePolicy } from '../rtc/candidate-filter.js';
+import type { SpeechConfig } from '../speech/voice-book.js';
 import type { RpcRequest, RpcResponse } from './rpc.js';
 import type { EngineEvent, EngineHost, EngineMediaStats } from './types.js';
 
@@ -12,6 +13,8 @@ export interface EngineProcessOptions {
   noChannelStartMs: number;
   /** Which ICE candidates viewers may hand the engine. */
   ice: CandidatePolicy;
+  /** Voice providers, their keys and the voices file's voices. */
+  speech: SpeechConfig;
 }
 
 /** The EngineHost methods an engine process answers for one of its sessions. */

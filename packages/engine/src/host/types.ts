@@ -56,6 +56,10 @@ export type EngineEvent =
   | { type: 'speakingEnd'; sessionId: string; turnId: string; interrupted: boolean }
   | { type: 'viewerConnected'; sessionId: string; viewerId: string }
   | { type: 'viewerDisconnected'; sessionId: string; viewerId: string }
+  /** A voice provider failed a turn: it ended (speakingEnd if it had started); the session lives. */
+  | { type: 'turnFailed'; sessionId: string; turnId: string; reason: string; detail: string }
+  /** One request to a voice provider (for the metrics); `failure` is absent when it succeeded. */
+  | { type: 'voiceRequest'; provider: string; failure?: string; firstByteMs?: number }
   /** The session's media failed (its engine process died, or its pipeline threw). */
   | { type: 'sessionFailed'; sessionId: string; message: string };
 
@@ -63,6 +67,8 @@ export interface EngineCatalog {
   avatars: AvatarInfo[];
   voices: VoiceInfo[];
   defaultVoiceId: string;
+  /** A voice id not listed is tried with this provider (ElevenLabs, when configured). */
+  unlistedVoiceProvider?: string;
 }
 
 /** Error codes an EngineHost may reject with (as `EngineError`). */

@@ -105,6 +105,18 @@ export function bandEnergies(pcm48k: Int16Array): BandEnergies {
   return { frames, bands };
 }
 
+/** Rows [from, to) only (a stream's new frames: a frame reads WINDOW samples around its centre). */
+export function bandEnergiesRange(pcm48k: Int16Array, from: number, to: number): Float32Array {
+  const bands = new Float32Array(Math.max(0, to - from) * BAND_COUNT);
+  const all = new Float32Array(to * BAND_COUNT);
+  fillBands(pcm48k, from, to, all);
+  bands.set(all.subarray(from * BAND_COUNT));
+  return bands;
+}
+
+/** Samples past a frame's start its analysis window reaches. */
+export const FRAME_REACH_SAMPLES = HOP_SAMPLES / 2 + WINDOW / 2;
+
 /** The same, yielding to the event loop every `sliceFrames` frames (long uploads, media thread). */
 export async function bandEnergiesAsync(pcm48k: Int16Array, sliceFrames = 300): Promise<BandEnergies> {
   const frames = Math.ceil(pcm48k.length / HOP_SAMPLES);

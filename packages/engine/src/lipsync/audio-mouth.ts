@@ -73,8 +73,8 @@ export function analyzeOpenness(
   return { openness, closures };
 }
 
-/** Openness → the open/closed series X → B → C → D, blended; a closure → A. */
-function shapeFor(open: number, closed: boolean): { mouth: MouthParams; viseme: Viseme } {
+/** Openness → the open/closed series X → B → C → D, blended; a closure → A (also used live: live-audio-mouth.ts). */
+export function shapeFor(open: number, closed: boolean): { mouth: MouthParams; viseme: Viseme } {
   if (closed) return { mouth: { ...MOUTH_SHAPES.A }, viseme: Viseme.A };
   const steps: Array<[number, Viseme]> = [
     [0, Viseme.X],

@@ -18,9 +18,7 @@ import { EngineError, type AudioClip, type EngineEvent, type EngineMediaStats } 
 import { EngineSession } from '../session/engine-session.js';
 import { createAudioDecoder } from '../audio/decoder.js';
 import { candidateFilter } from '../rtc/candidate-filter.js';
-import { SynthesisScheduler } from '../speech/synthesis-scheduler.js';
-import { createTts } from '../speech/tts.js';
-import { findVoice } from '../speech/voices.js';
+import { createEngineSpeech, type EngineSpeech } from '../speech/engine-speech.js';
 
 if (!process.send) {
   console.error('engine-main must be started by the engine pool (it needs an IPC channel)');
@@ -45,9 +43,12 @@ const log = (
 let options: EngineProcessOptions | undefined;
 let acceptCandidate: (candidate: string) => boolean = () => false;
 let avatars = new Map<string, AvatarManifest>();
-/** One TTS worker per process, shared fairly: each session synthesizes only a little ahead. */
-const synthesis = new SynthesisScheduler(createTts());
 const decoder = createAudioDecoder();
+/**
+ * Voices and providers (from `init`): one espeak worker and the HTTP providers per process,
+ * shared fairly: each session synthesizes only a little ahead.
+ */
+let speech: EngineSpeech | undefined;
 const sessions = new Map<string, EngineSession>();
 /** Frame counters of sessions already closed, so the process totals are cumulative. */
 const retired = { sent: 0, skipped: 0 };
@@ -100,10 +101,11 @@ const methods: RpcHandlers<EngineMethods> = {
     return { pid: process.pid, sessions: sessions.size, framesSent, framesSkipped, ...scheduler.stats };
   },
   createSession: (o) => {
-    if (!options) throw new EngineError('engine_unavailable', 'The engine is not initialised');
+    if (!options || !speech) throw new EngineError('engine_unavailable', 'The engine is not initialised');
     const avatar = avatars.get(o.avatarId);
     if (!avatar) throw new EngineError('invalid_request', `Unknown avatar ${o.avatarId}`);
-    if (!findVoice(o.voiceId)) throw new EngineError('invalid_request', `Unknown voice ${o.voiceId}`);
+    if (!speech.voices.find(o.voiceId))
+      throw new EngineError('invalid_request', `Unknown voice ${o.voiceId}`);
     sessions.set(
       o.sessionId,
       new EngineSession({
@@ -111,7 +113,7 @@ const methods: RpcHandlers<EngineMethods> = {
         avatar,
         voiceId: o.voiceId,
         voiceSpeed: o.voiceSpeed,
-        synthesis,
+        synthesis: speech.synthesis,
         decoder,
         width: options.videoWidth,
         height: options.videoHeight,
@@ -150,6 +152,11 @@ process.on('message', (m: ToEngine) => {
     case 'init': {
       options = m.options;
       acceptCandidate = candidateFilter(m.options.ice);
+      speech = createEngineSpeech({
+        config: m.options.speech,
+        decoder,
+        onRequest: (stat) => emit({ type: 'voiceRequest', ...stat }),
+      });
       // the pool has read (and logged) the same packs already; their errors are not repeated here
       const { packs } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...m.options.avatarsDirs]);
       avatars = new Map(packs.map((p) => [p.manifest.id, p.manifest]));

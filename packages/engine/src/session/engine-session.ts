@@ -253,6 +253,16 @@ export class EngineSession {
       case 'word':
         this.#viewer?.send(e);
         break;
+      case 'failed':
+        this.#viewer?.send({ type: 'turnFailed', turnId: e.turnId, reason: e.reason });
+        this.#o.emit({
+          type: 'turnFailed',
+          sessionId: this.id,
+          turnId: e.turnId,
+          reason: e.reason,
+          detail: e.detail,
+        });
+        break;
       case 'piece':
         this.#o.synthesis.poke(); // this session may synthesize further ahead now
         break;

@@ -4,13 +4,15 @@
  * the mouth does at a sample ahead (for the frame being rendered).
  */
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
-import type { TurnAudio } from './turn-audio.js';
+import { failureReason, type TurnAudio } from './turn-audio.js';
 import { msToSamples } from '../clock/media-clock.js';
 
 export type PlayerEvent =
   | { type: 'speakingStart'; turnId: string }
   | { type: 'word'; turnId: string; text: string; startMs: number; endMs: number }
   | { type: 'speakingEnd'; turnId: string; interrupted: boolean }
+  /** The turn's speech could not be made (a voice provider failed); after its speakingEnd. */
+  | { type: 'failed'; turnId: string; reason: string; detail: string }
   /** A piece of the turn has been played out (its memory of what is ahead shrank). */
   | { type: 'piece'; turnId: string }
   /** The turn is over (after its speakingEnd, or silently if it had nothing to say). */
@@ -66,11 +68,19 @@ export class SpeechPlayer {
         const done = turn.complete && this.#piece >= turn.pieces.length;
         if (done || turn.failed) {
           if (this.#started) events.push({ type: 'speakingEnd', turnId: turn.turnId, interrupted: false });
+          if (turn.failed)
+            events.push({
+              type: 'failed',
+              turnId: turn.turnId,
+              reason: failureReason(turn.failed),
+              detail: turn.failed.message,
+            });
           events.push({ type: 'done', turnId: turn.turnId });
           this.#turn = undefined;
         }
         break; // waiting for synthesis: silence for the rest of this chunk
       }
+      if (piece.open && this.#pos >= piece.pcm.length) break; // streaming: wait for its next audio
       if (!this.#started) {
         this.#started = true;
         events.push({ type: 'speakingStart', turnId: turn.turnId });
@@ -93,7 +103,7 @@ export class SpeechPlayer {
       filled += n;
       this.#pos += n;
       this.#turnPos += n;
-      if (this.#pos >= piece.pcm.length) {
+      if (this.#pos >= piece.pcm.length && !piece.open) {
         events.push({ type: 'piece', turnId: turn.turnId });
         this.#piece++;
         this.#pos = 0;

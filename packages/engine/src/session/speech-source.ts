@@ -1,6 +1,6 @@
 /**
- * Where a session's speech comes from: text (synthesized sentence by sentence as it arrives, by a
- * `Tts` — espeak-ng today, any speech provider that implements `Tts` tomorrow) or an uploaded clip
+ * Where a session's speech comes from: text (synthesized sentence by sentence as it arrives, by
+ * whichever voice provider speaks the session's voice — speech/router.ts) or an uploaded clip
  * (decoded and analysed off the media thread). Either way the result is a `TurnAudio`: PCM on the
  * 48 kHz media clock with its mouth track and word timings, which the player plays. Text is
  * synthesized through the session's lane of the process's fair synthesis scheduler.
@@ -49,7 +49,13 @@ export function createSpeechSource(o: {
       try {
         const reference = [];
         for (const sentence of splitSentences(transcript)) {
-          const seg = await o.tts.synthesize({ text: sentence, voiceId: o.voiceId, speed: 1, urgent: true });
+          const seg = await o.tts.synthesize({
+            text: sentence,
+            voiceId: o.voiceId,
+            speed: 1,
+            urgent: true,
+            reading: true, // espeak's reading, whoever the voice's provider is
+          });
           reference.push({ pcm: seg.pcm, phonemes: seg.phonemes });
         }
         if (reference.length === 0) return;

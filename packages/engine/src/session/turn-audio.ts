@@ -3,16 +3,26 @@
  * sentence (synthesis starts as chunks arrive), an audio turn one decoded clip. The player
  * consumes pieces in order as they become ready.
  */
+import { LiveAudioMouth } from '../lipsync/live-audio-mouth.js';
 import type { MouthTrack } from '../lipsync/mouth-track.js';
 import { buildMouthTrack } from '../lipsync/mouth-track.js';
 import { splitSentences } from '../speech/sentences.js';
 import type { Synthesizer } from '../speech/synthesis-scheduler.js';
 import { trimLeadingSilence } from '../speech/trim.js';
+import { analyzeAudioMouth } from '../lipsync/audio-mouth.js';
 
 export interface Piece {
   pcm: Int16Array;
   mouth: MouthTrack;
   words: Array<{ text: string; startSample: number; endSample: number }>;
+  /** Still streaming in from a provider: the player waits at its end instead of moving on. */
+  open?: boolean;
+}
+
+/** Why a turn failed, for `turnFailed` (a provider's reason, else `synthesis_failed`). */
+export function failureReason(err: Error): string {
+  const reason = (err as { reason?: unknown }).reason;
+  return typeof reason === 'string' ? reason : 'synthesis_failed';
 }
 
 export class TurnAudio {
@@ -106,18 +116,61 @@ export class TextTurnSynth {
       return;
     }
     const slot = this.audio.reserve();
+    let live: { piece: Piece; mouth: LiveAudioMouth; buf: Int16Array; length: number } | undefined;
+    // a streaming provider's audio plays as it arrives, with the audio-only mouth until it is done
+    const onAudio = (pcm: Int16Array): void => {
+      if (this.#cancelled) return;
+      if (!live) {
+        const mouth = new LiveAudioMouth();
+        live = {
+          piece: { pcm: pcm.subarray(0, 0), mouth, words: [], open: true },
+          mouth,
+          buf: pcm,
+          length: 0,
+        };
+        this.audio.set(slot, live.piece);
+      }
+      if (live.length + pcm.length > live.buf.length) {
+        const grown = new Int16Array(Math.max(2 * live.buf.length, live.length + pcm.length, 48_000));
+        grown.set(live.buf.subarray(0, live.length));
+        live.buf = grown;
+      }
+      live.buf.set(pcm, live.length);
+      live.length += pcm.length;
+      live.piece.pcm = live.buf.subarray(0, live.length);
+      live.mouth.update(live.piece.pcm);
+    };
     const job = this.#tts
-      .synthesize({ text: sentence, voiceId: this.#voiceId, speed: this.#speed, signal: this.#abort.signal })
+      .synthesize({
+        text: sentence,
+        voiceId: this.#voiceId,
+        speed: this.#speed,
+        signal: this.#abort.signal,
+        onAudio,
+      })
       .then((raw) => {
         if (this.#cancelled) return;
+        if (live) {
+          const piece = live.piece;
+          piece.pcm = raw.pcm;
+          piece.words = raw.words;
+          if (raw.timing === 'none' || raw.phonemes.length === 0) live.mouth.update(raw.pcm, true);
+          else piece.mouth = buildMouthTrack({ phonemes: raw.phonemes, totalSamples: raw.pcm.length });
+          piece.open = false;
+          return;
+        }
         const seg = slot === 0 ? trimLeadingSilence(raw) : raw; // the turn's lead-in is only latency
         this.audio.set(slot, {
           pcm: seg.pcm,
-          mouth: buildMouthTrack({ phonemes: seg.phonemes, totalSamples: seg.pcm.length }),
+          mouth:
+            seg.timing === 'none'
+              ? analyzeAudioMouth(seg.pcm)
+              : buildMouthTrack({ phonemes: seg.phonemes, totalSamples: seg.pcm.length }),
           words: seg.words,
         });
       })
       .catch((err: unknown) => {
+        if (live) live.piece.open = false;
         if (!this.#cancelled) this.audio.fail(err instanceof Error ? err : new Error(String(err)));
       });
     this.#inflight.push(job);

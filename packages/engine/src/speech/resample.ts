@@ -37,16 +37,30 @@ function kernelTable(): Float32Array {
 /** Resamples mono PCM (float, −1..1 or int16 range alike) from `fromHz` to `toHz`. */
 export function resample(input: Float32Array | Int16Array, fromHz: number, toHz: number): Float32Array {
   if (fromHz === toHz) return Float32Array.from(input);
+  return resampleRange(input, input.length, fromHz, toHz, 0, Math.round((input.length * toHz) / fromHz));
+}
+
+/**
+ * Output samples [n0, n1) of resampling the first `length` input samples (zero beyond them):
+ * the same values `resample` gives, so a stream can be resampled piece by piece.
+ */
+export function resampleRange(
+  input: Float32Array | Int16Array,
+  length: number,
+  fromHz: number,
+  toHz: number,
+  n0: number,
+  n1: number,
+): Float32Array {
   const k = kernelTable();
   const ratio = fromHz / toHz; // input samples per output sample
   const fc = Math.min(1, 1 / ratio); // cutoff relative to the input Nyquist
   const reach = HALF_TAPS / fc;
-  const outLength = Math.round((input.length * toHz) / fromHz);
-  const out = new Float32Array(outLength);
-  for (let n = 0; n < outLength; n++) {
+  const out = new Float32Array(Math.max(0, n1 - n0));
+  for (let n = n0; n < n1; n++) {
     const x = n * ratio;
     const lo = Math.max(0, Math.ceil(x - reach));
-    const hi = Math.min(input.length - 1, Math.floor(x + reach));
+    const hi = Math.min(length - 1, Math.floor(x + reach));
     let acc = 0;
     for (let i = lo; i <= hi; i++) {
       const pos = Math.abs(x - i) * fc * TABLE_STEPS;
@@ -55,9 +69,14 @@ export function resample(input: Float32Array | Int16Array, fromHz: number, toHz:
       const h = k[idx]! + (k[idx + 1]! - k[idx]!) * frac;
       acc += input[i]! * h;
     }
-    out[n] = acc * fc;
+    out[n - n0] = acc * fc;
   }
   return out;
+}
+
+/** How many input samples past an output instant the kernel reads. */
+export function resampleReach(fromHz: number, toHz: number): number {
+  return HALF_TAPS / Math.min(1, toHz / fromHz);
 }
 
 export function floatToInt16(input: Float32Array, scale = 1): Int16Array {

@@ -1,14 +1,18 @@
 /**
- * Fair synthesis for all sessions of an engine process. The TTS (one worker thread) gets at most
- * `concurrency` requests at a time; the rest wait here in one lane per session and are taken
- * round-robin, so a session that queued 50 000 characters delays another session's first sentence
- * by at most one sentence. A lane only synthesizes a little ahead of its own playback
- * (`maxAhead` pieces ready but not yet played, counting its requests in flight); the owner calls
- * `poke()` when playback moves on. A request whose `signal` aborts before it reaches the TTS is
- * withdrawn (interrupt, end); one already in the TTS finishes and its result is dropped.
+ * Fair synthesis for all sessions of an engine process. Each pool of the TTS (espeak's one worker
+ * thread; each HTTP voice provider) gets at most its `concurrency` requests at a time; the rest
+ * wait here in one lane per session and are taken round-robin, so a session that queued 50 000
+ * characters delays another session's first sentence by at most one sentence. A lane only
+ * synthesizes a little ahead of its own playback (`maxAhead` pieces ready but not yet played,
+ * counting its requests in flight); the owner calls `poke()` when playback moves on. A request
+ * whose `signal` aborts while waiting is withdrawn (interrupt, end); one in flight gets the signal
+ * too (a provider closes its connection; espeak's finishes) and its result is dropped.
  */
 import type { SpeechSegment, SynthesisRequest } from './types.js';
 import type { Tts } from './tts.js';
+
+/** A TTS whose requests run in separate pools (speech/router.ts); one pool otherwise. */
+type PooledTts = Tts & { poolOf?(req: SynthesisRequest): { key: string; concurrency: number } };
 
 export interface ScheduledRequest extends SynthesisRequest {
   /** Needed now whatever the lane's lookahead (a transcript's reference reading). */
@@ -48,14 +52,15 @@ export class AbortedError extends Error {
 }
 
 export class SynthesisScheduler {
-  readonly #tts: Tts;
+  readonly #tts: PooledTts;
   readonly #maxAhead: number;
   readonly #concurrency: number;
   readonly #lanes: Lane[] = [];
   #next = 0;
-  #inFlight = 0;
+  /** Requests in flight per pool. */
+  readonly #inFlight = new Map<string, number>();
 
-  constructor(tts: Tts, o: { maxAhead?: number; concurrency?: number } = {}) {
+  constructor(tts: PooledTts, o: { maxAhead?: number; concurrency?: number } = {}) {
     this.#tts = tts;
     this.#maxAhead = o.maxAhead ?? 2;
     this.#concurrency = o.concurrency ?? 1;
@@ -100,11 +105,15 @@ export class SynthesisScheduler {
 
   /** Gives the TTS the next eligible requests (call when a lane's playback moved on). */
   poke(): void {
-    while (this.#inFlight < this.#concurrency) {
+    for (;;) {
       const picked = this.#pick();
       if (!picked) return;
       this.#run(picked.lane, picked.job);
     }
+  }
+
+  #pool(req: SynthesisRequest): { key: string; concurrency: number } {
+    return this.#tts.poolOf?.(req) ?? { key: '', concurrency: this.#concurrency };
   }
 
   #pick(): { lane: Lane; job: Job } | undefined {
@@ -114,6 +123,8 @@ export class SynthesisScheduler {
       const job = lane.jobs[0];
       if (!job) continue;
       if (!job.req.urgent && lane.ahead() + lane.inFlight >= this.#maxAhead) continue;
+      const pool = this.#pool(job.req);
+      if ((this.#inFlight.get(pool.key) ?? 0) >= pool.concurrency) continue;
       lane.jobs.shift();
       this.#next = (this.#next + k + 1) % n; // round-robin: the next lane goes first next time
       return { lane, job };
@@ -122,21 +133,26 @@ export class SynthesisScheduler {
   }
 
   #run(lane: Lane, job: Job): void {
-    this.#inFlight++;
+    const key = this.#pool(job.req).key;
+    this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
     lane.inFlight++;
-    const { signal: _signal, urgent: _urgent, ...req } = job.req;
+    const { urgent: _urgent, ...req } = job.req;
     this.#tts.synthesize(req).then(
       (seg) =>
-        this.#settle(lane, () =>
+        this.#settle(lane, key, () =>
           job.req.signal?.aborted ? job.reject(new AbortedError()) : job.resolve(seg),
         ),
       (err: unknown) =>
-        this.#settle(lane, () => job.reject(err instanceof Error ? err : new Error(String(err)))),
+        this.#settle(lane, key, () =>
+          job.req.signal?.aborted
+            ? job.reject(new AbortedError())
+            : job.reject(err instanceof Error ? err : new Error(String(err))),
+        ),
     );
   }
 
-  #settle(lane: Lane, finish: () => void): void {
-    this.#inFlight--;
+  #settle(lane: Lane, key: string, finish: () => void): void {
+    this.#inFlight.set(key, (this.#inFlight.get(key) ?? 1) - 1);
     lane.inFlight--;
     finish();
     // after the owner's reaction to the result has run (it counts the new piece as ahead)

@@ -14,13 +14,32 @@ export interface Tts {
   close(): Promise<void>;
 }
 
+/** espeak-ng by its own voice names (any reading, not only the listed voices). */
+export interface EspeakSynth {
+  synthesize(text: string, espeakVoice: string, speed: number): Promise<SpeechSegment>;
+  close(): Promise<void>;
+}
+
 /** The TTS worker thread's requests (speech/tts-worker.ts answers them). */
 export type TtsWorkerMethods = {
   synthesize(text: string, espeakVoice: string, speed: number): SpeechSegment;
 };
 
-export function createTts(): Tts {
-  if (import.meta.url.endsWith('.ts')) return inThreadTts();
+/** The built-in espeak voices by id (speech/router.ts routes every provider's voices). */
+export function createTts(espeak: EspeakSynth = createEspeak()): Tts {
+  return {
+    synthesize(req) {
+      const voice = findVoice(req.voiceId);
+      if (!voice) return Promise.reject(new Error(`unknown voice "${req.voiceId}"`));
+      if (req.signal?.aborted) return Promise.reject(new Error('synthesis aborted'));
+      return espeak.synthesize(req.text, voice.espeakVoice, req.speed);
+    },
+    close: () => espeak.close(),
+  };
+}
+
+export function createEspeak(): EspeakSynth {
+  if (import.meta.url.endsWith('.ts')) return inThreadEspeak();
   const worker = new Worker(fileURLToPath(new URL('./tts-worker.js', import.meta.url)));
   worker.unref();
   const rpc = new RpcClient<TtsWorkerMethods>({
@@ -32,12 +51,9 @@ export function createTts(): Tts {
   worker.on('exit', () => rpc.close(new Error('the TTS worker exited')));
   let closed = false;
   return {
-    synthesize(req) {
+    synthesize(text, espeakVoice, speed) {
       if (closed) return Promise.reject(new Error('TTS is closed'));
-      const voice = findVoice(req.voiceId);
-      if (!voice) return Promise.reject(new Error(`unknown voice "${req.voiceId}"`));
-      if (req.signal?.aborted) return Promise.reject(new Error('synthesis aborted'));
-      return rpc.call('synthesize', [req.text, voice.espeakVoice, req.speed]);
+      return rpc.call('synthesize', [text, espeakVoice, speed]);
     },
     async close() {
       if (closed) return;
@@ -48,14 +64,10 @@ export function createTts(): Tts {
   };
 }
 
-function inThreadTts(): Tts {
+function inThreadEspeak(): EspeakSynth {
   const espeak = Espeak.load();
   return {
-    async synthesize(req) {
-      const voice = findVoice(req.voiceId);
-      if (!voice) throw new Error(`unknown voice "${req.voiceId}"`);
-      return (await espeak).synthesize(req.text, voice.espeakVoice, req.speed);
-    },
+    synthesize: async (text, espeakVoice, speed) => (await espeak).synthesize(text, espeakVoice, speed),
     close: () => Promise.resolve(),
   };
 }

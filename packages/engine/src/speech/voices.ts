@@ -3,10 +3,20 @@
  * catalog reads it without loading any synthesizer.
  */
 import type { VoiceInfo } from '@mouthpiece/protocol';
+import type { ProviderName } from './provider.js';
 
 export interface VoiceDef extends VoiceInfo {
-  /** espeak-ng voice name, with a `+variant` for gender. */
+  /** Who speaks it (speech/provider.ts). */
+  provider: ProviderName;
+  /**
+   * espeak-ng voice name, with a `+variant` for gender: the voice itself for espeak voices, the
+   * reading whose phonemes give another provider's speech its mouth shapes.
+   */
   espeakVoice: string;
+  /** The provider's own voice name or id (ElevenLabs voice id, OpenAI voice). */
+  providerVoice?: string;
+  /** The provider's model (ElevenLabs `model_id`, OpenAI `model`). */
+  model?: string;
   /** Only kana are read (Japanese): kanji must be converted first. */
   kanaOnly?: boolean;
 }
@@ -23,6 +33,7 @@ const v = (
   name,
   language,
   gender,
+  provider: 'espeak',
   espeakVoice,
   ...(kanaOnly ? { kanaOnly } : {}),
 });
@@ -55,6 +66,17 @@ export const VOICES: readonly VoiceDef[] = [
 
 export const DEFAULT_VOICE_ID = 'en-us-female';
 
+/** A built-in (espeak) voice by id; speech/voice-book.ts also knows the configured providers' voices. */
 export function findVoice(id: string): VoiceDef | undefined {
   return VOICES.find((x) => x.id === id);
+}
+
+/** The espeak reading (no gender variant) closest to a BCP 47 language tag; English if none. */
+export function espeakReadingFor(language: string): string {
+  const lang = language.toLowerCase();
+  const base = lang.split('-')[0];
+  const pick =
+    VOICES.find((x) => x.language.toLowerCase() === lang) ??
+    VOICES.find((x) => x.language.toLowerCase().split('-')[0] === base);
+  return (pick?.espeakVoice ?? 'gmw/en-US').split('+')[0]!;
 }

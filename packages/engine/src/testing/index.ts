@@ -3,3 +3,5 @@ export { FakeEngineHost, FAKE_AVATARS, FAKE_VOICES } from './fake-engine-host.js
 export type { FakeEngineHostOptions, FakeEngineCall } from './fake-engine-host.js';
 export { ManualClock } from './manual-clock.js';
 export { sniffAudio } from './sniff-audio.js';
+export { openAiStandin, elevenLabsStandin, standinSpeech } from './voice-standins.js';
+export type { VoiceStandin, StandinFault, StandinRequest } from './voice-standins.js';

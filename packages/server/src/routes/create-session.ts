@@ -54,7 +54,9 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
         throw new ApiError('INVALID_REQUEST', 'Invalid field "visualConfig.avatarId": is required');
       if (!catalog.avatars.some((a) => a.id === avatarId)) throw new ApiError('UNKNOWN_AVATAR');
       const voiceId = req.body.voiceConfig?.id ?? catalog.defaultVoiceId;
-      if (!catalog.voices.some((v) => v.id === voiceId)) throw new ApiError('UNKNOWN_VOICE');
+      // with ElevenLabs configured, an unlisted id is tried as an ElevenLabs voice id (docs/voices.md)
+      const unlisted = catalog.unlistedVoiceProvider && /^[A-Za-z0-9]{16,40}$/.test(voiceId);
+      if (!unlisted && !catalog.voices.some((v) => v.id === voiceId)) throw new ApiError('UNKNOWN_VOICE');
       const record = await ctx.registry.create({
         credential,
         avatarId,

@@ -107,6 +107,8 @@ export class SessionRegistry {
           break;
         case 'speakingStart':
         case 'speakingEnd':
+        case 'turnFailed': // logged by the engine pool; the session lives
+        case 'voiceRequest': // counted by the metrics
           break;
       }
     });

@@ -1,0 +1,54 @@
+/**
+ * An engine process's speech: the voice book, the configured providers behind the router, and the
+ * fair scheduler every session synthesizes through. Built once the server's options arrive.
+ */
+import type { AudioDecoder } from '../audio/decoder.js';
+import type { ProviderName, ProviderRequestStat, SpeechProvider } from './provider.js';
+import { elevenLabsProvider } from './providers/elevenlabs.js';
+import { fliteProvider } from './providers/flite.js';
+import { openAiProvider } from './providers/openai.js';
+import { SpeechRouter } from './router.js';
+import { SynthesisScheduler } from './synthesis-scheduler.js';
+import { createEspeak, type EspeakSynth } from './tts.js';
+import { VoiceBook, fliteAvailable, type SpeechConfig } from './voice-book.js';
+
+export interface EngineSpeech {
+  voices: VoiceBook;
+  synthesis: SynthesisScheduler;
+  close(): Promise<void>;
+}
+
+export function createEngineSpeech(o: {
+  config: SpeechConfig;
+  decoder: AudioDecoder;
+  espeak?: EspeakSynth;
+  onRequest?: (stat: ProviderRequestStat) => void;
+}): EngineSpeech {
+  const c = o.config;
+  const timeouts = { firstByteTimeoutMs: c.firstByteTimeoutMs, stallTimeoutMs: c.stallTimeoutMs };
+  const providers: Partial<Record<ProviderName, SpeechProvider>> = {};
+  if (fliteAvailable()) providers.flite = fliteProvider();
+  if (c.elevenlabs)
+    providers.elevenlabs = elevenLabsProvider({
+      url: c.elevenlabs.url,
+      apiKey: c.elevenlabs.apiKey,
+      ...(c.elevenlabs.defaultModel ? { defaultModel: c.elevenlabs.defaultModel } : {}),
+      ...timeouts,
+    });
+  if (c.openai)
+    providers.openai = openAiProvider({
+      url: c.openai.url,
+      ...(c.openai.apiKey ? { apiKey: c.openai.apiKey } : {}),
+      ...(c.openai.defaultModel ? { defaultModel: c.openai.defaultModel } : {}),
+      ...timeouts,
+    });
+  const voices = new VoiceBook(c);
+  const router = new SpeechRouter({
+    voices,
+    espeak: o.espeak ?? createEspeak(),
+    providers,
+    align: (pcm, reference) => o.decoder.align(pcm, reference),
+    ...(o.onRequest ? { onRequest: o.onRequest } : {}),
+  });
+  return { voices, synthesis: new SynthesisScheduler(router), close: () => router.close() };
+}

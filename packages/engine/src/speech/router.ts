@@ -1,0 +1,160 @@
+/**
+ * The engine's one synthesizer: routes each request to its voice's provider (espeak, ElevenLabs,
+ * OpenAI-compatible) and turns what the provider streams into 48 kHz speech as it arrives
+ * (`onAudio`), then gives the segment phoneme timings whatever the provider knew: its own
+ * phonemes (espeak), espeak's reading placed on its character timings (ElevenLabs), or espeak's
+ * reading aligned to its audio (OpenAI; `none` when the reading does not fit, and the audio-only
+ * model keeps the mouth). Sessions reach it through the fair scheduler (synthesis-scheduler.ts).
+ */
+import { performance } from 'node:perf_hooks';
+import { MISMATCH_COST, type Alignment, type PhonemeEvent } from '../lipsync/align-transcript.js';
+import { placeOnCharacters } from '../lipsync/character-placement.js';
+import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
+import { AbortedError } from './synthesis-scheduler.js';
+import {
+  ProviderError,
+  type ProviderName,
+  type ProviderRequestStat,
+  type ProviderTimings,
+  type SpeechProvider,
+} from './provider.js';
+import { StreamResampler } from './stream-resampler.js';
+import type { EspeakSynth, Tts } from './tts.js';
+import type { SpeechSegment, SynthesisRequest } from './types.js';
+import type { VoiceBook } from './voice-book.js';
+import type { VoiceDef } from './voices.js';
+
+export interface SpeechRouterOptions {
+  voices: VoiceBook;
+  espeak: EspeakSynth;
+  providers: Partial<Record<ProviderName, SpeechProvider>>;
+  /** Aligns a reference reading to received speech (the decoder worker's DTW). */
+  align(
+    pcm48k: Int16Array,
+    reference: Array<{ pcm: Int16Array; phonemes: PhonemeEvent[] }>,
+  ): Promise<Alignment>;
+  /** Every provider request, for the metrics. */
+  onRequest?(stat: ProviderRequestStat): void;
+}
+
+/** Which requests may run side by side: espeak has one worker thread, HTTP providers more. */
+export interface SynthesisPool {
+  key: string;
+  concurrency: number;
+}
+
+export class SpeechRouter implements Tts {
+  readonly #o: SpeechRouterOptions;
+
+  constructor(o: SpeechRouterOptions) {
+    this.#o = o;
+  }
+
+  poolOf(req: SynthesisRequest): SynthesisPool {
+    const voice = this.#o.voices.find(req.voiceId);
+    const name = req.reading || !voice ? 'espeak' : voice.provider;
+    return { key: name, concurrency: this.#o.providers[name]?.concurrency ?? 1 };
+  }
+
+  async synthesize(req: SynthesisRequest): Promise<SpeechSegment> {
+    const voice = this.#o.voices.find(req.voiceId);
+    if (!voice) throw new Error(`unknown voice "${req.voiceId}"`);
+    if (req.signal?.aborted) throw new AbortedError();
+    if (req.reading) return this.#o.espeak.synthesize(req.text, voice.espeakVoice, 1);
+    if (voice.provider === 'espeak') {
+      const t0 = performance.now();
+      const seg = await this.#o.espeak.synthesize(req.text, voice.espeakVoice, req.speed);
+      this.#o.onRequest?.({ provider: 'espeak', firstByteMs: performance.now() - t0 });
+      return seg;
+    }
+    return this.#streamed(voice, req);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(Object.values(this.#o.providers).map((p) => p.close?.() ?? Promise.resolve()));
+    await this.#o.espeak.close();
+  }
+
+  async #streamed(voice: VoiceDef, req: SynthesisRequest): Promise<SpeechSegment> {
+    const name = voice.provider;
+    const provider = this.#o.providers[name];
+    if (!provider) throw new ProviderError(name, 'bad_request', `${name} is not configured`);
+    const resampler = new StreamResampler(SAMPLE_RATE_HZ);
+    const chunks: Int16Array[] = [];
+    const deliver = (pcm: Int16Array): void => {
+      if (pcm.length === 0) return;
+      chunks.push(pcm);
+      if (!req.signal?.aborted) req.onAudio?.(pcm);
+    };
+    const t0 = performance.now();
+    let firstByteMs: number | undefined;
+    let timings: ProviderTimings;
+    try {
+      timings = await provider.synthesize(
+        { text: req.text, voice, speed: req.speed, signal: req.signal ?? new AbortController().signal },
+        {
+          audio: (pcm, rate) => {
+            firstByteMs ??= performance.now() - t0;
+            deliver(resampler.push(pcm, rate));
+          },
+        },
+      );
+      deliver(resampler.end());
+    } catch (err) {
+      if (err instanceof AbortedError || req.signal?.aborted) {
+        this.#o.onRequest?.({ provider: name, ...(firstByteMs !== undefined ? { firstByteMs } : {}) });
+        throw new AbortedError();
+      }
+      const failure =
+        err instanceof ProviderError
+          ? err
+          : new ProviderError(
+              name,
+              'bad_audio',
+              `${name}: ${err instanceof Error ? err.message : String(err)}`,
+            );
+      this.#o.onRequest?.({
+        provider: name,
+        failure: failure.reason,
+        ...(firstByteMs !== undefined ? { firstByteMs } : {}),
+      });
+      throw failure;
+    }
+    this.#o.onRequest?.({ provider: name, ...(firstByteMs !== undefined ? { firstByteMs } : {}) });
+    const pcm = concat(chunks);
+    return { pcm, sampleRateHz: SAMPLE_RATE_HZ, ...(await this.#timingsOf(voice, req.text, pcm, timings)) };
+  }
+
+  /** Phonemes and words for a provider's speech (see the file comment). */
+  async #timingsOf(
+    voice: VoiceDef,
+    text: string,
+    pcm: Int16Array,
+    t: ProviderTimings,
+  ): Promise<Pick<SpeechSegment, 'phonemes' | 'words' | 'timing'>> {
+    if (t.phonemes?.length) return { phonemes: t.phonemes, words: t.words ?? [], timing: 'exact' };
+    try {
+      const reading = await this.#o.espeak.synthesize(text, voice.espeakVoice, 1);
+      if (t.characters?.length) {
+        const placed = placeOnCharacters(text, reading, t.characters, pcm.length);
+        if (placed.phonemes.length) return { ...placed, timing: 'placed' };
+      }
+      const aligned = await this.#o.align(pcm, [{ pcm: reading.pcm, phonemes: reading.phonemes }]);
+      if (aligned.meanCost <= MISMATCH_COST)
+        return { phonemes: aligned.phonemes, words: [], timing: 'aligned' };
+    } catch {
+      // timings improve the mouth only: the audio-only model keeps it
+    }
+    return { phonemes: [], words: [], timing: 'none' };
+  }
+}
+
+function concat(chunks: Int16Array[]): Int16Array {
+  const out = new Int16Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
