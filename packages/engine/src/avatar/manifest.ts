@@ -54,6 +54,37 @@ export const AvatarManifest = Type.Object(
 );
 export type AvatarManifest = Static<typeof AvatarManifest>;
 
+const Point = Type.Tuple([Type.Number(), Type.Number()], { description: 'an [x, y] pixel position' });
+
+/**
+ * A photo avatar: one portrait and its 68 face landmarks (iBUG 300-W order: jaw 0–16, brows
+ * 17–26, nose 27–35, eyes 36–47, lips 48–67) in the portrait's pixels. Written by the importer
+ * (avatar/photo-import.ts) from detected landmarks; landmarks written by hand win.
+ */
+export const PhotoAvatarManifest = Type.Object(
+  {
+    id: AvatarManifest.properties.id,
+    name: AvatarManifest.properties.name,
+    version: Type.Literal(1),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    render: Type.Literal('photo'),
+    image: Type.String({
+      pattern: '^[A-Za-z0-9_.-]+\\.(png|jpg|jpeg)$',
+      description: 'a PNG or JPEG file name in the pack folder',
+    }),
+    landmarks: Type.Array(Point, { minItems: 68, maxItems: 68, description: '68 [x, y] landmarks' }),
+    /** Where the avatar came from: `upload` packs can be removed through the admin API. */
+    source: Type.Optional(Type.Union([Type.Literal('upload'), Type.Literal('pack')])),
+  },
+  { additionalProperties: false },
+);
+export type PhotoAvatarManifest = Static<typeof PhotoAvatarManifest>;
+
+/** Every kind of pack manifest, told apart by `render`. */
+export type AnyAvatarManifest = AvatarManifest | PhotoAvatarManifest;
+export const RenderKind = { vector: 'vector', photo: 'photo' } as const;
+export type RenderKind = (typeof RenderKind)[keyof typeof RenderKind];
+
 export class AvatarPackError extends Error {
   constructor(message: string) {
     super(message);
@@ -62,9 +93,11 @@ export class AvatarPackError extends Error {
 }
 
 /** Validates a parsed manifest; throws AvatarPackError naming the file and every problem. */
-export function validateManifest(value: unknown, file: string): AvatarManifest {
-  if (Value.Check(AvatarManifest, value)) return value;
-  const problems = [...Value.Errors(AvatarManifest, value)]
+export function validateManifest(value: unknown, file: string): AnyAvatarManifest {
+  const render = (value as { render?: unknown } | null)?.render;
+  const schema = render === 'photo' ? PhotoAvatarManifest : AvatarManifest;
+  if (Value.Check(schema, value)) return value;
+  const problems = [...Value.Errors(schema, value)]
     .slice(0, 8)
     .map(
       (e) =>

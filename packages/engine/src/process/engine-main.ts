@@ -3,8 +3,7 @@
  * server. One media scheduler ticks every session. Exits explicitly when told to, or when the
  * server goes away (libwebrtc can crash at a natural exit).
  */
-import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../avatar/catalog.js';
-import type { AvatarManifest } from '../avatar/manifest.js';
+import { BUILTIN_AVATARS_DIR, readAvatarPacks, type AvatarPack } from '../avatar/catalog.js';
 import { MediaScheduler } from '../clock/media-scheduler.js';
 import type {
   EngineLogLine,
@@ -44,7 +43,13 @@ const log = (
 
 let options: EngineProcessOptions | undefined;
 let acceptCandidate: (candidate: string) => boolean = () => false;
-let avatars = new Map<string, AvatarManifest>();
+let avatars = new Map<string, AvatarPack>();
+
+/** Reads the packs again: avatars added or removed while the service runs are seen by every process. */
+function readAvatars(dirs: readonly string[]): void {
+  const { packs } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...dirs]);
+  avatars = new Map(packs.map((p) => [p.manifest.id, p]));
+}
 /** One TTS worker per process, shared fairly: each session synthesizes only a little ahead. */
 const synthesis = new SynthesisScheduler(createTts());
 const decoder = createAudioDecoder();
@@ -101,6 +106,7 @@ const methods: RpcHandlers<EngineMethods> = {
   },
   createSession: (o) => {
     if (!options) throw new EngineError('engine_unavailable', 'The engine is not initialised');
+    readAvatars(options.avatarsDirs);
     const avatar = avatars.get(o.avatarId);
     if (!avatar) throw new EngineError('invalid_request', `Unknown avatar ${o.avatarId}`);
     if (!findVoice(o.voiceId)) throw new EngineError('invalid_request', `Unknown voice ${o.voiceId}`);
@@ -108,7 +114,8 @@ const methods: RpcHandlers<EngineMethods> = {
       o.sessionId,
       new EngineSession({
         sessionId: o.sessionId,
-        avatar,
+        avatar: avatar.manifest,
+        avatarDir: avatar.dir,
         voiceId: o.voiceId,
         voiceSpeed: o.voiceSpeed,
         synthesis,
@@ -151,8 +158,7 @@ process.on('message', (m: ToEngine) => {
       options = m.options;
       acceptCandidate = candidateFilter(m.options.ice);
       // the pool has read (and logged) the same packs already; their errors are not repeated here
-      const { packs } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...m.options.avatarsDirs]);
-      avatars = new Map(packs.map((p) => [p.manifest.id, p.manifest]));
+      readAvatars(m.options.avatarsDirs);
       scheduler.start();
       send({ kind: 'ready', pid: process.pid });
       break;
