@@ -35,6 +35,10 @@ export const ErrorCode = {
   SERVER_BUSY: 'SERVER_BUSY',
   NOT_READY: 'NOT_READY',
   SHUTTING_DOWN: 'SHUTTING_DOWN',
+  INVALID_IMAGE: 'INVALID_IMAGE',
+  UNUSABLE_PORTRAIT: 'UNUSABLE_PORTRAIT',
+  AVATAR_EXISTS: 'AVATAR_EXISTS',
+  AVATAR_READ_ONLY: 'AVATAR_READ_ONLY',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -71,6 +75,10 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   SERVER_BUSY: 503,
   NOT_READY: 503,
   SHUTTING_DOWN: 503,
+  INVALID_IMAGE: 400,
+  UNUSABLE_PORTRAIT: 422,
+  AVATAR_EXISTS: 409,
+  AVATAR_READ_ONLY: 409,
 };
 
 /** Default messages; the spec's exact wording where the spec gives one. */
@@ -105,6 +113,10 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   SERVER_BUSY: 'Server is at capacity',
   NOT_READY: 'Not ready',
   SHUTTING_DOWN: 'The server is shutting down; retry in a moment',
+  INVALID_IMAGE: 'The image must be a PNG or JPEG file',
+  UNUSABLE_PORTRAIT: 'The photo cannot be animated; use a frontal portrait of one person',
+  AVATAR_EXISTS: 'An avatar with this id already exists',
+  AVATAR_READ_ONLY: 'This avatar is not an uploaded one and cannot be removed',
 };
 
 /** Whether a caller may retry a request that failed with this HTTP status. */

@@ -17,6 +17,7 @@ import type { Config } from './config.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
 import { startManagedTurn, type ManagedTurn } from './turn/coturn.js';
 import type { TurnSettings } from './turn/credentials.js';
+import { uploadedAvatarsDir } from './routes/admin-avatars.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -58,7 +59,8 @@ function createEngine(
     videoWidth: config.videoWidth,
     videoHeight: config.videoHeight,
     fps: config.videoFps,
-    avatarsDirs: config.avatarsDir ? [config.avatarsDir] : [],
+    // uploaded avatars last: an upload never takes a built-in's or an operator pack's id
+    avatarsDirs: [...(config.avatarsDir ? [config.avatarsDir] : []), uploadedAvatarsDir(config)],
     readyTimeoutMs: config.whepReadyTimeoutMs,
   });
 }
@@ -71,6 +73,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   );
   const warnings: Array<[object, string]> = [];
   mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(uploadedAvatarsDir(config), { recursive: true });
   const stores = openSqliteStores(join(config.dataDir, 'mouthpiece.db'));
   const ended = stores.sessions.endAllActive(EndReason.SERVER_RESTART, Date.now());
   const jwtSecret = config.jwtSecret ?? secretFile(config.dataDir, 'jwt-secret');

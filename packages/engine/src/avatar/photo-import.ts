@@ -141,7 +141,7 @@ export async function importPhotoAvatar(
   if (req.image.byteLength > PHOTO_LIMITS.maxBytes)
     throw new PhotoImportError(
       'image_too_large',
-      `The image is over ${PHOTO_LIMITS.maxBytes / 1024 / 1024} MB`,
+      `The image is over ${PHOTO_LIMITS.maxBytes / 1024 / 1024} MiB`,
     );
   const img = decode(req.image);
   if (img.width > PHOTO_LIMITS.maxSidePx || img.height > PHOTO_LIMITS.maxSidePx)

@@ -89,7 +89,7 @@ export async function createEnginePool(opts: EnginePoolOptions = {}): Promise<En
 class EnginePool implements EngineHost {
   readonly #opts: EnginePoolOptions;
   readonly #processOptions: EngineProcessOptions;
-  readonly #catalog: EngineCatalog;
+  #catalog: EngineCatalog;
   readonly #workers: Array<Worker | undefined> = [];
   readonly #sessionWorker = new Map<string, Worker>();
   readonly #listeners = new Set<(e: EngineEvent) => void>();
@@ -132,6 +132,14 @@ class EnginePool implements EngineHost {
   }
 
   catalog(): EngineCatalog {
+    return this.#catalog;
+  }
+
+  refreshCatalog(): EngineCatalog {
+    const { videoWidth: width, videoHeight: height, avatarsDirs } = this.#processOptions;
+    const catalog = engineCatalog(avatarsDirs, { width, height });
+    for (const e of catalog.errors) this.#log.warn({ error: e }, 'avatar pack skipped');
+    this.#catalog = { ...this.#catalog, avatars: catalog.avatars };
     return this.#catalog;
   }
 

@@ -3,3 +3,4 @@ export { FakeEngineHost, FAKE_AVATARS, FAKE_VOICES } from './fake-engine-host.js
 export type { FakeEngineHostOptions, FakeEngineCall } from './fake-engine-host.js';
 export { ManualClock } from './manual-clock.js';
 export { sniffAudio } from './sniff-audio.js';
+export { portraitFixture, portraitFixturePath, blankImage, PORTRAIT_FIXTURE } from './portrait-fixture.js';
