@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createCanvas, Image } from '@napi-rs/canvas';
 import type { DetectedFace } from './face-detector.js';
@@ -67,9 +68,19 @@ function decode(bytes: Uint8Array): Image {
   return img;
 }
 
+/** The worker's built file (from src/ under vitest, the dist/ one: build first). */
+function workerPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  const file = here.endsWith('.ts')
+    ? here.replace(/\/src\/avatar\/photo-import\.ts$/, '/dist/avatar/face-detector-worker.js')
+    : fileURLToPath(new URL('./face-detector-worker.js', import.meta.url));
+  if (!existsSync(file)) throw new Error(`${file} is missing: build first (npx tsc -b)`);
+  return file;
+}
+
 /** Runs the detector in a worker thread that ends with the answer. */
 export function detectFaces(rgba: Uint8Array, width: number, height: number): Promise<DetectedFace[]> {
-  const worker = new Worker(new URL('./face-detector-worker.js', import.meta.url));
+  const worker = new Worker(workerPath());
   return new Promise<DetectedFace[]>((resolve, reject) => {
     worker.once('message', (m: { faces?: DetectedFace[]; error?: string }) => {
       if (m.faces) resolve(m.faces);
