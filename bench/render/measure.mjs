@@ -1,4 +1,4 @@
-// Per-frame cost of the CPU media path for each built-in avatar at 512×512 and 1280×720:
+// Per-frame cost of the CPU media path for each built-in avatar and a photo avatar at 512×512 and 1280×720:
 // Skia render + read-back, RGBA → I420 (libyuv via wrtc), and VP8 encode (libwebrtc's own
 // totalEncodeTime for frames sent to a receiver peer in this process), with each stage's share.
 // Frames are fed at 25 fps, as the engine does, yielding between frames (Skia read-back buffers
@@ -8,7 +8,8 @@ import wrtc from '@roamhq/wrtc';
 import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../../packages/engine/dist/avatar/catalog.js';
 import { createAnimator } from '../../packages/engine/dist/animation/animator.js';
 import { MOUTH_SHAPES } from '../../packages/engine/dist/lipsync/mouth-shapes.js';
-import { createRenderer } from '../../packages/engine/dist/render/renderer.js';
+import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
+import { photoBenchPack } from '../lib/photo-pack.mjs';
 
 const { values } = parseArgs({
   options: { frames: { type: 'string', default: '250' }, smoke: { type: 'boolean', default: false } },
@@ -46,12 +47,14 @@ console.log(`render benchmark: ${N} frames per case at 25 fps, CPU path (Skia + 
 console.log(
   'avatar   size        render ms   i420 ms  onFrame ms  encode ms   total ms   share render/i420/onFrame/encode   % of a core at 25 fps',
 );
-for (const { manifest } of readAvatarPacks([BUILTIN_AVATARS_DIR]).packs) {
+// the built-in vector avatars, and a photo avatar made from the test portrait (bench/lib/photo-pack.mjs)
+for (const { manifest, dir } of [...readAvatarPacks([BUILTIN_AVATARS_DIR]).packs, await photoBenchPack()]) {
   for (const [width, height] of [
     [512, 512],
     [1280, 720],
   ]) {
-    const r = createRenderer(manifest, { width, height });
+    const r = createAvatarRenderer(manifest, { width, height }, dir);
+    await sleep(500); // let the renderer's per-avatar caches warm, as a running engine's are
     const anim = createAnimator({ seed: 1 });
     const i420 = new Uint8Array((width * height * 3) / 2);
     const source = new wrtc.nonstandard.RTCVideoSource(

@@ -72,39 +72,69 @@ export function warpTriangle(out: Image32, d: ArrayLike<number>, src: Image32, s
   const b = ux * i01 + vx * i11;
   const c = uy * i00 + vy * i10;
   const e = uy * i01 + vy * i11;
-  const sx0 = s[0]!;
-  const sy0 = s[1]!;
-  const sp = src.px;
+  const sx0 = s[0]! - 0.5;
+  const sy0 = s[1]! - 0.5;
+  // whole pixels as 32-bit words (RGBA bytes, little-endian): one read per neighbour
+  const sp = words(src);
   const sw = src.width;
   const maxX = src.width - 1.001;
   const maxY = src.height - 1.001;
-  const op = out.px;
+  const op = words(out);
   const ow = out.width;
+  // a source triangle well inside the image needs no clamping (sampled points stay inside it)
+  const safe =
+    Math.min(s[0]!, s[2]!, s[4]!) > 2 &&
+    Math.min(s[1]!, s[3]!, s[5]!) > 2 &&
+    Math.max(s[0]!, s[2]!, s[4]!) < src.width - 3 &&
+    Math.max(s[1]!, s[3]!, s[5]!) < src.height - 3;
   spans(dx0, dy0, dx1, dy1, dx2, dy2, out.width, out.height, (y, xa, xb) => {
     const py = y + 0.5 - dy0;
-    let o = (y * ow + xa) * 4;
-    for (let x = xa; x < xb; x++, o += 4) {
-      const px = x + 0.5 - dx0;
-      // source position of the pixel centre, in source pixel-centre coordinates
-      let fx = a * px + b * py + sx0 - 0.5;
-      let fy = c * px + e * py + sy0 - 0.5;
-      fx = fx < 0 ? 0 : fx > maxX ? maxX : fx;
-      fy = fy < 0 ? 0 : fy > maxY ? maxY : fy;
-      const ix = fx | 0;
-      const iy = fy | 0;
-      const tx = fx - ix;
-      const ty = fy - iy;
-      const i = (iy * sw + ix) * 4;
-      const j = i + sw * 4;
+    const px = xa + 0.5 - dx0;
+    // source position of the pixel centre, in source pixel-centre coordinates, stepped along the row
+    let fx = a * px + b * py + sx0;
+    let fy = c * px + e * py + sy0;
+    for (let x = xa, o = y * ow + xa; x < xb; x++, o++, fx += a, fy += c) {
+      const cx = safe ? fx : fx < 0 ? 0 : fx > maxX ? maxX : fx;
+      const cy = safe ? fy : fy < 0 ? 0 : fy > maxY ? maxY : fy;
+      const ix = cx | 0;
+      const iy = cy | 0;
+      const tx = cx - ix;
+      const ty = cy - iy;
+      const i = iy * sw + ix;
+      const p00 = sp[i]!;
+      const p10 = sp[i + 1]!;
+      const p01 = sp[i + sw]!;
+      const p11 = sp[i + sw + 1]!;
       const w00 = (1 - tx) * (1 - ty);
       const w10 = tx * (1 - ty);
       const w01 = (1 - tx) * ty;
       const w11 = tx * ty;
-      op[o] = sp[i]! * w00 + sp[i + 4]! * w10 + sp[j]! * w01 + sp[j + 4]! * w11;
-      op[o + 1] = sp[i + 1]! * w00 + sp[i + 5]! * w10 + sp[j + 1]! * w01 + sp[j + 5]! * w11;
-      op[o + 2] = sp[i + 2]! * w00 + sp[i + 6]! * w10 + sp[j + 2]! * w01 + sp[j + 6]! * w11;
+      const r = (p00 & 255) * w00 + (p10 & 255) * w10 + (p01 & 255) * w01 + (p11 & 255) * w11;
+      const g =
+        ((p00 >>> 8) & 255) * w00 +
+        ((p10 >>> 8) & 255) * w10 +
+        ((p01 >>> 8) & 255) * w01 +
+        ((p11 >>> 8) & 255) * w11;
+      const bl =
+        ((p00 >>> 16) & 255) * w00 +
+        ((p10 >>> 16) & 255) * w10 +
+        ((p01 >>> 16) & 255) * w01 +
+        ((p11 >>> 16) & 255) * w11;
+      op[o] = 0xff000000 | ((bl + 0.5) << 16) | ((g + 0.5) << 8) | (r + 0.5);
     }
   });
+}
+
+const views = new WeakMap<Uint8ClampedArray, Uint32Array>();
+
+/** The image's pixels as 32-bit words (cached per pixel buffer). */
+function words(img: Image32): Uint32Array {
+  let w = views.get(img.px);
+  if (!w) {
+    w = new Uint32Array(img.px.buffer, img.px.byteOffset, img.px.byteLength >> 2);
+    views.set(img.px, w);
+  }
+  return w;
 }
 
 /** Colours each pixel centre inside the triangle `d` with `shade(x, y, offset)`. */

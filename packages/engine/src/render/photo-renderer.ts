@@ -8,11 +8,11 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCanvas, Image } from '@napi-rs/canvas';
+import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
 import type { PhotoAvatarManifest } from '../avatar/manifest.js';
 import { innerMouthShader, mouthColours, type MouthColours } from './inner-mouth.js';
 import { fillTriangle, warpTriangle, type Image32 } from './mesh-warp.js';
-import { buildRig, modeWeights, PHOTO_POSE, pose, type PhotoRig, type Vec } from './photo-rig.js';
+import { buildRig, modeWeights, MODES, PHOTO_POSE, pose, type PhotoRig, type Vec } from './photo-rig.js';
 import type { Renderer } from './renderer.js';
 
 /** Tilt is drawn in steps of this many radians; each step's picture is made once. */
@@ -29,9 +29,11 @@ interface Step {
 interface Shared {
   rig: PhotoRig;
   image: Image;
+  /** The portrait with its edge columns stretched at its sides, and edge rows above and below. */
+  surround: Canvas;
   /** Portrait pixels to output pixels. */
   scale: number;
-  /** Output position of the portrait's top-left corner (the portrait covers the output). */
+  /** Output position of the portrait's top-left corner. */
   left: number;
   top: number;
   /** Head tilt pivot (below the chin), in output pixels. */
@@ -55,7 +57,8 @@ function sharedFor(
   if (!s) {
     const image = new Image();
     image.src = readFileSync(file);
-    const scale = Math.max(width / image.width, height / image.height);
+    // the whole portrait fits; wider (or taller) outputs show its edges stretched at its sides
+    const scale = Math.min(width / image.width, height / image.height);
     const left = (width - image.width * scale) / 2;
     const top = (height - image.height * scale) / 2;
     const rig = buildRig(m.landmarks.map(([x, y]): Vec => [x + left / scale, y + top / scale]));
@@ -63,6 +66,7 @@ function sharedFor(
     s = {
       rig,
       image,
+      surround: surround(image),
       scale,
       left,
       top,
@@ -78,6 +82,20 @@ function sharedFor(
   return { key, s };
 }
 
+function surround(image: Image): Canvas {
+  const iw = image.width;
+  const ih = image.height;
+  const e = ih / 2;
+  const c = createCanvas(iw * 3, ih * 2);
+  const ctx = c.getContext('2d');
+  ctx.drawImage(image, iw, e);
+  ctx.drawImage(image, 0, 0, 1, ih, 0, e, iw, ih);
+  ctx.drawImage(image, iw - 1, 0, 1, ih, iw * 2, e, iw, ih);
+  ctx.drawImage(c, 0, e, iw * 3, 1, 0, 0, iw * 3, e);
+  ctx.drawImage(c, 0, e + ih - 1, iw * 3, 1, 0, e + ih, iw * 3, e);
+  return c;
+}
+
 /** Tilt steps the animator reaches (|tilt| < 0.06 rad), made one per timer turn, nearest first. */
 const WARM_STEPS = [0, ...Array.from({ length: 12 }, (_, i) => [i + 1, -(i + 1)]).flat()];
 
@@ -91,7 +109,7 @@ function warm(key: string, s: Shared, width: number, height: number): void {
   setTimeout(next, 15).unref();
 }
 
-/** The portrait rotated by the step's tilt about the pivot, with edges extended into the margin. */
+/** The portrait rotated by the step's tilt about the pivot, its surround filling the margin. */
 function stepAt(s: Shared, width: number, height: number, step: number): Step {
   let st = s.steps.get(step);
   if (st) return st;
@@ -103,23 +121,7 @@ function stepAt(s: Shared, width: number, height: number, step: number): Step {
   ctx.rotate(step * TILT_STEP);
   ctx.translate(-s.pivot[0] + s.left, -s.pivot[1] + s.top);
   ctx.scale(s.scale, s.scale);
-  const { image } = s;
-  const iw = image.width;
-  const ih = image.height;
-  const far = (MARGIN * 4 + Math.max(width, height) * 0.1) / s.scale;
-  // the picture, and its edge rows and columns stretched outwards (no empty corners when tilted)
-  ctx.drawImage(image, 0, 0);
-  ctx.drawImage(image, 0, 0, iw, 1, 0, -far, iw, far);
-  ctx.drawImage(image, 0, ih - 1, iw, 1, 0, ih, iw, far);
-  ctx.drawImage(image, 0, 0, 1, ih, -far, 0, far, ih);
-  ctx.drawImage(image, iw - 1, 0, 1, ih, iw, 0, far, ih);
-  for (const [sx, sy, dx, dy] of [
-    [0, 0, -far, -far],
-    [iw - 1, 0, iw, -far],
-    [0, ih - 1, -far, ih],
-    [iw - 1, ih - 1, iw, ih],
-  ] as const)
-    ctx.drawImage(image, sx, sy, 1, 1, dx, dy, far, far);
+  ctx.drawImage(s.surround, -s.image.width, -s.image.height / 2);
   const px = ctx.getImageData(0, 0, w, h).data;
   st = { base: { px, width: w, height: h } };
   s.steps.set(step, st);
@@ -142,6 +144,7 @@ export function createPhotoRenderer(
   const dTri = new Float64Array(6);
   const sTri = new Float64Array(6);
   let closed = false;
+  let last = '';
   const tri = (t: number): void => {
     for (let k = 0; k < 3; k++) {
       const v = rig.tris[t * 3 + k]!;
@@ -161,6 +164,11 @@ export function createPhotoRenderer(
       const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * motionScale);
       const dx = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headX * motionScale)));
       const dy = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headY * motionScale) - rise));
+      const weights = modeWeights(mouth, motion);
+      // an unchanged pose (most idle frames: head offsets are whole pixels) is the last frame again
+      const poseKey = `${step},${dx},${dy},${MODES.map((m) => weights[m].toFixed(4)).join(',')},${mouth.teeth.toFixed(3)},${mouth.tongue.toFixed(3)}`;
+      if (poseKey === last) return out.px;
+      last = poseKey;
       const { base } = stepAt(s, width, height, step);
       // the whole picture at its offset
       const rowBytes = width * 4;
@@ -170,7 +178,6 @@ export function createPhotoRenderer(
       }
       // the rest positions in the step's picture, and the frame's positions in the output
       pose(rig, PHOTO_POSE, s.scale, angle, s.pivot, 0, 0, src);
-      const weights = modeWeights(mouth, motion);
       pose(rig, weights, s.scale, angle, s.pivot, dx, dy, dst);
       s.colours ??= mouthColours(
         base,
@@ -190,11 +197,16 @@ export function createPhotoRenderer(
         tri(t);
         warpTriangle(out, dTri, base, sTri);
       }
-      if (weights.blinkL > 0.01 || weights.brow > 0.01)
-        for (const t of rig.eyeTris) {
-          tri(t);
-          warpTriangle(out, dTri, base, sTri);
-        }
+      const brow = weights.brow > 0.01;
+      for (const [on, list] of [
+        [weights.blinkL > 0.01 || brow, rig.lidTris],
+        [brow, rig.browTris],
+      ] as const)
+        if (on)
+          for (const t of list) {
+            tri(t);
+            warpTriangle(out, dTri, base, sTri);
+          }
       return out.px;
     },
     close() {

@@ -19,9 +19,10 @@ export interface PhotoRig {
   tris: Int32Array;
   /** Triangles inside the inner lips (drawn as the inner mouth, not sampled). */
   cavity: number[];
-  /** Triangles the mouth modes move (always warped) and those only blinks and brows move. */
+  /** Triangles the mouth modes move (always warped), those blinks move, those only brows move. */
   mouthTris: number[];
-  eyeTris: number[];
+  lidTris: number[];
+  browTris: number[];
   /** Displacement of every vertex per unit of each mode, in the face's axes (along r, along u). */
   modes: Record<Mode, Float64Array>;
   /** The face's axes in the photo: u points down the face, r to the image's right. */
@@ -59,11 +60,11 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
   const xRel = (i: number): number => along(L(i), r) / (mouthW / 2);
 
   // a ring of fixed vertices around the face, from above the brows to below the chin
-  const top = Math.min(...[19, 24].map((i) => along(L(i), u))) - 0.3 * faceW;
-  const bottom = along(L(8), u) + 0.45 * faceW;
+  const top = Math.min(...[19, 24].map((i) => along(L(i), u))) - 0.2 * faceW;
+  const bottom = along(L(8), u) + 0.28 * faceW;
   const centreU = (top + bottom) / 2;
   const ru = (bottom - top) / 2;
-  const rr = 0.78 * faceW;
+  const rr = 0.64 * faceW;
   const centreR = along([(L(0)[0] + L(16)[0]) / 2, (L(0)[1] + L(16)[1]) / 2], r);
   const points: Vec[] = [...landmarks];
   for (let k = 0; k < RING; k++) {
@@ -164,7 +165,8 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
   const innerPoly = inner.map((i) => layout[i]!);
   const cavity: number[] = [];
   const mouthTris: number[] = [];
-  const eyeTris: number[] = [];
+  const lidTris: number[] = [];
+  const browTris: number[] = [];
   const moves = (i: number, ms: readonly Mode[]): boolean =>
     ms.some((m) => modes[m][i * 2] !== 0 || modes[m][i * 2 + 1] !== 0);
   tris.forEach(([a, b, c], t) => {
@@ -174,14 +176,16 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
     ];
     if ([a, b, c].every((i) => i >= 60 && i <= 67) && inside(centroid, innerPoly)) cavity.push(t);
     else if ([a, b, c].some((i) => moves(i, ['close', 'open', 'width', 'round', 'bite']))) mouthTris.push(t);
-    else if ([a, b, c].some((i) => moves(i, ['blinkL', 'blinkR', 'brow']))) eyeTris.push(t);
+    else if ([a, b, c].some((i) => moves(i, ['blinkL', 'blinkR']))) lidTris.push(t);
+    else if ([a, b, c].some((i) => moves(i, ['brow']))) browTris.push(t);
   });
   return {
     rest: Float64Array.from(points.flat()),
     tris: Int32Array.from(tris.flat()),
     cavity,
     mouthTris,
-    eyeTris,
+    lidTris,
+    browTris,
     modes,
     u,
     r,
