@@ -97,8 +97,8 @@ export const AvatarInfo = Type.Object({
   width: Type.Number(),
   height: Type.Number(),
   previewUrl: Type.Optional(Type.String()),
-  /** How the avatar is drawn: `vector` (drawn from parameters) or `photo` (one portrait, warped). */
-  render: Type.Optional(Type.Union([Type.Literal('vector'), Type.Literal('photo')])),
+  /** How the avatar is drawn: `vector` (from parameters), `photo` (one portrait, warped) or `sprites` (pictures). */
+  render: Type.Optional(Type.Union([Type.Literal('vector'), Type.Literal('photo'), Type.Literal('sprites')])),
   description: Type.Optional(Type.String()),
 });
 export type AvatarInfo = Static<typeof AvatarInfo>;

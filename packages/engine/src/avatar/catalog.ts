@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AvatarInfo } from '@mouthpiece/protocol';
 import { AvatarPackError, validateManifest, type AnyAvatarManifest } from './manifest.js';
+import { validateSpritePack } from './sprite-pack.js';
 
 /** The built-in packs (resolved from this file, so it works from `src` and `dist`). */
 export const BUILTIN_AVATARS_DIR = fileURLToPath(new URL('../../avatars/', import.meta.url));
@@ -30,6 +31,7 @@ export function loadAvatarPack(dir: string): AvatarPack {
   const manifest = validateManifest(raw, file);
   if (manifest.render === 'photo' && !existsSync(join(dir, manifest.image)))
     throw new AvatarPackError(`${file}: image ${manifest.image} is not in the pack folder`);
+  if (manifest.render === 'sprites') validateSpritePack(manifest, dir, file);
   return { dir, manifest };
 }
 

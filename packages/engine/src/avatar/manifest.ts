@@ -80,9 +80,68 @@ export const PhotoAvatarManifest = Type.Object(
 );
 export type PhotoAvatarManifest = Static<typeof PhotoAvatarManifest>;
 
+const PngFile = Type.String({
+  pattern: '^[A-Za-z0-9_.-]+\\.png$',
+  description: 'a PNG file name in the pack folder',
+});
+const Rect = Type.Object(
+  {
+    x: Type.Integer({ minimum: 0 }),
+    y: Type.Integer({ minimum: 0 }),
+    width: Type.Integer({ minimum: 1 }),
+    height: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A sprite avatar: a base picture, one picture per mouth shape (A–H and X) drawn over it at an
+ * anchor rectangle, and optional blink pictures (half-closed, closed) at their own rectangle.
+ * Transparent pixels of the base show the background colour.
+ */
+export const SpriteAvatarManifest = Type.Object(
+  {
+    id: AvatarManifest.properties.id,
+    name: AvatarManifest.properties.name,
+    version: Type.Literal(1),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    render: Type.Literal('sprites'),
+    size: Type.Object(
+      {
+        width: Type.Integer({ minimum: 16, maximum: 4096 }),
+        height: Type.Integer({ minimum: 16, maximum: 4096 }),
+      },
+      { additionalProperties: false },
+    ),
+    base: PngFile,
+    background: Type.Optional(Colour),
+    mouth: Type.Object(
+      {
+        anchor: Rect,
+        shapes: Type.Object(
+          Object.fromEntries([...'ABCDEFGHX'].map((v) => [v, PngFile])) as Record<
+            'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'X',
+            typeof PngFile
+          >,
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    blink: Type.Optional(
+      Type.Object(
+        { anchor: Rect, images: Type.Array(PngFile, { minItems: 1, maxItems: 2 }) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SpriteAvatarManifest = Static<typeof SpriteAvatarManifest>;
+
 /** Every kind of pack manifest, told apart by `render`. */
-export type AnyAvatarManifest = AvatarManifest | PhotoAvatarManifest;
-export const RenderKind = { vector: 'vector', photo: 'photo' } as const;
+export type AnyAvatarManifest = AvatarManifest | PhotoAvatarManifest | SpriteAvatarManifest;
+export const RenderKind = { vector: 'vector', photo: 'photo', sprites: 'sprites' } as const;
 export type RenderKind = (typeof RenderKind)[keyof typeof RenderKind];
 
 export class AvatarPackError extends Error {
@@ -95,7 +154,8 @@ export class AvatarPackError extends Error {
 /** Validates a parsed manifest; throws AvatarPackError naming the file and every problem. */
 export function validateManifest(value: unknown, file: string): AnyAvatarManifest {
   const render = (value as { render?: unknown } | null)?.render;
-  const schema = render === 'photo' ? PhotoAvatarManifest : AvatarManifest;
+  const schema =
+    render === 'photo' ? PhotoAvatarManifest : render === 'sprites' ? SpriteAvatarManifest : AvatarManifest;
   if (Value.Check(schema, value)) return value;
   const problems = [...Value.Errors(schema, value)]
     .slice(0, 8)
