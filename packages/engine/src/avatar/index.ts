@@ -10,3 +10,4 @@ export {
 } from './photo-import.js';
 export { readAvatarPacks, loadAvatarPack, BUILTIN_AVATARS_DIR, type AvatarPack } from './catalog.js';
 export { previewPng } from './preview.js';
+export { spritePackFromVector } from './sprite-from-vector.js';

@@ -141,6 +141,13 @@ export type SpriteAvatarManifest = Static<typeof SpriteAvatarManifest>;
 
 /** Every kind of pack manifest, told apart by `render`. */
 export type AnyAvatarManifest = AvatarManifest | PhotoAvatarManifest | SpriteAvatarManifest;
+/** The manifest as a vector one; throws naming the avatar when it is another kind. */
+export function vectorManifest(m: AnyAvatarManifest): AvatarManifest {
+  if (m.render !== 'vector')
+    throw new AvatarPackError(`avatar ${m.id} is a ${m.render} avatar, not a vector one`);
+  return m;
+}
+
 export const RenderKind = { vector: 'vector', photo: 'photo', sprites: 'sprites' } as const;
 export type RenderKind = (typeof RenderKind)[keyof typeof RenderKind];
 

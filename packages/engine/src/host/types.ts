@@ -12,6 +12,8 @@ export interface EngineSessionOptions {
   voiceId: string;
   /** Speech speed multiplier in [0.5, 2.0]. */
   voiceSpeed: number;
+  /** A flat `#rrggbb` background replacing the avatar's (vector and sprite avatars only). */
+  background?: string;
 }
 
 export interface TextChunk {

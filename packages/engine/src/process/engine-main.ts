@@ -109,6 +109,8 @@ const methods: RpcHandlers<EngineMethods> = {
     readAvatars(options.avatarsDirs);
     const avatar = avatars.get(o.avatarId);
     if (!avatar) throw new EngineError('invalid_request', `Unknown avatar ${o.avatarId}`);
+    if (o.background && avatar.manifest.render === 'photo')
+      throw new EngineError('invalid_request', 'A background colour is not available for photo avatars');
     if (!findVoice(o.voiceId)) throw new EngineError('invalid_request', `Unknown voice ${o.voiceId}`);
     sessions.set(
       o.sessionId,
@@ -116,6 +118,7 @@ const methods: RpcHandlers<EngineMethods> = {
         sessionId: o.sessionId,
         avatar: avatar.manifest,
         avatarDir: avatar.dir,
+        background: o.background,
         voiceId: o.voiceId,
         voiceSpeed: o.voiceSpeed,
         synthesis,

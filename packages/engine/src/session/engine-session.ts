@@ -34,6 +34,8 @@ export interface EngineSessionConfig {
   avatar: AnyAvatarManifest;
   /** The pack's folder (a photo avatar's portrait is read from it). */
   avatarDir?: string;
+  /** A flat background colour replacing the avatar's (vector and sprite avatars). */
+  background?: string | undefined;
   voiceId: string;
   voiceSpeed: number;
   /** The process's fair synthesis scheduler; the session synthesizes through its own lane. */
@@ -88,7 +90,10 @@ export class EngineSession {
       o.speech ??
       createSpeechSource({ tts: this.#lane, decoder: o.decoder, voiceId: o.voiceId, speed: o.voiceSpeed });
     this.#renderer =
-      o.renderer ?? createAvatarRenderer(o.avatar, { width: o.width, height: o.height }, o.avatarDir);
+      o.renderer ??
+      createAvatarRenderer(o.avatar, { width: o.width, height: o.height }, o.avatarDir, {
+        background: o.background,
+      });
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
     this.#mouth = new MouthDriver(o.fps);
     this.#gate = new PlaybackGate(o, () => this.#pump());
