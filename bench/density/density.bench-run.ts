@@ -3,13 +3,16 @@
  * separate receiver process, on one engine process (one core's worth, docs/design.md §9). For N = 1, 2,
  * 4, 6, … it reports engine CPU per session, memory per session, frames received vs due, frames
  * the engine skipped, viewer fps, and the control plane's event-loop delay; then the largest N
- * with no dropped frames and fps ≥ 24.5. Stops at the first N that fails. Never fails on a figure.
+ * with no dropped frames and fps ≥ 24.5. Stops at the first N that fails. Then the same for a
+ * photo avatar (made from the test portrait, as an upload would be). Never fails on a figure.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { importPhotoAvatar } from '../../packages/engine/dist/avatar/photo-import.js';
+import { portraitFixture } from '../../packages/engine/dist/testing/portrait-fixture.js';
 import type { Page } from 'playwright-core';
 import { launchBrowser } from '../../e2e/harness/browser.js';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
@@ -77,10 +80,21 @@ interface Level {
   ok: boolean;
 }
 
-/** With `chromium`, session 0 is watched by headless Chromium instead (docs/design.md §9's spot-check). */
-async function measure(n: number, chromium = false): Promise<Level> {
+/** A folder of packs holding one photo avatar, `photo`, made from the test portrait. */
+async function photoPacks(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'mp-bench-photo-'));
+  await importPhotoAvatar({ id: 'photo', name: 'Photo', image: await portraitFixture({ scale: 2 }) }, dir);
+  return dir;
+}
+
+/**
+ * With `chromium`, session 0 is watched by headless Chromium instead (docs/design.md §9's
+ * spot-check); with `photoDir`, every session shows the photo avatar in it.
+ */
+async function measure(n: number, chromium = false, photoDir?: string): Promise<Level> {
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'mp-prof-')) : undefined;
   const server = await startServer({
+    ...(photoDir ? { MOUTHPIECE_AVATARS_DIR: photoDir } : {}),
     MOUTHPIECE_LOG_LEVEL: 'warn',
     MOUTHPIECE_ENGINE_PROCESSES: '1',
     MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
@@ -101,7 +115,7 @@ async function measure(n: number, chromium = false): Promise<Level> {
     const sessions = [];
     for (let i = 0; i < n; i++) {
       const { sessionId, token } = await server.createSession({
-        visualConfig: { avatarId: AVATARS[i % AVATARS.length] },
+        visualConfig: { avatarId: photoDir ? 'photo' : AVATARS[i % AVATARS.length] },
         voiceConfig: { id: i % 2 ? 'en-us-male' : 'en-us-female' },
       });
       const init = await server.initClient(sessionId, token);
@@ -210,6 +224,18 @@ it('measures', async () => {
     if (!level.ok) break;
   }
   const best = Math.max(0, ...levels.filter((l) => l.ok).map((l) => l.n));
+  const photoDir = await photoPacks();
+  const photoLevels: Level[] = [];
+  try {
+    for (const n of LEVELS) {
+      const level = await measure(n, false, photoDir);
+      photoLevels.push(level);
+      if (!level.ok) break;
+    }
+  } finally {
+    rmSync(photoDir, { recursive: true, force: true });
+  }
+  const photoBest = Math.max(0, ...photoLevels.filter((l) => l.ok).map((l) => l.n));
   // spot-check: the densest passing level again, one of its viewers a real browser
   const spot = best > 0 && !smoke ? await measure(best, true) : undefined;
   report(
@@ -233,13 +259,13 @@ it('measures', async () => {
         'width',
         'ok',
       ],
-      4,
+      8,
     ),
   );
-  for (const l of levels)
+  for (const l of [...levels, ...photoLevels])
     report(
       row(
-        String(l.n),
+        photoLevels.includes(l) ? `${l.n} photo` : String(l.n),
         [
           fmt(l.engineCpuPct, 1),
           fmt(l.cpuPerSessionPct, 1),
@@ -257,10 +283,11 @@ it('measures', async () => {
           l.minWidth,
           l.ok ? 'yes' : 'no',
         ],
-        4,
+        8,
       ),
     );
   report(`largest N with no dropped frames and fps >= 24.5, per engine process (one core): ${best}`);
+  report(`the same for a photo avatar (rows "N photo"): ${photoBest}`);
   if (spot)
     report(
       `Chromium spot-check at N=${spot.n} (session 0 watched by headless Chromium): decoded ${fmt(spot.chromiumFps ?? NaN, 1)} fps; all viewers min ${fmt(spot.fpsMin, 1)} fps, ${fmt(spot.skippedFrames)} frames skipped, engine ${fmt(spot.engineCpuPct, 1)} %`,
@@ -284,6 +311,7 @@ it('measures', async () => {
       smoke,
       windowSec: WINDOW_MS / 1000,
       sessionsPerCore: best,
+      photoSessionsPerCore: photoBest,
       chromiumSpotCheck: spot
         ? {
             n: spot.n,
@@ -292,7 +320,8 @@ it('measures', async () => {
             skippedFrames: spot.skippedFrames,
           }
         : null,
-      levels: levels.map((l) => ({
+      levels: [...levels, ...photoLevels].map((l) => ({
+        avatar: photoLevels.includes(l) ? 'photo' : 'vector',
         ...l,
         engineCpuPct: +l.engineCpuPct.toFixed(1),
         cpuPerSessionPct: +l.cpuPerSessionPct.toFixed(1),

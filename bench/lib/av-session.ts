@@ -12,6 +12,7 @@ import { launchBrowser, type TestBrowser } from '../../e2e/harness/browser.js';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
 import { BUILTIN_AVATARS_DIR, loadAvatarPack } from '../../packages/engine/dist/avatar/catalog.js';
 import { geometry } from '../../packages/engine/dist/render/vector-face.js';
+import { vectorManifest } from '../../packages/engine/dist/avatar/manifest.js';
 
 const PROBE = fileURLToPath(new URL('./av-probe.js', import.meta.url));
 export const AVATAR = 'mei';
@@ -109,7 +110,7 @@ export async function openAvSession(
     await page.evaluate(() =>
       window.mpTest.waitFor(async () => (await window.mpTest.stats()).framesDecoded > 5, 15000),
     );
-    const { manifest } = loadAvatarPack(join(BUILTIN_AVATARS_DIR, AVATAR));
+    const manifest = vectorManifest(loadAvatarPack(join(BUILTIN_AVATARS_DIR, AVATAR)).manifest);
     const g = geometry(manifest);
     const box = { x: Math.round(g.cx - 50), y: Math.round(g.mouthY - 22), w: 100, h: 50 };
     const jbt = process.env['BENCH_JITTER_TARGET_MS'];

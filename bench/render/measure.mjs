@@ -1,4 +1,4 @@
-// Per-frame cost of the CPU media path for each built-in avatar at 512×512 and 1280×720:
+// Per-frame cost of the CPU media path for each built-in avatar and a photo avatar at 512×512 and 1280×720:
 // Skia render + read-back, RGBA → I420 (libyuv via wrtc), and VP8 encode (libwebrtc's own
 // totalEncodeTime for frames sent to a receiver peer in this process), with each stage's share.
 // Frames are fed at 25 fps, as the engine does, yielding between frames (Skia read-back buffers
@@ -8,7 +8,8 @@ import wrtc from '@roamhq/wrtc';
 import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../../packages/engine/dist/avatar/catalog.js';
 import { createAnimator } from '../../packages/engine/dist/animation/animator.js';
 import { MOUTH_SHAPES } from '../../packages/engine/dist/lipsync/mouth-shapes.js';
-import { createRenderer } from '../../packages/engine/dist/render/renderer.js';
+import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
+import { photoBenchPack } from '../lib/photo-pack.mjs';
 
 const { values } = parseArgs({
   options: { frames: { type: 'string', default: '250' }, smoke: { type: 'boolean', default: false } },
@@ -44,14 +45,16 @@ async function encodeStats(tx) {
 const results = [];
 console.log(`render benchmark: ${N} frames per case at 25 fps, CPU path (Skia + libyuv + libwebrtc VP8)`);
 console.log(
-  'avatar   size        render ms   i420 ms  onFrame ms  encode ms   total ms   share render/i420/onFrame/encode   % of a core at 25 fps',
+  'avatar   size        render ms   i420 ms  onFrame ms  encode ms   total ms   share render/i420/onFrame/encode   % of a core at 25 fps   render CPU ms',
 );
-for (const { manifest } of readAvatarPacks([BUILTIN_AVATARS_DIR]).packs) {
+// the built-in vector avatars, and a photo avatar made from the test portrait (bench/lib/photo-pack.mjs)
+for (const { manifest, dir } of [...readAvatarPacks([BUILTIN_AVATARS_DIR]).packs, await photoBenchPack()]) {
   for (const [width, height] of [
     [512, 512],
     [1280, 720],
   ]) {
-    const r = createRenderer(manifest, { width, height });
+    const r = createAvatarRenderer(manifest, { width, height }, dir);
+    await sleep(500); // let the renderer's per-avatar caches warm, as a running engine's are
     const anim = createAnimator({ seed: 1 });
     const i420 = new Uint8Array((width * height * 3) / 2);
     const source = new wrtc.nonstandard.RTCVideoSource(
@@ -90,12 +93,26 @@ for (const { manifest } of readAvatarPacks([BUILTIN_AVATARS_DIR]).packs) {
     track.stop();
     tx.close();
     rx.close();
+    // render alone, with nothing streaming: the process's CPU time per frame (robust to other
+    // processes sharing the cores, which stretch wall-clock figures)
+    const anim2 = createAnimator({ seed: 2 });
+    const c0 = process.cpuUsage();
+    for (let n = 0; n < N; n++) {
+      const m = shapes[Math.floor(n / 3) % shapes.length];
+      r.render({
+        mouth: { ...m, open: m.open + (n % 3) * 0.01 },
+        motion: anim2.next({ tMs: n * 40, speaking: true, emphasis: (n % 7) / 7 }),
+      });
+      await new Promise((res) => setImmediate(res)); // Skia frees read-back buffers between turns
+    }
+    const c1 = process.cpuUsage(c0);
     r.close();
     const row = {
       avatar: manifest.id,
       width,
       height,
       renderMs: +(render / N).toFixed(3),
+      renderCpuMs: +((c1.user + c1.system) / 1000 / N).toFixed(3),
       i420Ms: +(conv / N).toFixed(3),
       onFrameMs: +(handoff / N).toFixed(3),
       encodeMs: +encodeMs.toFixed(3),
@@ -112,12 +129,14 @@ for (const { manifest } of readAvatarPacks([BUILTIN_AVATARS_DIR]).packs) {
       `${row.avatar.padEnd(8)} ${`${width}x${height}`.padEnd(10)} ${row.renderMs.toFixed(2).padStart(10)} ${row.i420Ms.toFixed(3).padStart(9)} ${row.onFrameMs.toFixed(3).padStart(11)} ${row.encodeMs.toFixed(2).padStart(10)} ${row.totalMs.toFixed(2).padStart(10)}   ${row.share
         .map((x) => `${x} %`)
         .join(' / ')
-        .padStart(22)}   ${row.corePercentAt25fps.toFixed(1).padStart(10)}`,
+        .padStart(
+          22,
+        )}   ${row.corePercentAt25fps.toFixed(1).padStart(10)}   ${row.renderCpuMs.toFixed(2).padStart(12)}`,
     );
   }
 }
 console.log(
-  '(render, i420 and onFrame (hand-off to libwebrtc) run on the JS thread; encode is libwebrtc totalEncodeTime per frame on its encoder thread)',
+  '(render, i420 and onFrame (hand-off to libwebrtc) run on the JS thread; encode is libwebrtc totalEncodeTime per frame on its encoder thread; render CPU ms: CPU time per frame of render alone, the mouth changing every frame)',
 );
 console.log(JSON.stringify({ bench: 'render', frames: N, results }));
 process.exit(0); // libwebrtc can crash at a natural exit

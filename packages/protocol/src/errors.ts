@@ -37,6 +37,10 @@ export const ErrorCode = {
   SHUTTING_DOWN: 'SHUTTING_DOWN',
   STORAGE_UNAVAILABLE: 'STORAGE_UNAVAILABLE',
   RANGE_NOT_SATISFIABLE: 'RANGE_NOT_SATISFIABLE',
+  INVALID_IMAGE: 'INVALID_IMAGE',
+  UNUSABLE_PORTRAIT: 'UNUSABLE_PORTRAIT',
+  AVATAR_EXISTS: 'AVATAR_EXISTS',
+  AVATAR_READ_ONLY: 'AVATAR_READ_ONLY',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -75,6 +79,10 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   SHUTTING_DOWN: 503,
   STORAGE_UNAVAILABLE: 503,
   RANGE_NOT_SATISFIABLE: 416,
+  INVALID_IMAGE: 400,
+  UNUSABLE_PORTRAIT: 422,
+  AVATAR_EXISTS: 409,
+  AVATAR_READ_ONLY: 409,
 };
 
 /** Default messages; the spec's exact wording where the spec gives one. */
@@ -111,6 +119,10 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   SHUTTING_DOWN: 'The server is shutting down; retry in a moment',
   STORAGE_UNAVAILABLE: 'Storage is unavailable (locked or failing); nothing was changed, retry in a moment',
   RANGE_NOT_SATISFIABLE: 'Range not satisfiable: the requested bytes are past the end of the file',
+  INVALID_IMAGE: 'The image must be a PNG or JPEG file',
+  UNUSABLE_PORTRAIT: 'The photo cannot be animated; use a frontal portrait of one person',
+  AVATAR_EXISTS: 'An avatar with this id already exists',
+  AVATAR_READ_ONLY: 'This avatar is not an uploaded one and cannot be removed',
 };
 
 /** Whether a caller may retry a request that failed with this HTTP status. */

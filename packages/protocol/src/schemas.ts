@@ -25,6 +25,10 @@ export const CreateSessionBody = Type.Object({
     avatarId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     /** Accepted as an alias of avatarId (docs/design.md §4.1). */
     id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    /** A flat `#rrggbb` colour replacing the avatar's background, exact so a page can key it. */
+    background: Type.Optional(
+      Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour like #00ff00' }),
+    ),
   }),
   voiceConfig: Type.Optional(
     Type.Object({
@@ -97,6 +101,9 @@ export const AvatarInfo = Type.Object({
   width: Type.Number(),
   height: Type.Number(),
   previewUrl: Type.Optional(Type.String()),
+  /** How the avatar is drawn: `vector` (from parameters), `photo` (one portrait, warped) or `sprites` (pictures). */
+  render: Type.Optional(Type.Union([Type.Literal('vector'), Type.Literal('photo'), Type.Literal('sprites')])),
+  description: Type.Optional(Type.String()),
 });
 export type AvatarInfo = Static<typeof AvatarInfo>;
 

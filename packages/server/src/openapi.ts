@@ -5,7 +5,7 @@
  * (say-audio's multipart fields, WHEP's SDP), and the operations routes (health, readiness,
  * metrics). One table below says, per operation, its id and the statuses it can answer.
  */
-import { EndReason, ErrorResponse } from '@mouthpiece/protocol';
+import { AvatarInfo, EndReason, ErrorResponse } from '@mouthpiece/protocol';
 
 type Doc = {
   paths: Record<string, Record<string, Operation>>;
@@ -27,11 +27,17 @@ const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
   403: ['Forbidden', 'Valid credential or token, but not for this operation or session'],
   404: ['NotFound', 'No such session (never created, or purged after retention) or resource'],
   405: ['MethodNotAllowed', 'The path exists under another method (see `Allow`)'],
-  409: ['Conflict', 'The turn is already final, or already playing'],
+  409: [
+    'Conflict',
+    'The turn is already final, or already playing; or an avatar id is taken, or not an uploaded one',
+  ],
   410: ['SessionEnded', 'The session has ended; `reason` says why (idle_timeout, max_duration, …)'],
   413: ['PayloadTooLarge', 'The body is over its limit'],
   415: ['UnsupportedMediaType', 'Wrong Content-Type; `error` names the one this route takes'],
-  422: ['UnsupportedOffer', 'The SDP offer has no codec the server can send (VP8, VP9, AV1)'],
+  422: [
+    'UnsupportedOffer',
+    'The SDP offer has no codec the server can send (VP8, VP9, AV1); or an uploaded photo cannot be animated (no face, several, too small)',
+  ],
   429: [
     'TooManyRequests',
     'Rate limited, too many sessions for the credential, or a full speech queue (see `Retry-After`)',
@@ -127,6 +133,56 @@ const OPERATIONS: Record<
   'post /admin/v1/sessions/{id}/end': { id: 'adminEndSession', errors: [...ADMIN, 410] },
   'get /admin/v1/usage': { id: 'adminListUsage', errors: ADMIN },
   'get /admin/v1/usage/{credentialId}': { id: 'adminGetUsage', errors: ADMIN },
+  'get /v1/avatars/{avatarId}/preview.png': {
+    id: 'avatarPreview',
+    errors: [404, 500],
+    success: {
+      200: {
+        description: 'A 256×256 PNG thumbnail',
+        content: { 'image/png': { schema: { type: 'string', format: 'binary' } } },
+      },
+    },
+  },
+  'post /admin/v1/avatars': {
+    id: 'adminAddAvatar',
+    errors: [...ADMIN, 409, 422],
+    body: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: ['image', 'id', 'name'],
+            properties: {
+              image: {
+                type: 'string',
+                format: 'binary',
+                description:
+                  'A frontal portrait, PNG or JPEG: one face at least 128 px across (jaw to jaw), at most 4096 px a side and 20 MiB',
+              },
+              id: { type: 'string', description: 'lower-case letters, digits and dashes; not taken' },
+              name: { type: 'string', description: 'shown in the catalog (1–80 characters)' },
+              description: { type: 'string', description: 'optional, up to 500 characters' },
+            },
+          },
+        },
+      },
+    },
+    success: {
+      201: {
+        description: 'The new catalog entry (usable at once by every engine process)',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { success: { type: 'boolean' }, avatar: AvatarInfo },
+            },
+          },
+        },
+      },
+    },
+  },
+  'delete /admin/v1/avatars/{id}': { id: 'adminRemoveAvatar', errors: [...ADMIN, 409] },
 };
 
 /** The operations routes, which carry no schema of their own. */

@@ -21,6 +21,7 @@ import { StorageBusyError } from './storage/retrying.js';
 import type { Stores } from './storage/ports.js';
 import { startManagedTurn, type ManagedTurn } from './turn/coturn.js';
 import type { TurnSettings } from './turn/credentials.js';
+import { uploadedAvatarsDir } from './routes/admin-avatars.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -62,7 +63,8 @@ function createEngine(
     videoWidth: config.videoWidth,
     videoHeight: config.videoHeight,
     fps: config.videoFps,
-    avatarsDirs: config.avatarsDir ? [config.avatarsDir] : [],
+    // uploaded avatars last: an upload never takes a built-in's or an operator pack's id
+    avatarsDirs: [...(config.avatarsDir ? [config.avatarsDir] : []), uploadedAvatarsDir(config)],
     readyTimeoutMs: config.whepReadyTimeoutMs,
     speech: config.speech,
   });
@@ -92,6 +94,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   );
   const warnings: Array<[object, string]> = [];
   mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(uploadedAvatarsDir(config), { recursive: true });
   // cluster mode (docs/cluster.md): Redis instead of SQLite, a JWT secret shared by the nodes
   const node = config.cluster ? await openClusterNode(config.cluster, config, log) : undefined;
   const stores = node?.stores ?? openSqliteStores(join(config.dataDir, 'mouthpiece.db'));

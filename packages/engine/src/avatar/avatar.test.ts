@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILTIN_AVATARS_DIR, loadAvatarPack, readAvatarCatalog } from './catalog.js';
-import { AvatarPackError } from './manifest.js';
+import { AvatarPackError, vectorManifest } from './manifest.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -26,7 +26,9 @@ describe('avatar packs', () => {
     const { avatars, errors } = readAvatarCatalog([BUILTIN_AVATARS_DIR]);
     expect(errors).toEqual([]);
     expect(avatars.map((a) => a.id).sort()).toEqual(['amara', 'jonas', 'mei']);
-    const manifests = avatars.map((a) => loadAvatarPack(join(BUILTIN_AVATARS_DIR, a.id)).manifest);
+    const manifests = avatars.map((a) =>
+      vectorManifest(loadAvatarPack(join(BUILTIN_AVATARS_DIR, a.id)).manifest),
+    );
     expect(new Set(manifests.map((m) => m.hair.style)).size).toBe(3);
     expect(new Set(manifests.map((m) => m.skin.tone)).size).toBe(3);
     expect(new Set(manifests.map((m) => m.clothing.style)).size).toBe(3);

@@ -7,14 +7,15 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AvatarInfo } from '@mouthpiece/protocol';
-import { AvatarPackError, validateManifest, type AvatarManifest } from './manifest.js';
+import { AvatarPackError, validateManifest, type AnyAvatarManifest } from './manifest.js';
+import { validateSpritePack } from './sprite-pack.js';
 
 /** The built-in packs (resolved from this file, so it works from `src` and `dist`). */
 export const BUILTIN_AVATARS_DIR = fileURLToPath(new URL('../../avatars/', import.meta.url));
 
 export interface AvatarPack {
   dir: string;
-  manifest: AvatarManifest;
+  manifest: AnyAvatarManifest;
 }
 
 export function loadAvatarPack(dir: string): AvatarPack {
@@ -27,7 +28,11 @@ export function loadAvatarPack(dir: string): AvatarPack {
       `${file}: ${err instanceof SyntaxError ? `not valid JSON (${err.message})` : 'cannot be read'}`,
     );
   }
-  return { dir, manifest: validateManifest(raw, file) };
+  const manifest = validateManifest(raw, file);
+  if (manifest.render === 'photo' && !existsSync(join(dir, manifest.image)))
+    throw new AvatarPackError(`${file}: image ${manifest.image} is not in the pack folder`);
+  if (manifest.render === 'sprites') validateSpritePack(manifest, dir, file);
+  return { dir, manifest };
 }
 
 /** Every valid pack in the given folders, and the errors of the invalid ones. */
@@ -63,6 +68,8 @@ export function readAvatarCatalog(
     avatars: packs.map((p) => ({
       id: p.manifest.id,
       name: p.manifest.name,
+      render: p.manifest.render,
+      ...(p.manifest.description ? { description: p.manifest.description } : {}),
       width: size.width,
       height: size.height,
     })),

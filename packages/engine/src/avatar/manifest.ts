@@ -54,6 +54,103 @@ export const AvatarManifest = Type.Object(
 );
 export type AvatarManifest = Static<typeof AvatarManifest>;
 
+const Point = Type.Tuple([Type.Number(), Type.Number()], { description: 'an [x, y] pixel position' });
+
+/**
+ * A photo avatar: one portrait and its 68 face landmarks (iBUG 300-W order: jaw 0–16, brows
+ * 17–26, nose 27–35, eyes 36–47, lips 48–67) in the portrait's pixels. Written by the importer
+ * (avatar/photo-import.ts) from detected landmarks; landmarks written by hand win.
+ */
+export const PhotoAvatarManifest = Type.Object(
+  {
+    id: AvatarManifest.properties.id,
+    name: AvatarManifest.properties.name,
+    version: Type.Literal(1),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    render: Type.Literal('photo'),
+    image: Type.String({
+      pattern: '^[A-Za-z0-9_.-]+\\.(png|jpg|jpeg)$',
+      description: 'a PNG or JPEG file name in the pack folder',
+    }),
+    landmarks: Type.Array(Point, { minItems: 68, maxItems: 68, description: '68 [x, y] landmarks' }),
+    /** Where the avatar came from: `upload` packs can be removed through the admin API. */
+    source: Type.Optional(Type.Union([Type.Literal('upload'), Type.Literal('pack')])),
+  },
+  { additionalProperties: false },
+);
+export type PhotoAvatarManifest = Static<typeof PhotoAvatarManifest>;
+
+const PngFile = Type.String({
+  pattern: '^[A-Za-z0-9_.-]+\\.png$',
+  description: 'a PNG file name in the pack folder',
+});
+const Rect = Type.Object(
+  {
+    x: Type.Integer({ minimum: 0 }),
+    y: Type.Integer({ minimum: 0 }),
+    width: Type.Integer({ minimum: 1 }),
+    height: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A sprite avatar: a base picture, one picture per mouth shape (A–H and X) drawn over it at an
+ * anchor rectangle, and optional blink pictures (half-closed, closed) at their own rectangle.
+ * Transparent pixels of the base show the background colour.
+ */
+export const SpriteAvatarManifest = Type.Object(
+  {
+    id: AvatarManifest.properties.id,
+    name: AvatarManifest.properties.name,
+    version: Type.Literal(1),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    render: Type.Literal('sprites'),
+    size: Type.Object(
+      {
+        width: Type.Integer({ minimum: 16, maximum: 4096 }),
+        height: Type.Integer({ minimum: 16, maximum: 4096 }),
+      },
+      { additionalProperties: false },
+    ),
+    base: PngFile,
+    background: Type.Optional(Colour),
+    mouth: Type.Object(
+      {
+        anchor: Rect,
+        shapes: Type.Object(
+          Object.fromEntries([...'ABCDEFGHX'].map((v) => [v, PngFile])) as Record<
+            'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'X',
+            typeof PngFile
+          >,
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    blink: Type.Optional(
+      Type.Object(
+        { anchor: Rect, images: Type.Array(PngFile, { minItems: 1, maxItems: 2 }) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SpriteAvatarManifest = Static<typeof SpriteAvatarManifest>;
+
+/** Every kind of pack manifest, told apart by `render`. */
+export type AnyAvatarManifest = AvatarManifest | PhotoAvatarManifest | SpriteAvatarManifest;
+/** The manifest as a vector one; throws naming the avatar when it is another kind. */
+export function vectorManifest(m: AnyAvatarManifest): AvatarManifest {
+  if (m.render !== 'vector')
+    throw new AvatarPackError(`avatar ${m.id} is a ${m.render} avatar, not a vector one`);
+  return m;
+}
+
+export const RenderKind = { vector: 'vector', photo: 'photo', sprites: 'sprites' } as const;
+export type RenderKind = (typeof RenderKind)[keyof typeof RenderKind];
+
 export class AvatarPackError extends Error {
   constructor(message: string) {
     super(message);
@@ -62,9 +159,12 @@ export class AvatarPackError extends Error {
 }
 
 /** Validates a parsed manifest; throws AvatarPackError naming the file and every problem. */
-export function validateManifest(value: unknown, file: string): AvatarManifest {
-  if (Value.Check(AvatarManifest, value)) return value;
-  const problems = [...Value.Errors(AvatarManifest, value)]
+export function validateManifest(value: unknown, file: string): AnyAvatarManifest {
+  const render = (value as { render?: unknown } | null)?.render;
+  const schema =
+    render === 'photo' ? PhotoAvatarManifest : render === 'sprites' ? SpriteAvatarManifest : AvatarManifest;
+  if (Value.Check(schema, value)) return value;
+  const problems = [...Value.Errors(schema, value)]
     .slice(0, 8)
     .map(
       (e) =>

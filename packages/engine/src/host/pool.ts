@@ -5,7 +5,7 @@
  * sessions (`sessionFailed`). Nothing here loads a native module.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { engineCatalog } from './catalog.js';
@@ -103,7 +103,8 @@ export async function createEnginePool(opts: EnginePoolOptions = {}): Promise<En
 class EnginePool implements EngineHost {
   readonly #opts: EnginePoolOptions;
   readonly #processOptions: EngineProcessOptions;
-  readonly #catalog: EngineCatalog;
+  #catalog: EngineCatalog;
+  #stamp = '';
   readonly #workers: Array<Worker | undefined> = [];
   readonly #sessionWorker = new Map<string, Worker>();
   readonly #listeners = new Set<(e: EngineEvent) => void>();
@@ -130,6 +131,7 @@ class EnginePool implements EngineHost {
       ice: opts.ice ?? { deny: DEFAULT_ICE_DENY, allowTcp: false, relays: [] },
       speech: opts.speech ?? DEFAULT_SPEECH_CONFIG,
     };
+    this.#stamp = this.#foldersStamp();
     const catalog = engineCatalog(
       this.#processOptions.avatarsDirs,
       { width, height },
@@ -153,7 +155,33 @@ class EnginePool implements EngineHost {
     this.#pingTimer.unref();
   }
 
+  /**
+   * The catalog, read again when a pack folder changed since (an avatar added or removed by the
+   * CLI or another server sharing the data dir): a stat of each folder per call.
+   */
   catalog(): EngineCatalog {
+    if (this.#foldersStamp() !== this.#stamp) this.refreshCatalog();
+    return this.#catalog;
+  }
+
+  #foldersStamp(): string {
+    return this.#processOptions.avatarsDirs
+      .map((d) => {
+        try {
+          return statSync(d).mtimeMs;
+        } catch {
+          return -1;
+        }
+      })
+      .join(',');
+  }
+
+  refreshCatalog(): EngineCatalog {
+    this.#stamp = this.#foldersStamp();
+    const { videoWidth: width, videoHeight: height, avatarsDirs } = this.#processOptions;
+    const catalog = engineCatalog(avatarsDirs, { width, height });
+    for (const e of catalog.errors) this.#log.warn({ error: e }, 'avatar pack skipped');
+    this.#catalog = { ...this.#catalog, avatars: catalog.avatars };
     return this.#catalog;
   }
 

@@ -12,6 +12,8 @@ export interface EngineSessionOptions {
   voiceId: string;
   /** Speech speed multiplier in [0.5, 2.0]. */
   voiceSpeed: number;
+  /** A flat `#rrggbb` background replacing the avatar's (vector and sprite avatars only). */
+  background?: string;
 }
 
 export interface TextChunk {
@@ -109,8 +111,13 @@ export interface EngineMediaStats {
 }
 
 export interface EngineHost {
-  /** Avatars and voices this engine can serve; fixed for the engine's lifetime. */
+  /** Avatars and voices this engine can serve (avatars change only through refreshCatalog). */
   catalog(): EngineCatalog;
+  /**
+   * Reads the avatar packs again after one was added or removed while the service runs; engine
+   * processes read the packs at every createSession, so the change is live everywhere at once.
+   */
+  refreshCatalog?(): EngineCatalog;
   createSession(opts: EngineSessionOptions): Promise<void>;
   sayText(sessionId: string, chunk: TextChunk): Promise<QueueAnswer>;
   sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer>;

@@ -3,8 +3,7 @@
  * server. One media scheduler ticks every session. Exits explicitly when told to, or when the
  * server goes away (libwebrtc can crash at a natural exit).
  */
-import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../avatar/catalog.js';
-import type { AvatarManifest } from '../avatar/manifest.js';
+import { BUILTIN_AVATARS_DIR, readAvatarPacks, type AvatarPack } from '../avatar/catalog.js';
 import { MediaScheduler } from '../clock/media-scheduler.js';
 import type {
   EngineLogLine,
@@ -42,7 +41,13 @@ const log = (
 
 let options: EngineProcessOptions | undefined;
 let acceptCandidate: (candidate: string) => boolean = () => false;
-let avatars = new Map<string, AvatarManifest>();
+let avatars = new Map<string, AvatarPack>();
+
+/** Reads the packs again: avatars added or removed while the service runs are seen by every process. */
+function readAvatars(dirs: readonly string[]): void {
+  const { packs } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...dirs]);
+  avatars = new Map(packs.map((p) => [p.manifest.id, p]));
+}
 const decoder = createAudioDecoder();
 /**
  * Voices and providers (from `init`): one espeak worker and the HTTP providers per process,
@@ -102,15 +107,20 @@ const methods: RpcHandlers<EngineMethods> = {
   },
   createSession: (o) => {
     if (!options || !speech) throw new EngineError('engine_unavailable', 'The engine is not initialised');
+    readAvatars(options.avatarsDirs);
     const avatar = avatars.get(o.avatarId);
     if (!avatar) throw new EngineError('invalid_request', `Unknown avatar ${o.avatarId}`);
+    if (o.background && avatar.manifest.render === 'photo')
+      throw new EngineError('invalid_request', 'A background colour is not available for photo avatars');
     if (!speech.voices.find(o.voiceId))
       throw new EngineError('invalid_request', `Unknown voice ${o.voiceId}`);
     sessions.set(
       o.sessionId,
       new EngineSession({
         sessionId: o.sessionId,
-        avatar,
+        avatar: avatar.manifest,
+        avatarDir: avatar.dir,
+        background: o.background,
         voiceId: o.voiceId,
         voiceSpeed: o.voiceSpeed,
         synthesis: speech.synthesis,
@@ -158,8 +168,7 @@ process.on('message', (m: ToEngine) => {
         onRequest: (stat) => emit({ type: 'voiceRequest', ...stat }),
       });
       // the pool has read (and logged) the same packs already; their errors are not repeated here
-      const { packs } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...m.options.avatarsDirs]);
-      avatars = new Map(packs.map((p) => [p.manifest.id, p.manifest]));
+      readAvatars(m.options.avatarsDirs);
       scheduler.start();
       send({ kind: 'ready', pid: process.pid });
       break;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_AVATARS_DIR, loadAvatarPack } from '../avatar/catalog.js';
+import { vectorManifest } from '../avatar/manifest.js';
 import { REST_MOTION } from '../face-state.js';
 import { MOUTH_SHAPES } from '../lipsync/mouth-shapes.js';
 import { createAnimator } from '../animation/animator.js';
@@ -32,7 +33,7 @@ function regionDiff(
 describe('renderer', () => {
   for (const id of ['amara', 'jonas', 'mei']) {
     it(`${id}: the mouth region changes between closed and open, the eyes with a blink; any size renders`, async () => {
-      const { manifest } = loadAvatarPack(join(BUILTIN_AVATARS_DIR, id));
+      const manifest = vectorManifest(loadAvatarPack(join(BUILTIN_AVATARS_DIR, id)).manifest);
       const r = createRenderer(manifest, { width: 512, height: 512 });
       const closed = Uint8ClampedArray.from(r.render({ mouth: MOUTH_SHAPES.A, motion: REST_MOTION }));
       await tick();
@@ -86,7 +87,7 @@ describe('animator', () => {
 describe('renderer caches', () => {
   it('the cached layers and head sprites give the same picture as drawing every part directly', async () => {
     for (const id of ['amara', 'jonas', 'mei']) {
-      const { manifest } = loadAvatarPack(join(BUILTIN_AVATARS_DIR, id));
+      const manifest = vectorManifest(loadAvatarPack(join(BUILTIN_AVATARS_DIR, id)).manifest);
       // a pose on the cache's grid: whole-pixel head offsets, a tilt step, a whole-pixel breath
       const motion = { ...REST_MOTION, tilt: 0.04, headX: 3, headY: -2, breath: 1 / 3, blink: 0.4 };
       const r = createRenderer(manifest, { width: 512, height: 512 });

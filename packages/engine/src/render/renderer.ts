@@ -53,6 +53,8 @@ interface Layers {
   bodies: Map<number, Canvas>;
   /** Head under and over the features at each tilt step, made on first use. */
   heads: Map<number, { under: Sprite | undefined; over: Sprite | undefined }>;
+  /** A flat colour replacing the manifest's background gradient (visualConfig.background). */
+  background: string | undefined;
   users: number;
 }
 
@@ -87,8 +89,12 @@ function sprite(width: number, height: number, l: Layers, tilt: number, draw: (c
   return { canvas, x: x0, y: y0 };
 }
 
-function layersFor(manifest: AvatarManifest, width: number, height: number): Layers {
-  const key = `${manifest.id}@${width}x${height}`;
+function layersKey(manifest: AvatarManifest, width: number, height: number, background?: string): string {
+  return `${manifest.id}@${width}x${height}${background ? `:${background}` : ''}`;
+}
+
+function layersFor(manifest: AvatarManifest, width: number, height: number, background?: string): Layers {
+  const key = layersKey(manifest, width, height, background);
   let l = shared.get(key);
   if (!l) {
     const scale = Math.min(width, height) / DESIGN;
@@ -99,10 +105,11 @@ function layersFor(manifest: AvatarManifest, width: number, height: number): Lay
       offsetY: height - DESIGN * scale,
       bodies: new Map(),
       heads: new Map(),
+      background,
       users: 0,
     };
     shared.set(key, l);
-    warm(l, manifest, width, height);
+    warm(l, manifest, width, height, key);
   }
   l.users++;
   return l;
@@ -115,10 +122,10 @@ const WARM_STEPS = [0, ...Array.from({ length: 12 }, (_, i) => [i + 1, -(i + 1)]
  * Rasterises the head poses one per timer turn in the background, so a frame never waits ~10 ms
  * for a pose seen for the first time (a late frame for every session of the process).
  */
-function warm(l: Layers, manifest: AvatarManifest, width: number, height: number): void {
+function warm(l: Layers, manifest: AvatarManifest, width: number, height: number, key: string): void {
   let i = 0;
   const next = (): void => {
-    if (i >= WARM_STEPS.length || shared.get(`${manifest.id}@${width}x${height}`) !== l) return;
+    if (i >= WARM_STEPS.length || shared.get(key) !== l) return;
     headAt(l, manifest, width, height, WARM_STEPS[i++]!);
     setTimeout(next, 15).unref();
   };
@@ -130,7 +137,10 @@ function bodyAt(l: Layers, manifest: AvatarManifest, width: number, height: numb
   if (!c) {
     c = createCanvas(width, height);
     const b = c.getContext('2d');
-    drawBackground(b, manifest, width, height);
+    if (l.background) {
+      b.fillStyle = l.background;
+      b.fillRect(0, 0, width, height);
+    } else drawBackground(b, manifest, width, height);
     b.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY - rise);
     drawBody(b, manifest, l.g);
     l.bodies.set(rise, c);
@@ -151,12 +161,16 @@ function headAt(l: Layers, manifest: AvatarManifest, width: number, height: numb
   return h;
 }
 
-export function createRenderer(manifest: AvatarManifest, size: { width: number; height: number }): Renderer {
+export function createRenderer(
+  manifest: AvatarManifest,
+  size: { width: number; height: number },
+  background?: string,
+): Renderer {
   const { width, height } = size;
   const canvas: Canvas = createCanvas(width, height);
   const ctx: SKRSContext2D = canvas.getContext('2d');
-  const l = layersFor(manifest, width, height);
-  const key = `${manifest.id}@${width}x${height}`;
+  const l = layersFor(manifest, width, height, background);
+  const key = layersKey(manifest, width, height, background);
   let closed = false;
   return {
     width,

@@ -12,11 +12,12 @@ import type { ServerMessage } from '@mouthpiece/protocol';
 import { createAnimator, type Animator } from '../animation/animator.js';
 import { AudioValidationError } from '../audio/decode.js';
 import type { AudioDecoder } from '../audio/decoder.js';
-import type { AvatarManifest } from '../avatar/manifest.js';
+import type { AnyAvatarManifest } from '../avatar/manifest.js';
 import { CHUNK_SAMPLES, SAMPLE_RATE_HZ, TICK_MS } from '../clock/media-clock.js';
 import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
 import { EngineError } from '../host/types.js';
-import { createRenderer, type Renderer } from '../render/renderer.js';
+import { createAvatarRenderer } from '../render/avatar-renderer.js';
+import type { Renderer } from '../render/renderer.js';
 import { ViewerPeer } from '../rtc/viewer-peer.js';
 import type { SynthesisLane, SynthesisScheduler } from '../speech/synthesis-scheduler.js';
 import { FrameClock } from './frame-clock.js';
@@ -30,7 +31,11 @@ import type { TextTurnSynth, TurnAudio } from './turn-audio.js';
 /** What an engine process gives each of its sessions (distinct from the host's create options). */
 export interface EngineSessionConfig {
   sessionId: string;
-  avatar: AvatarManifest;
+  avatar: AnyAvatarManifest;
+  /** The pack's folder (a photo avatar's portrait is read from it). */
+  avatarDir?: string;
+  /** A flat background colour replacing the avatar's (vector and sprite avatars). */
+  background?: string | undefined;
   voiceId: string;
   voiceSpeed: number;
   /** The process's fair synthesis scheduler; the session synthesizes through its own lane. */
@@ -84,7 +89,11 @@ export class EngineSession {
     this.#speech =
       o.speech ??
       createSpeechSource({ tts: this.#lane, decoder: o.decoder, voiceId: o.voiceId, speed: o.voiceSpeed });
-    this.#renderer = o.renderer ?? createRenderer(o.avatar, { width: o.width, height: o.height });
+    this.#renderer =
+      o.renderer ??
+      createAvatarRenderer(o.avatar, { width: o.width, height: o.height }, o.avatarDir, {
+        background: o.background,
+      });
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
     this.#mouth = new MouthDriver(o.fps);
     this.#gate = new PlaybackGate(o, () => this.#pump());

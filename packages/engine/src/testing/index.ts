@@ -5,3 +5,4 @@ export { ManualClock } from './manual-clock.js';
 export { sniffAudio } from './sniff-audio.js';
 export { openAiStandin, elevenLabsStandin, standinSpeech } from './voice-standins.js';
 export type { VoiceStandin, StandinFault, StandinRequest } from './voice-standins.js';
+export { portraitFixture, portraitFixturePath, blankImage, PORTRAIT_FIXTURE } from './portrait-fixture.js';

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadConfig, type Config } from '../config.js';
+import { avatarsCommand } from './avatars-command.js';
 import { credentialsCommand } from './credentials-command.js';
 import { MAIN_USAGE, SERVE_USAGE, UsageError } from './usage.js';
 
@@ -67,6 +68,8 @@ export async function runCli(io: CliIo): Promise<number> {
       }
       case 'credentials':
         return await credentialsCommand(sub, rest, io, (io.now ?? Date.now)());
+      case 'avatars':
+        return await avatarsCommand(sub, rest, io);
       default:
         throw new UsageError(`unknown command "${command}"`, MAIN_USAGE);
     }

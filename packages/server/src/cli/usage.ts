@@ -18,6 +18,7 @@ Commands:
   credentials create     issue a session credential (its secret is shown once)
   credentials list       list credentials (never their secrets)
   credentials revoke     revoke a credential; a running server ends its sessions within 2 s
+  avatars add|list|remove  add a photo avatar from a portrait, list avatars, remove an added one
   help [command]         this text, or a command's
 
 Options:

@@ -17,6 +17,7 @@ import { authorizationValue, checkCredential } from '../auth/credentials.js';
 import { createCredential, publicView } from '../auth/credential-records.js';
 import { sessionEnded } from '../auth/session-guard.js';
 import { ApiError } from '../errors.js';
+import { adminAvatarRoutes } from './admin-avatars.js';
 import { Permission } from '../storage/ports.js';
 
 /** Bounds of plan limits: what a credential may be given (timers cap a session near 24 days). */
@@ -184,4 +185,5 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
       };
     },
   );
+  await app.register(adminAvatarRoutes, { stores, registry, config, clock });
 };

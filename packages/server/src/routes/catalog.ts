@@ -1,8 +1,14 @@
-/** GET /v1/avatars and /v1/voices (KS auth): the ids a backend may pass to create. */
+/**
+ * GET /v1/avatars and /v1/voices (KS auth): the ids a backend may pass to create; and each
+ * avatar's thumbnail (no auth).
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AvatarsResponse, ErrorResponse, VoicesResponse } from '@mouthpiece/protocol';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../app-types.js';
+import { ApiError } from '../errors.js';
+import { avatarPreviews, previewUrl } from './avatar-previews.js';
 import { authenticateCredential } from '../auth/credentials.js';
 import { limitCredential } from '../auth/session-guard.js';
 import { Permission } from '../storage/ports.js';
@@ -19,6 +25,7 @@ export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     await limitCredential(ctx, req, c.id, c.limits.requestsPerSecond);
   };
   const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
+  const previews = avatarPreviews(ctx);
   r.get(
     '/v1/avatars',
     {
@@ -31,7 +38,25 @@ export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     },
     async (req) => {
       await auth(req);
-      return { success: true as const, avatars: ctx.engine.catalog().avatars };
+      return {
+        success: true as const,
+        avatars: ctx.engine.catalog().avatars.map((a) => ({ ...a, previewUrl: previewUrl(a.id) })),
+      };
+    },
+  );
+  r.get(
+    '/v1/avatars/:avatarId/preview.png',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: "An avatar's thumbnail (PNG, 256×256; no credential needed, so pages can show it)",
+        params: Type.Object({ avatarId: Type.String() }),
+      },
+    },
+    async (req, reply) => {
+      const png = await previews.get(req.params.avatarId);
+      if (!png) throw new ApiError('NOT_FOUND', `No avatar "${req.params.avatarId}" (see GET /v1/avatars)`);
+      return reply.type('image/png').header('cache-control', 'public, max-age=300').send(png);
     },
   );
   r.get(

@@ -52,7 +52,14 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
       const avatarId = req.body.visualConfig.avatarId ?? req.body.visualConfig.id;
       if (!avatarId)
         throw new ApiError('INVALID_REQUEST', 'Invalid field "visualConfig.avatarId": is required');
-      if (!catalog.avatars.some((a) => a.id === avatarId)) throw new ApiError('UNKNOWN_AVATAR');
+      const avatar = catalog.avatars.find((a) => a.id === avatarId);
+      if (!avatar) throw new ApiError('UNKNOWN_AVATAR');
+      const { background } = req.body.visualConfig;
+      if (background && avatar.render === 'photo')
+        throw new ApiError(
+          'INVALID_REQUEST',
+          'Invalid field "visualConfig.background": not available for photo avatars (no person-segmentation model ships with Mouthpiece); use a vector or sprite avatar, or leave it out',
+        );
       const voiceId = req.body.voiceConfig?.id ?? catalog.defaultVoiceId;
       // with ElevenLabs configured, an unlisted id is tried as an ElevenLabs voice id (docs/voices.md)
       const unlisted = catalog.unlistedVoiceProvider && /^[A-Za-z0-9]{16,40}$/.test(voiceId);
@@ -62,6 +69,7 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
         avatarId,
         voiceId,
         voiceSpeed: req.body.voiceConfig?.speed ?? 1,
+        background,
       });
       const lifetimeMs = record.expiresAt - record.createdAt + ctx.config.endedRetentionMs;
       const token = await ctx.tokens.issue({ sessionId: record.id, credentialId: credential.id }, lifetimeMs);

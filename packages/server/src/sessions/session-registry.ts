@@ -41,6 +41,8 @@ export interface CreateSessionInput {
   avatarId: string;
   voiceId: string;
   voiceSpeed: number;
+  /** visualConfig.background, passed to the engine (not stored). */
+  background?: string | undefined;
 }
 
 const PURGE_INTERVAL_MS = 60_000;
@@ -130,6 +132,7 @@ export class SessionRegistry {
         avatarId: record.avatarId,
         voiceId: record.voiceId,
         voiceSpeed: record.voiceSpeed,
+        ...(input.background ? { background: input.background } : {}),
       });
     } catch (err) {
       this.#live.delete(record.id);

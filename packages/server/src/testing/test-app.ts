@@ -3,7 +3,7 @@
  * credential ready to use. Helpers wrap the common calls so each test reads as what a user does.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { FakeEngineHost, ManualClock } from '@mouthpiece/engine/testing';
+import { FakeEngineHost, ManualClock, type FakeEngineHostOptions } from '@mouthpiece/engine/testing';
 import { buildApp } from '../app.js';
 import { generateCredential, hashSecret } from '../auth/credential-secret.js';
 import type { Config } from '../config.js';
@@ -45,10 +45,16 @@ export async function createTestApp(
     msPerCharacter?: number;
     /** Stores to use instead of fresh memory ones (e.g. SQLite in a temp dir). */
     stores?: Stores;
+    /** The fake engine's avatars (default FAKE_AVATARS). */
+    avatars?: FakeEngineHostOptions['avatars'];
   } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock();
-  const engine = new FakeEngineHost({ clock, msPerCharacter: opts.msPerCharacter ?? 60 });
+  const engine = new FakeEngineHost({
+    clock,
+    msPerCharacter: opts.msPerCharacter ?? 60,
+    ...(opts.avatars ? { avatars: opts.avatars } : {}),
+  });
   const stores = opts.stores ?? createMemoryStores();
   const config = testConfig(opts.config);
   const app = await buildApp({

@@ -1,0 +1,30 @@
+/** The renderer for a pack, by its `render` kind. */
+import type { AnyAvatarManifest } from '../avatar/manifest.js';
+import { createPhotoRenderer } from './photo-renderer.js';
+import { createRenderer, type Renderer } from './renderer.js';
+import { createSpriteRenderer } from './sprite-renderer.js';
+
+export interface AvatarRenderOptions {
+  /** A flat `#rrggbb` background replacing the avatar's (vector and sprite avatars). */
+  background?: string | undefined;
+}
+
+export function createAvatarRenderer(
+  manifest: AnyAvatarManifest,
+  size: { width: number; height: number },
+  dir?: string,
+  opts: AvatarRenderOptions = {},
+): Renderer {
+  const folder = (): string => {
+    if (!dir) throw new Error(`avatar ${manifest.id} needs its pack folder`);
+    return dir;
+  };
+  switch (manifest.render) {
+    case 'vector':
+      return createRenderer(manifest, size, opts.background);
+    case 'photo':
+      return createPhotoRenderer(manifest, folder(), size);
+    case 'sprites':
+      return createSpriteRenderer(manifest, folder(), size, opts.background);
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The photo avatar renderer (`render: "photo"`). Once per avatar and size, shared by every
+ * session of the process: the rig (photo-rig.ts) and, per head-tilt step, the portrait rotated
+ * and scaled to the output with a margin for head motion. Each frame then copies the tilt step's
+ * image at a whole-pixel offset (head motion and breathing move the whole picture), warps the
+ * triangles the mouth moves (and, while blinking or raising the brows, those of the eyes), and
+ * shades the inner mouth where the lips part. docs/avatars.md describes the pack.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
+import type { PhotoAvatarManifest } from '../avatar/manifest.js';
+import { innerMouthShader, mouthColours, type MouthColours } from './inner-mouth.js';
+import { fillTriangle, warpTriangle, type Image32 } from './mesh-warp.js';
+import { buildRig, modeWeights, MODES, PHOTO_POSE, pose, type PhotoRig, type Vec } from './photo-rig.js';
+import type { Renderer } from './renderer.js';
+
+/** Tilt is drawn in steps of this many radians; each step's picture is made once. */
+const TILT_STEP = 0.005;
+/** Whole-picture rise when breathing in, in output pixels at 512×512. */
+const BREATH_PX = 2;
+/** Margin around the output for head motion, in output pixels. */
+const MARGIN = 16;
+
+interface Step {
+  base: Image32;
+}
+
+interface Shared {
+  rig: PhotoRig;
+  image: Image;
+  /** The portrait with its edge columns stretched at its sides, and edge rows above and below. */
+  surround: Canvas;
+  /** Portrait pixels to output pixels. */
+  scale: number;
+  /** Output position of the portrait's top-left corner. */
+  left: number;
+  top: number;
+  /** Head tilt pivot (below the chin), in output pixels. */
+  pivot: Vec;
+  steps: Map<number, Step>;
+  colours: MouthColours | undefined;
+  users: number;
+}
+
+const shared = new Map<string, Shared>();
+
+function sharedFor(
+  m: PhotoAvatarManifest,
+  dir: string,
+  width: number,
+  height: number,
+): { key: string; s: Shared } {
+  const file = join(dir, m.image);
+  const key = `${file}:${statSync(file).mtimeMs}@${width}x${height}`;
+  let s = shared.get(key);
+  if (!s) {
+    const image = new Image();
+    image.src = readFileSync(file);
+    // the whole portrait fits; wider (or taller) outputs show its edges stretched at its sides
+    const scale = Math.min(width / image.width, height / image.height);
+    const left = (width - image.width * scale) / 2;
+    const top = (height - image.height * scale) / 2;
+    const rig = buildRig(m.landmarks.map(([x, y]): Vec => [x + left / scale, y + top / scale]));
+    const chin: Vec = [rig.rest[16]! * scale, rig.rest[17]! * scale];
+    s = {
+      rig,
+      image,
+      surround: surround(image),
+      scale,
+      left,
+      top,
+      pivot: [chin[0] + rig.u[0] * rig.faceW * 0.3 * scale, chin[1] + rig.u[1] * rig.faceW * 0.3 * scale],
+      steps: new Map(),
+      colours: undefined,
+      users: 0,
+    };
+    shared.set(key, s);
+    warm(key, s, width, height);
+  }
+  s.users++;
+  return { key, s };
+}
+
+function surround(image: Image): Canvas {
+  const iw = image.width;
+  const ih = image.height;
+  const e = ih / 2;
+  const c = createCanvas(iw * 3, ih * 2);
+  const ctx = c.getContext('2d');
+  ctx.drawImage(image, iw, e);
+  ctx.drawImage(image, 0, 0, 1, ih, 0, e, iw, ih);
+  ctx.drawImage(image, iw - 1, 0, 1, ih, iw * 2, e, iw, ih);
+  ctx.drawImage(c, 0, e, iw * 3, 1, 0, 0, iw * 3, e);
+  ctx.drawImage(c, 0, e + ih - 1, iw * 3, 1, 0, e + ih, iw * 3, e);
+  return c;
+}
+
+/** Tilt steps the animator reaches (|tilt| < 0.06 rad), made one per timer turn, nearest first. */
+const WARM_STEPS = [0, ...Array.from({ length: 12 }, (_, i) => [i + 1, -(i + 1)]).flat()];
+
+function warm(key: string, s: Shared, width: number, height: number): void {
+  let i = 0;
+  const next = (): void => {
+    if (i >= WARM_STEPS.length || shared.get(key) !== s) return;
+    stepAt(s, width, height, WARM_STEPS[i++]!);
+    setTimeout(next, 15).unref();
+  };
+  setTimeout(next, 15).unref();
+}
+
+/** The portrait rotated by the step's tilt about the pivot, its surround filling the margin. */
+function stepAt(s: Shared, width: number, height: number, step: number): Step {
+  let st = s.steps.get(step);
+  if (st) return st;
+  const w = width + 2 * MARGIN;
+  const h = height + 2 * MARGIN;
+  const canvas = createCanvas(w, h);
+  const ctx = canvas.getContext('2d');
+  ctx.translate(MARGIN + s.pivot[0], MARGIN + s.pivot[1]);
+  ctx.rotate(step * TILT_STEP);
+  ctx.translate(-s.pivot[0] + s.left, -s.pivot[1] + s.top);
+  ctx.scale(s.scale, s.scale);
+  ctx.drawImage(s.surround, -s.image.width, -s.image.height / 2);
+  const px = ctx.getImageData(0, 0, w, h).data;
+  st = { base: { px, width: w, height: h } };
+  s.steps.set(step, st);
+  return st;
+}
+
+export function createPhotoRenderer(
+  m: PhotoAvatarManifest,
+  dir: string,
+  size: { width: number; height: number },
+): Renderer {
+  const { width, height } = size;
+  const { key, s } = sharedFor(m, dir, width, height);
+  const { rig } = s;
+  const n = rig.rest.length / 2;
+  const src = new Float64Array(n * 2);
+  const dst = new Float64Array(n * 2);
+  const out: Image32 = { px: new Uint8ClampedArray(width * height * 4), width, height };
+  const motionScale = Math.min(width, height) / 512;
+  const dTri = new Float64Array(6);
+  const sTri = new Float64Array(6);
+  let closed = false;
+  let last = '';
+  const tri = (t: number): void => {
+    for (let k = 0; k < 3; k++) {
+      const v = rig.tris[t * 3 + k]!;
+      dTri[k * 2] = dst[v * 2]!;
+      dTri[k * 2 + 1] = dst[v * 2 + 1]!;
+      sTri[k * 2] = src[v * 2]! + MARGIN;
+      sTri[k * 2 + 1] = src[v * 2 + 1]! + MARGIN;
+    }
+  };
+  return {
+    width,
+    height,
+    render({ mouth, motion }) {
+      if (closed) throw new Error('renderer is closed');
+      const step = Math.round(motion.tilt / TILT_STEP);
+      const angle = step * TILT_STEP;
+      const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * motionScale);
+      const dx = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headX * motionScale)));
+      const dy = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headY * motionScale) - rise));
+      const weights = modeWeights(mouth, motion);
+      // an unchanged pose (most idle frames: head offsets are whole pixels) is the last frame again
+      const poseKey = `${step},${dx},${dy},${MODES.map((m) => weights[m].toFixed(4)).join(',')},${mouth.teeth.toFixed(3)},${mouth.tongue.toFixed(3)}`;
+      if (poseKey === last) return out.px;
+      last = poseKey;
+      const { base } = stepAt(s, width, height, step);
+      // the whole picture at its offset
+      const rowBytes = width * 4;
+      for (let y = 0; y < height; y++) {
+        const from = ((y + MARGIN - dy) * base.width + MARGIN - dx) * 4;
+        out.px.set(base.px.subarray(from, from + rowBytes), y * rowBytes);
+      }
+      // the rest positions in the step's picture, and the frame's positions in the output
+      pose(rig, PHOTO_POSE, s.scale, angle, s.pivot, 0, 0, src);
+      pose(rig, weights, s.scale, angle, s.pivot, dx, dy, dst);
+      s.colours ??= mouthColours(
+        base,
+        src.map((v) => v + MARGIN),
+        rig,
+      );
+      const cos = Math.cos(angle);
+      const sin = Math.sin(angle);
+      const r: Vec = [rig.r[0] * cos - rig.r[1] * sin, rig.r[0] * sin + rig.r[1] * cos];
+      const u: Vec = [rig.u[0] * cos - rig.u[1] * sin, rig.u[0] * sin + rig.u[1] * cos];
+      const shade = innerMouthShader(out, dst, rig, r, u, rig.mouthW * s.scale, mouth, s.colours);
+      for (const t of rig.cavity) {
+        tri(t);
+        fillTriangle(out, dTri, shade);
+      }
+      for (const t of rig.mouthTris) {
+        tri(t);
+        warpTriangle(out, dTri, base, sTri);
+      }
+      const brow = weights.brow > 0.01;
+      for (const [on, list] of [
+        [weights.blinkL > 0.01 || brow, rig.lidTris],
+        [brow, rig.browTris],
+      ] as const)
+        if (on)
+          for (const t of list) {
+            tri(t);
+            warpTriangle(out, dTri, base, sTri);
+          }
+      return out.px;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      if (--s.users === 0) shared.delete(key);
+    },
+  };
+}

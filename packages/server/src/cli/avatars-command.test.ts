@@ -1,0 +1,66 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { portraitFixture } from '@mouthpiece/engine/testing';
+import { runCli } from './run.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function cli(argv: string[], dataDir: string) {
+  let out = '';
+  let err = '';
+  const code = await runCli({
+    argv,
+    env: { MOUTHPIECE_DATA_DIR: dataDir, MOUTHPIECE_TURN: 'off' },
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+  });
+  return { code, out, err };
+}
+
+describe('mouthpiece avatars', () => {
+  it('adds a photo avatar from a portrait, lists it, refuses a second with its id, removes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mp-cli-avatars-'));
+    dirs.push(dir);
+    const image = join(dir, 'portrait.png');
+    writeFileSync(image, await portraitFixture({ scale: 2 }));
+    const add = await cli(['avatars', 'add', image, '--id', 'astro', '--name', 'Astronaut', '--json'], dir);
+    expect(add).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(add.out)).toMatchObject({ id: 'astro', name: 'Astronaut', render: 'photo' });
+    expect(existsSync(join(dir, 'avatars', 'astro', 'portrait.png'))).toBe(true);
+
+    const list = await cli(['avatars', 'list', '--json'], dir);
+    const rows = JSON.parse(list.out) as Array<{ id: string; render: string; added: boolean }>;
+    expect(rows.find((r) => r.id === 'astro')).toMatchObject({ render: 'photo', added: true });
+    expect(rows.find((r) => r.id === 'amara')).toMatchObject({ render: 'vector', added: false });
+
+    const again = await cli(['avatars', 'add', image, '--id', 'astro', '--name', 'Again'], dir);
+    expect(again.code).toBe(3);
+    expect(again.err).toMatch(/"astro" already exists/);
+
+    expect((await cli(['avatars', 'remove', 'amara'], dir)).code).toBe(1);
+    expect((await cli(['avatars', 'remove', 'nobody'], dir)).code).toBe(2);
+    const removed = await cli(['avatars', 'remove', 'astro'], dir);
+    expect(removed).toMatchObject({ code: 0, out: 'removed avatar astro\n' });
+    expect(existsSync(join(dir, 'avatars', 'astro'))).toBe(false);
+  }, 60_000);
+
+  it('says why a photo is refused, and what a command needs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mp-cli-avatars-'));
+    dirs.push(dir);
+    const small = join(dir, 'small.png');
+    writeFileSync(small, await portraitFixture());
+    const r = await cli(['avatars', 'add', small, '--id', 'small', '--name', 'Small'], dir);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/px across; at least 128 px/);
+    const noId = await cli(['avatars', 'add', small, '--name', 'x'], dir);
+    expect(noId.code).toBe(1);
+    expect(noId.err).toMatch(/needs --id/);
+    expect((await cli(['avatars', 'frobnicate'], dir)).code).toBe(1);
+    expect((await cli(['avatars', '--help'], dir)).out).toMatch(/avatars <add\|list\|remove>/);
+  }, 60_000);
+});

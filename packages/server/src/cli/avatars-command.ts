@@ -1,0 +1,132 @@
+/**
+ * `mouthpiece avatars add|list|remove`: operator commands on the data directory's avatar packs
+ * (`<dataDir>/avatars`, the folder POST /admin/v1/avatars writes). A running server sees a change
+ * at its next catalog read: its engine reads the pack folders at every session start.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { uploadedAvatarsDir } from '../routes/admin-avatars.js';
+import type { CliIo } from './run.js';
+import { UsageError } from './usage.js';
+
+export const AVATARS_USAGE = `Usage: mouthpiece avatars <add|list|remove> [options]
+
+  add IMAGE --id ID --name NAME [--description TEXT] [--json]
+                          make a photo avatar from a portrait (PNG or JPEG, one face at least
+                          128 px across, at most 4096 px a side and 20 MiB)
+  list [--json]           every avatar: built in, from MOUTHPIECE_AVATARS_DIR and added
+  remove ID               remove an added avatar (sessions using it finish normally)
+
+Options: --data-dir DIR (default $MOUTHPIECE_DATA_DIR or ./data). Exit codes: 0 done, 1 usage,
+2 not found, 3 the image was refused (the message says why).
+`;
+
+const options = {
+  json: { type: 'boolean', default: false },
+  'data-dir': { type: 'string' },
+  id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+export async function avatarsCommand(sub: string | undefined, args: string[], io: CliIo): Promise<number> {
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help' || args.includes('--help')) {
+    io.stdout(AVATARS_USAGE);
+    return 0;
+  }
+  if (sub !== 'add' && sub !== 'list' && sub !== 'remove')
+    throw new UsageError(`unknown avatars command "${sub}" (add, list or remove)`, AVATARS_USAGE);
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message, AVATARS_USAGE);
+  }
+  const { values, positionals } = parsed;
+  const wanted = sub === 'list' ? 0 : 1;
+  if (positionals.length !== wanted)
+    throw new UsageError(
+      wanted === 0
+        ? `avatars list takes no arguments (got "${positionals.join(' ')}")`
+        : `avatars ${sub} needs ${sub === 'add' ? 'one IMAGE file' : 'one ID'}`,
+      AVATARS_USAGE,
+    );
+  const config = loadConfig(
+    values['data-dir'] ? { ...io.env, MOUTHPIECE_DATA_DIR: values['data-dir'] } : io.env,
+  );
+  const dir = uploadedAvatarsDir(config);
+  const avatars = await import('@mouthpiece/engine/avatars');
+  const dirs = [avatars.BUILTIN_AVATARS_DIR, ...(config.avatarsDir ? [config.avatarsDir] : []), dir];
+  const { packs } = avatars.readAvatarPacks(dirs.filter((d) => existsSync(d)));
+
+  if (sub === 'list') {
+    const rows = packs.map((p) => ({
+      id: p.manifest.id,
+      name: p.manifest.name,
+      render: p.manifest.render,
+      added: p.dir.startsWith(dir),
+    }));
+    if (values.json) io.stdout(`${JSON.stringify(rows)}\n`);
+    else
+      for (const r of rows)
+        io.stdout(`${r.id.padEnd(20)} ${r.render.padEnd(7)} ${r.added ? 'added ' : 'pack  '} ${r.name}\n`);
+    return 0;
+  }
+
+  if (sub === 'remove') {
+    const id = positionals[0]!;
+    const target = join(dir, id);
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(id) || !existsSync(join(target, 'avatar.json'))) {
+      const known = packs.some((p) => p.manifest.id === id);
+      io.stderr(
+        known
+          ? `mouthpiece: avatar "${id}" is built in or comes from MOUTHPIECE_AVATARS_DIR; only added avatars can be removed\n`
+          : `mouthpiece: no added avatar "${id}" (mouthpiece avatars list)\n`,
+      );
+      return known ? 1 : 2;
+    }
+    const gone = join(dir, `.removed-${id}-${Date.now()}`);
+    await rename(target, gone);
+    await rm(gone, { recursive: true, force: true });
+    io.stdout(values.json ? `${JSON.stringify({ id, removed: true })}\n` : `removed avatar ${id}\n`);
+    return 0;
+  }
+
+  if (!values.id) throw new UsageError('avatars add needs --id ID', AVATARS_USAGE);
+  if (!values.name) throw new UsageError('avatars add needs --name NAME', AVATARS_USAGE);
+  const file = positionals[0]!;
+  let image: Buffer;
+  try {
+    image = readFileSync(file);
+  } catch {
+    io.stderr(`mouthpiece: cannot read ${file}\n`);
+    return 2;
+  }
+  if (packs.some((p) => p.manifest.id === values.id)) {
+    io.stderr(`mouthpiece: an avatar with id "${values.id}" already exists; choose another id\n`);
+    return 3;
+  }
+  try {
+    await mkdir(dir, { recursive: true });
+    const m = await avatars.importPhotoAvatar(
+      { id: values.id, name: values.name, description: values.description, image },
+      dir,
+    );
+    io.stdout(
+      values.json
+        ? `${JSON.stringify({ id: m.id, name: m.name, render: m.render, dir: join(dir, m.id) })}\n`
+        : `added photo avatar ${m.id} (${join(dir, m.id)})\n`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof avatars.PhotoImportError) {
+      io.stderr(`mouthpiece: ${err.message}\n`);
+      return 3;
+    }
+    throw err;
+  }
+}
