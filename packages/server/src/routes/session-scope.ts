@@ -6,7 +6,8 @@
  * ends (a long upload is activity). Routes choose their authorization in `config.auth`:
  * `token` (default), `token-or-viewer` (WHEP offers: the whepUrl's `vt` also admits, but only the
  * token holder keeps the session alive) or `none` (WHEP resources: the viewerId in the path is an
- * unguessable capability).
+ * unguessable capability). In cluster mode a first hook forwards a call for a session another
+ * node holds to that node, before anything else runs (cluster/cluster.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../app-types.js';
