@@ -231,3 +231,25 @@ describe('POST /admin/v1/avatars', () => {
     expect(noAuth.statusCode).toBe(401);
   });
 });
+
+describe('GET /v1/avatars previews', () => {
+  it('lists previewUrl and render, and serves a PNG thumbnail without a credential', async () => {
+    await app();
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/v1/avatars',
+      headers: { authorization: `KS ${t.secret}` },
+    });
+    expect(list.json<{ avatars: unknown[] }>().avatars).toContainEqual(
+      expect.objectContaining({ id: 'amara', previewUrl: '/v1/avatars/amara/preview.png' }),
+    );
+    const png = await t.app.inject({ method: 'GET', url: '/v1/avatars/amara/preview.png' });
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(png.rawPayload.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.rawPayload.readUInt32BE(16)).toBe(256);
+    const unknown = await t.app.inject({ method: 'GET', url: '/v1/avatars/nobody/preview.png' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
+  }, 30_000);
+});
