@@ -38,13 +38,13 @@ const stored = (): string[] => {
 };
 
 describe('POST /admin/v1/avatars', () => {
-  it('makes a photo avatar from a portrait: 201 with the catalog entry, the pack kept under the data dir', async () => {
+  it('makes a photo avatar from a portrait (JPEG here): 201 with the catalog entry, the pack kept under the data dir', async () => {
     await app();
     const res = await upload([
       ['id', 'astro'],
       ['name', 'Astronaut'],
       ['description', 'test portrait'],
-      ['image', portrait],
+      ['image', await portraitFixture({ scale: 2, format: 'jpeg' })],
     ]);
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({
