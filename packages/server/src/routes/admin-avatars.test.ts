@@ -152,7 +152,7 @@ describe('POST /admin/v1/avatars', () => {
         ],
         400,
         'INVALID_REQUEST',
-        /id/,
+        /"id": must be lower-case/,
       ],
       [
         [
