@@ -9,7 +9,8 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { createCanvas, Image } from '@napi-rs/canvas';
+import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
+import { jpegOrientation, upright } from './exif-orientation.js';
 import type { DetectedFace } from './face-detector.js';
 import { validateManifest, type PhotoAvatarManifest } from './manifest.js';
 
@@ -93,7 +94,7 @@ export function detectFaces(rgba: Uint8Array, width: number, height: number): Pr
 }
 
 /** Finds the one face of an image, in the image's pixels; throws PhotoImportError otherwise. */
-export async function findFace(img: Image): Promise<DetectedFace> {
+export async function findFace(img: Image | Canvas): Promise<DetectedFace> {
   const k = Math.min(1, PHOTO_LIMITS.detectPx / Math.max(img.width, img.height));
   const w = Math.max(1, Math.round(img.width * k));
   const h = Math.max(1, Math.round(img.height * k));
@@ -154,7 +155,8 @@ export async function importPhotoAvatar(
       'image_too_large',
       `The image is over ${PHOTO_LIMITS.maxBytes / 1024 / 1024} MiB`,
     );
-  const img = decode(req.image);
+  // phone photos stored sideways carry an EXIF orientation: turn them upright first
+  const img = upright(decode(req.image), jpegOrientation(req.image));
   if (img.width > PHOTO_LIMITS.maxSidePx || img.height > PHOTO_LIMITS.maxSidePx)
     throw new PhotoImportError(
       'image_too_large',

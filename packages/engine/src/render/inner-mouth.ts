@@ -55,6 +55,9 @@ export function mouthColours(img: Image32, at: Float64Array, rig: PhotoRig): Mou
   };
 }
 
+/** Where teeth meet, as fractions of the half mouth width from the centre. */
+const TOOTH_EDGES = [0, 0.26, 0.48];
+
 /**
  * A shader for the cavity triangles of one frame: `pos` holds the frame's vertex positions, `r`
  * and `u` the face's axes in the frame (rotated with the head), `mouthW` the mouth width in pixels.
@@ -108,6 +111,9 @@ export function innerMouthShader(
       // gum shadow under the lip, darker towards the corners and at the biting edge
       k = (0.72 + 0.28 * Math.min(1, depth / Math.max(1, teethH * 0.35))) * (1 - 0.5 * side);
       if (teethH - depth < 1.2) k *= 0.8;
+      // the gaps between teeth: the centre line and narrowing teeth towards the corners
+      const u = Math.abs(s) / half;
+      for (const edge of TOOTH_EDGES) if (Math.abs(u - edge) * half < 0.5) k *= 0.88;
     } else if (depth > gap * (1 - tongueK)) {
       c = colours.tongue;
       k =

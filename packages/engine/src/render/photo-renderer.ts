@@ -30,7 +30,7 @@ interface Shared {
   rig: PhotoRig;
   image: Image;
   /** The portrait with its edge columns stretched at its sides, and edge rows above and below. */
-  surround: Canvas;
+  surround: Canvas | undefined;
   /** Portrait pixels to output pixels. */
   scale: number;
   /** Output position of the portrait's top-left corner. */
@@ -97,12 +97,17 @@ function surround(image: Image): Canvas {
 }
 
 /** Tilt steps the animator reaches (|tilt| < 0.06 rad), made one per timer turn, nearest first. */
-const WARM_STEPS = [0, ...Array.from({ length: 12 }, (_, i) => [i + 1, -(i + 1)]).flat()];
+const MAX_STEP = 12;
+const WARM_STEPS = [0, ...Array.from({ length: MAX_STEP }, (_, i) => [i + 1, -(i + 1)]).flat()];
 
 function warm(key: string, s: Shared, width: number, height: number): void {
   let i = 0;
   const next = (): void => {
-    if (i >= WARM_STEPS.length || shared.get(key) !== s) return;
+    if (shared.get(key) !== s) return;
+    if (i >= WARM_STEPS.length) {
+      s.surround = undefined; // every step the animator reaches is made: the large source goes
+      return;
+    }
     stepAt(s, width, height, WARM_STEPS[i++]!);
     setTimeout(next, 15).unref();
   };
@@ -121,6 +126,7 @@ function stepAt(s: Shared, width: number, height: number, step: number): Step {
   ctx.rotate(step * TILT_STEP);
   ctx.translate(-s.pivot[0] + s.left, -s.pivot[1] + s.top);
   ctx.scale(s.scale, s.scale);
+  s.surround ??= surround(s.image);
   ctx.drawImage(s.surround, -s.image.width, -s.image.height / 2);
   const px = ctx.getImageData(0, 0, w, h).data;
   st = { base: { px, width: w, height: h } };
@@ -159,7 +165,7 @@ export function createPhotoRenderer(
     height,
     render({ mouth, motion }) {
       if (closed) throw new Error('renderer is closed');
-      const step = Math.round(motion.tilt / TILT_STEP);
+      const step = Math.max(-MAX_STEP, Math.min(MAX_STEP, Math.round(motion.tilt / TILT_STEP)));
       const angle = step * TILT_STEP;
       const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * motionScale);
       const dx = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headX * motionScale)));

@@ -38,13 +38,13 @@ const stored = (): string[] => {
 };
 
 describe('POST /admin/v1/avatars', () => {
-  it('makes a photo avatar from a portrait: 201 with the catalog entry, the pack kept under the data dir', async () => {
+  it('makes a photo avatar from a portrait (JPEG here): 201 with the catalog entry, the pack kept under the data dir', async () => {
     await app();
     const res = await upload([
       ['id', 'astro'],
       ['name', 'Astronaut'],
       ['description', 'test portrait'],
-      ['image', portrait],
+      ['image', await portraitFixture({ scale: 2, format: 'jpeg' })],
     ]);
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({
@@ -152,7 +152,7 @@ describe('POST /admin/v1/avatars', () => {
         ],
         400,
         'INVALID_REQUEST',
-        /id/,
+        /"id": must be lower-case/,
       ],
       [
         [
@@ -230,4 +230,26 @@ describe('POST /admin/v1/avatars', () => {
     const noAuth = await t.app.inject({ method: 'DELETE', url: '/admin/v1/avatars/amara' });
     expect(noAuth.statusCode).toBe(401);
   });
+});
+
+describe('GET /v1/avatars previews', () => {
+  it('lists previewUrl and render, and serves a PNG thumbnail without a credential', async () => {
+    await app();
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/v1/avatars',
+      headers: { authorization: `KS ${t.secret}` },
+    });
+    expect(list.json<{ avatars: unknown[] }>().avatars).toContainEqual(
+      expect.objectContaining({ id: 'amara', previewUrl: '/v1/avatars/amara/preview.png' }),
+    );
+    const png = await t.app.inject({ method: 'GET', url: '/v1/avatars/amara/preview.png' });
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(png.rawPayload.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.rawPayload.readUInt32BE(16)).toBe(256);
+    const unknown = await t.app.inject({ method: 'GET', url: '/v1/avatars/nobody/preview.png' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
+  }, 30_000);
 });

@@ -21,6 +21,9 @@ export function uploadedAvatarsDir(config: Pick<Config, 'dataDir'>): string {
   return join(config.dataDir, 'avatars');
 }
 
+/** What an avatar id may be (the pack manifest's rule). */
+const AVATAR_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
 /** The largest portrait accepted, in bytes (413 above). */
 export const MAX_PORTRAIT_BYTES = 20 * 1024 * 1024;
 
@@ -101,6 +104,11 @@ export const adminAvatarRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (
       if (!form.id) throw new ApiError('INVALID_REQUEST', `Invalid field "id": is required; ${FIELDS}`);
       if (!form.name) throw new ApiError('INVALID_REQUEST', `Invalid field "name": is required; ${FIELDS}`);
       const id = form.id;
+      if (!AVATAR_ID.test(id))
+        throw new ApiError(
+          'INVALID_REQUEST',
+          'Invalid field "id": must be lower-case letters, digits and dashes (at most 64), starting with a letter or digit',
+        );
       if (
         app.ctx.engine.catalog().avatars.some((a) => a.id === id) ||
         importing.has(id) ||
@@ -148,7 +156,7 @@ export const adminAvatarRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (
     async (req) => {
       const { id } = req.params;
       const target = join(dir, id);
-      if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(id) || !existsSync(join(target, 'avatar.json'))) {
+      if (!AVATAR_ID.test(id) || !existsSync(join(target, 'avatar.json'))) {
         if (app.ctx.engine.catalog().avatars.some((a) => a.id === id))
           throw new ApiError(
             'AVATAR_READ_ONLY',
