@@ -12,7 +12,8 @@ import {
   DEFAULT_MAX_AUDIO_BYTES,
   DEFAULT_MAX_SESSION_DURATION_MS,
 } from '@mouthpiece/protocol';
-import { DEFAULT_ICE_DENY, parseVoicesFile, type SpeechConfig } from '@mouthpiece/engine/host';
+import { DEFAULT_ICE_DENY, type SpeechConfig } from '@mouthpiece/engine/host';
+import { VOICE_CONFIG_DOCS, speechConfig } from './config-voices.js';
 
 export type TurnMode = 'managed' | 'external' | 'off';
 
@@ -210,49 +211,7 @@ export const CONFIG_DOCS: ReadonlyArray<{ name: string; default: string; meaning
     default: 'the public URL',
     meaning: 'cluster mode: the base URL other nodes reach this node on (calls are forwarded there)',
   },
-  {
-    name: 'MOUTHPIECE_VOICES_FILE',
-    default: 'unset',
-    meaning: 'JSON file of extra voices (format in docs/voices.md); a bad file stops start-up',
-  },
-  {
-    name: 'MOUTHPIECE_ELEVENLABS_API_KEY',
-    default: 'unset (ElevenLabs off)',
-    meaning:
-      'turns ElevenLabs voices on; an unlisted `voiceConfig.id` is then tried as an ElevenLabs voice id',
-  },
-  {
-    name: 'MOUTHPIECE_ELEVENLABS_URL',
-    default: 'https://api.elevenlabs.io',
-    meaning: 'ElevenLabs API base URL',
-  },
-  {
-    name: 'MOUTHPIECE_ELEVENLABS_MODEL',
-    default: 'eleven_flash_v2_5',
-    meaning: '`model_id` for voices without their own `model`',
-  },
-  {
-    name: 'MOUTHPIECE_OPENAI_TTS_URL',
-    default: 'unset (OpenAI-compatible voices off)',
-    meaning:
-      'OpenAI-compatible speech API base: `https://api.openai.com/v1`, a local Kokoro `http://localhost:8880/v1`',
-  },
-  {
-    name: 'MOUTHPIECE_OPENAI_TTS_API_KEY',
-    default: 'unset',
-    meaning: 'Bearer key for that API (a local server may need none)',
-  },
-  { name: 'MOUTHPIECE_OPENAI_TTS_MODEL', default: 'tts-1', meaning: '`model` for voices without their own' },
-  {
-    name: 'MOUTHPIECE_VOICE_TIMEOUT_MS',
-    default: '10000',
-    meaning: 'a provider request with no audio this long after it was sent fails its turn (`timeout`)',
-  },
-  {
-    name: 'MOUTHPIECE_VOICE_STALL_TIMEOUT_MS',
-    default: '10000',
-    meaning: '…and one whose audio stops arriving for this long',
-  },
+  ...VOICE_CONFIG_DOCS,
 ];
 
 export class ConfigError extends Error {
@@ -387,7 +346,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel,
     whepReadyTimeoutMs: int('MOUTHPIECE_WHEP_READY_TIMEOUT_MS', 5000, 0),
     cluster: clusterConfig(env, publicUrl),
-    speech: speechConfig(env, int),
+    speech: speechConfig(env, int, (m) => new ConfigError(m)),
   };
   if (config.turn.minPort > config.turn.maxPort) {
     throw new ConfigError('MOUTHPIECE_TURN_MIN_PORT must not exceed MOUTHPIECE_TURN_MAX_PORT');
@@ -425,67 +384,6 @@ function clusterConfig(env: Env, publicUrl: string): Config['cluster'] {
     throw new ConfigError(`MOUTHPIECE_NODE_URL must be http or https, got "${nodeUrl}"`);
   return { redisUrl, nodeId, nodeUrl };
 }
-
-/** Voice providers: on when their key (ElevenLabs) or URL (OpenAI-compatible) is set. */
-function speechConfig(
-  env: Env,
-  int: (name: string, def: number, min?: number, max?: number) => number,
-): SpeechConfig {
-  const url = (name: string, raw: string): string => {
-    let u: URL;
-    try {
-      u = new URL(raw);
-    } catch {
-      throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
-    }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:')
-      throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
-    return raw.replace(/\/+$/, '');
-  };
-  const file = env['MOUTHPIECE_VOICES_FILE'];
-  let voices: SpeechConfig['voices'] = [];
-  if (file) {
-    try {
-      voices = parseVoicesFile(resolve(file));
-    } catch (err) {
-      throw new ConfigError(`MOUTHPIECE_VOICES_FILE: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-  const elevenKey = env['MOUTHPIECE_ELEVENLABS_API_KEY'] || undefined;
-  const openAiUrl = env['MOUTHPIECE_OPENAI_TTS_URL'] || undefined;
-  const openAiKey = env['MOUTHPIECE_OPENAI_TTS_API_KEY'] || undefined;
-  return {
-    voices,
-    ...(elevenKey
-      ? {
-          elevenlabs: {
-            url: url(
-              'MOUTHPIECE_ELEVENLABS_URL',
-              env['MOUTHPIECE_ELEVENLABS_URL'] || 'https://api.elevenlabs.io',
-            ),
-            apiKey: elevenKey,
-            ...(env['MOUTHPIECE_ELEVENLABS_MODEL']
-              ? { defaultModel: env['MOUTHPIECE_ELEVENLABS_MODEL'] }
-              : {}),
-          },
-        }
-      : {}),
-    ...(openAiUrl
-      ? {
-          openai: {
-            url: url('MOUTHPIECE_OPENAI_TTS_URL', openAiUrl),
-            ...(openAiKey ? { apiKey: openAiKey } : {}),
-            ...(env['MOUTHPIECE_OPENAI_TTS_MODEL']
-              ? { defaultModel: env['MOUTHPIECE_OPENAI_TTS_MODEL'] }
-              : {}),
-          },
-        }
-      : {}),
-    firstByteTimeoutMs: int('MOUTHPIECE_VOICE_TIMEOUT_MS', 10_000, 100, 600_000),
-    stallTimeoutMs: int('MOUTHPIECE_VOICE_STALL_TIMEOUT_MS', 10_000, 100, 600_000),
-  };
-}
-
 /** A comma list of CIDR blocks (default: the engine's safe deny list; `none`: nothing). */
 function cidrList(name: string, raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === '') return [...DEFAULT_ICE_DENY];

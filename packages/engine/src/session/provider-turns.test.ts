@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAudioDecoder } from '../audio/decoder.js';
 import { CHUNK_SAMPLES } from '../clock/media-clock.js';
+import { LiveAudioMouth } from '../lipsync/live-audio-mouth.js';
 import { createEngineSpeech, type EngineSpeech } from '../speech/engine-speech.js';
 import { openAiStandin, type VoiceStandin } from '../testing/voice-standins.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
@@ -110,6 +111,9 @@ describe('provider turns', () => {
     // when the first sentence had played out, the second had been requested and the third not yet
     expect(played.requestsAtFirstPiece - before).toBe(2);
     expect(openai.requests.length - before).toBe(3);
+    // espeak's reading aligned to each sentence replaced the audio-only mouth (after its audio)
+    await new Promise((r) => setTimeout(r, 500));
+    expect(synth.audio.pieces.filter((p) => p && !(p.mouth instanceof LiveAudioMouth)).length).toBe(3);
   });
 
   it('a failed turn gives failed with its reason; the next turn still plays', async () => {

@@ -154,9 +154,15 @@ export class TextTurnSynth {
           const piece = live.piece;
           piece.pcm = raw.pcm;
           piece.words = raw.words;
-          if (raw.timing === 'none' || raw.phonemes.length === 0) live.mouth.update(raw.pcm, true);
+          if (raw.phonemes.length === 0) live.mouth.update(raw.pcm, true);
           else piece.mouth = buildMouthTrack({ phonemes: raw.phonemes, totalSamples: raw.pcm.length });
           piece.open = false;
+          // the audio-only mouth plays until the provider's timings are worked out
+          void raw.later?.then((t) => {
+            if (this.#cancelled || t.phonemes.length === 0) return;
+            piece.mouth = buildMouthTrack({ phonemes: t.phonemes, totalSamples: piece.pcm.length });
+            piece.words = t.words;
+          });
           return;
         }
         const seg = slot === 0 ? trimLeadingSilence(raw) : raw; // the turn's lead-in is only latency

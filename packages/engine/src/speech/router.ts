@@ -4,7 +4,8 @@
  * (`onAudio`), then gives the segment phoneme timings whatever the provider knew: its own
  * phonemes (espeak), espeak's reading placed on its character timings (ElevenLabs), or espeak's
  * reading aligned to its audio (OpenAI; `none` when the reading does not fit, and the audio-only
- * model keeps the mouth). Sessions reach it through the fair scheduler (synthesis-scheduler.ts).
+ * model keeps the mouth). Placing and aligning happen after the request has ended (`later`), so
+ * they never hold back the next sentence. Sessions reach it through the fair scheduler (synthesis-scheduler.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { MISMATCH_COST, type Alignment, type PhonemeEvent } from '../lipsync/align-transcript.js';
@@ -122,7 +123,23 @@ export class SpeechRouter implements Tts {
     }
     this.#o.onRequest?.({ provider: name, ...(firstByteMs !== undefined ? { firstByteMs } : {}) });
     const pcm = concat(chunks);
-    return { pcm, sampleRateHz: SAMPLE_RATE_HZ, ...(await this.#timingsOf(voice, req.text, pcm, timings)) };
+    if (timings.phonemes?.length)
+      return {
+        pcm,
+        sampleRateHz: SAMPLE_RATE_HZ,
+        phonemes: timings.phonemes,
+        words: timings.words ?? [],
+        timing: 'exact',
+      };
+    // the audio is complete: the request ends now; its timings follow (never rejects)
+    return {
+      pcm,
+      sampleRateHz: SAMPLE_RATE_HZ,
+      phonemes: [],
+      words: [],
+      timing: 'none',
+      later: this.#timingsOf(voice, req.text, pcm, timings),
+    };
   }
 
   /** Phonemes and words for a provider's speech (see the file comment). */
@@ -132,7 +149,6 @@ export class SpeechRouter implements Tts {
     pcm: Int16Array,
     t: ProviderTimings,
   ): Promise<Pick<SpeechSegment, 'phonemes' | 'words' | 'timing'>> {
-    if (t.phonemes?.length) return { phonemes: t.phonemes, words: t.words ?? [], timing: 'exact' };
     try {
       const reading = await this.#o.espeak.synthesize(text, voice.espeakVoice, 1);
       if (t.characters?.length) {

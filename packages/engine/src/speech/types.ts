@@ -12,6 +12,11 @@ export interface SpeechSegment {
    * `none` when nothing fitted (the audio-only model drives the mouth).
    */
   timing?: 'exact' | 'placed' | 'aligned' | 'none';
+  /**
+   * A streamed provider's timings, still being worked out when its audio is complete (espeak's
+   * reading placed or aligned): the sentence plays meanwhile, and the next one is not held back.
+   */
+  later?: Promise<Pick<SpeechSegment, 'phonemes' | 'words' | 'timing'>>;
 }
 
 export interface SynthesisRequest {

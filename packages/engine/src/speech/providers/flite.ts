@@ -3,9 +3,10 @@
  * npm package, in a child process of the engine process (speech/flite-process.ts; started on
  * first use, so an engine that never speaks with them pays nothing). Flite's WASI build crashes
  * its process after some hundred sentences, so the child is replaced every RETIRE_AFTER sentences
- * and, should it die anyway, only the sentence in flight fails (`provider_error`) and the next
- * one starts a new child. Timings are exact: Flite's own segments, mapped to IPA. The lead-in
- * pause is cut to 10 ms, as espeak's is for a turn's first sentence.
+ * by a spare started two sentences earlier (the switch costs no start-up); a child that dies
+ * anyway is replaced and its sentence asked once more, and only a second failure fails the turn
+ * (`provider_error`). Timings are exact: Flite's own segments, mapped to IPA. The lead-in pause
+ * is cut to 10 ms, as espeak's is for a turn's first sentence.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -53,19 +54,27 @@ function childRunner(): FliteRunner {
     child.on('exit', (code, signal) => {
       rpc.close(new Error(`the Flite process exited (${signal ?? code})`));
       if (current?.child === child) current = undefined;
+      if (spare?.child === child) spare = undefined;
     });
     child.on('error', (err) => rpc.close(err));
     return { child, rpc, spoken: 0 };
   };
+  /** The replacement, started while the current child speaks its last sentences. */
+  let spare: NonNullable<typeof current> | undefined;
   return {
     async synthesize(text, voice, speed) {
       if (current && current.spoken >= RETIRE_AFTER) {
         current.child.disconnect(); // it exits when its last answer has gone
-        current = undefined;
+        current = spare;
+        spare = undefined;
       }
       for (let attempt = 0; ; attempt++) {
-        current ??= spawn();
+        if (!current) {
+          current = spare ?? spawn();
+          spare = undefined;
+        }
         current.spoken++;
+        if (current.spoken >= RETIRE_AFTER - 2 && !spare) spare = spawn(); // warm by its turn
         try {
           return await current.rpc.call('synthesize', [text, voice, speed]);
         } catch (err) {
@@ -78,7 +87,8 @@ function childRunner(): FliteRunner {
     },
     close() {
       current?.child.kill();
-      current = undefined;
+      spare?.child.kill();
+      current = spare = undefined;
       return Promise.resolve();
     },
   };

@@ -76,7 +76,7 @@ async function say(
   let resolved = false;
   let firstAudioBeforeEnd = false;
   try {
-    const seg = await lane.synthesize({
+    const whole = await lane.synthesize({
       text,
       voiceId,
       speed: 1,
@@ -87,6 +87,9 @@ async function say(
       ...extra,
     });
     resolved = true;
+    // the request ends with the audio; placed or aligned timings follow
+    expect(whole.timing).toBe('none');
+    const seg = whole.later ? { ...whole, ...(await whole.later) } : whole;
     return { seg, streamed, firstAudioBeforeEnd };
   } finally {
     lane.close();
