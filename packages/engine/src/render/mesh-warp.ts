@@ -147,3 +147,53 @@ export function fillTriangle(
     for (let x = xa, o = (y * out.width + xa) * 4; x < xb; x++, o += 4) shade(x + 0.5, y + 0.5, o);
   });
 }
+
+/**
+ * Softens hard edges inside a box: a pixel whose luma differs from a 4-neighbour's by more than
+ * `threshold` takes the mean of its 3×3 block (read from a copy, so the pass does not feed on
+ * itself). Drawn shapes meeting the photo (the inner mouth under the lips) lose their stair-steps;
+ * smooth photo areas are left as they are.
+ */
+export function smoothEdges(
+  img: Image32,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  threshold = 48,
+): void {
+  const { px, width, height } = img;
+  x0 = Math.max(1, Math.floor(x0));
+  y0 = Math.max(1, Math.floor(y0));
+  x1 = Math.min(width - 2, Math.ceil(x1));
+  y1 = Math.min(height - 2, Math.ceil(y1));
+  if (x1 < x0 || y1 < y0) return;
+  // rows y0-1 … y1+1 of the box, one pixel wider on each side
+  const w = x1 - x0 + 3;
+  const copy = new Uint8ClampedArray(w * (y1 - y0 + 3) * 4);
+  for (let y = y0 - 1; y <= y1 + 1; y++) {
+    const from = (y * width + x0 - 1) * 4;
+    copy.set(px.subarray(from, from + w * 4), (y - y0 + 1) * w * 4);
+  }
+  const luma = (o: number): number => copy[o]! * 77 + copy[o + 1]! * 150 + copy[o + 2]! * 29;
+  const limit = threshold * 256;
+  for (let y = y0; y <= y1; y++)
+    for (let x = x0; x <= x1; x++) {
+      const c = ((y - y0 + 1) * w + (x - x0 + 1)) * 4;
+      const l = luma(c);
+      if (
+        Math.abs(l - luma(c - 4)) <= limit &&
+        Math.abs(l - luma(c + 4)) <= limit &&
+        Math.abs(l - luma(c - w * 4)) <= limit &&
+        Math.abs(l - luma(c + w * 4)) <= limit
+      )
+        continue;
+      const o = (y * width + x) * 4;
+      for (let k = 0; k < 3; k++) {
+        let sum = 0;
+        for (let dy = -1; dy <= 1; dy++)
+          for (let dx = -1; dx <= 1; dx++) sum += copy[c + (dy * w + dx) * 4 + k]!;
+        px[o + k] = sum / 9;
+      }
+    }
+}

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
 import type { PhotoAvatarManifest } from '../avatar/manifest.js';
 import { innerMouthShader, mouthColours, type MouthColours } from './inner-mouth.js';
-import { fillTriangle, warpTriangle, type Image32 } from './mesh-warp.js';
+import { fillTriangle, smoothEdges, warpTriangle, type Image32 } from './mesh-warp.js';
 import { buildRig, modeWeights, MODES, PHOTO_POSE, pose, type PhotoRig, type Vec } from './photo-rig.js';
 import type { Renderer } from './renderer.js';
 
@@ -195,14 +195,31 @@ export function createPhotoRenderer(
       const r: Vec = [rig.r[0] * cos - rig.r[1] * sin, rig.r[0] * sin + rig.r[1] * cos];
       const u: Vec = [rig.u[0] * cos - rig.u[1] * sin, rig.u[0] * sin + rig.u[1] * cos];
       const shade = innerMouthShader(out, dst, rig, r, u, rig.mouthW * s.scale, mouth, s.colours);
+      // the inner mouth's box and area (where the lips part): its edges are smoothed after the lips
+      let area = 0;
+      let bx0 = width;
+      let by0 = height;
+      let bx1 = 0;
+      let by1 = 0;
       for (const t of rig.cavity) {
         tri(t);
         fillTriangle(out, dTri, shade);
+        area +=
+          Math.abs(
+            (dTri[2]! - dTri[0]!) * (dTri[5]! - dTri[1]!) - (dTri[4]! - dTri[0]!) * (dTri[3]! - dTri[1]!),
+          ) / 2;
+        for (let k = 0; k < 6; k += 2) {
+          bx0 = Math.min(bx0, dTri[k]!);
+          bx1 = Math.max(bx1, dTri[k]!);
+          by0 = Math.min(by0, dTri[k + 1]!);
+          by1 = Math.max(by1, dTri[k + 1]!);
+        }
       }
       for (const t of rig.mouthTris) {
         tri(t);
         warpTriangle(out, dTri, base, sTri);
       }
+      if (area >= 4) smoothEdges(out, bx0 - 1, by0 - 1, bx1 + 1, by1 + 1);
       const brow = weights.brow > 0.01;
       for (const [on, list] of [
         [weights.blinkL > 0.01 || brow, rig.lidTris],
