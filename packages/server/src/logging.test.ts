@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeEngineHost, ManualClock } from '@mouthpiece/engine/testing';
 import { buildApp, loggerOptions } from './app.js';
 import { testConfig } from './testing/test-config.js';
+import { sessionCredentialInput } from './testing/credential-input.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
 import { createCredential } from './auth/credential-records.js';
 import { startServer } from './server.js';
@@ -28,15 +29,7 @@ async function loggedApp(rps: number) {
   const stores = openSqliteStores(':memory:');
   const { secret } = await createCredential(
     stores,
-    {
-      name: 'log',
-      permissions: ['session:create'],
-      maxSessions: 5,
-      maxSessionDurationMs: 60_000,
-      maxTextLength: 100,
-      requestsPerSecond: rps,
-      expiresInMs: null,
-    },
+    sessionCredentialInput('log', { requestsPerSecond: rps }),
     Date.now(),
   );
   const clock = new ManualClock(Date.now());
@@ -108,19 +101,7 @@ describe('startServer', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mp-restart-'));
     dirs.push(dataDir);
     const stores = openSqliteStores(join(dataDir, 'mouthpiece.db'));
-    const { record } = await createCredential(
-      stores,
-      {
-        name: 'keep',
-        permissions: ['session:create'],
-        maxSessions: 5,
-        maxSessionDurationMs: 60_000,
-        maxTextLength: 100,
-        requestsPerSecond: 0,
-        expiresInMs: null,
-      },
-      Date.now(),
-    );
+    const { record } = await createCredential(stores, sessionCredentialInput('keep'), Date.now());
     await stores.sessions.insert({
       id: 'AAAAAAAAAAAAAAAAAAAAAA',
       credentialId: record.id,

@@ -15,6 +15,7 @@ import { openSqliteStores } from '../storage/sqlite/index.js';
 import { holdSqliteLock } from '../testing/sqlite-lock.js';
 import { createTestApp } from '../testing/test-app.js';
 import { testConfig } from '../testing/test-config.js';
+import { sessionCredentialInput } from '../testing/credential-input.js';
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
@@ -113,19 +114,7 @@ it('the real server, idle timeout 2 s, database locked for 4 s: the process live
   const dataDir = tempDir();
   const rejections = watchRejections();
   const setup = openSqliteStores(join(dataDir, 'mouthpiece.db'));
-  const { secret } = await createCredential(
-    setup,
-    {
-      name: 'lock',
-      permissions: ['session:create'],
-      maxSessions: 5,
-      maxSessionDurationMs: 60_000,
-      maxTextLength: 100,
-      requestsPerSecond: 0,
-      expiresInMs: null,
-    },
-    Date.now(),
-  );
+  const { secret } = await createCredential(setup, sessionCredentialInput('lock'), Date.now());
   await setup.close();
   const server = await startServer(
     testConfig({ dataDir, port: 0, host: '127.0.0.1', idleTimeoutMs: 2000, logLevel: 'silent' }),

@@ -1,2 +1,3 @@
 export { createTestApp, multipartBody, JWT_SECRET, type TestApp } from './test-app.js';
 export { testConfig } from './test-config.js';
+export { sessionCredentialInput } from './credential-input.js';
