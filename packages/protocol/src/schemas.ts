@@ -101,8 +101,15 @@ export const AvatarInfo = Type.Object({
   width: Type.Number(),
   height: Type.Number(),
   previewUrl: Type.Optional(Type.String()),
-  /** How the avatar is drawn: `vector` (from parameters), `photo` (one portrait, warped) or `sprites` (pictures). */
-  render: Type.Optional(Type.Union([Type.Literal('vector'), Type.Literal('photo'), Type.Literal('sprites')])),
+  /** How the avatar is drawn: `vector` (from parameters), `photo` (one portrait, warped), `sprites` (pictures) or `video` (a clip of a person). */
+  render: Type.Optional(
+    Type.Union([
+      Type.Literal('vector'),
+      Type.Literal('photo'),
+      Type.Literal('sprites'),
+      Type.Literal('video'),
+    ]),
+  ),
   description: Type.Optional(Type.String()),
 });
 export type AvatarInfo = Static<typeof AvatarInfo>;

@@ -32,6 +32,9 @@ export function loadAvatarPack(dir: string): AvatarPack {
   if (manifest.render === 'photo' && !existsSync(join(dir, manifest.image)))
     throw new AvatarPackError(`${file}: image ${manifest.image} is not in the pack folder`);
   if (manifest.render === 'sprites') validateSpritePack(manifest, dir, file);
+  if (manifest.render === 'video')
+    for (const f of ['video.json', 'base.i420', 'mouths.i420'])
+      if (!existsSync(join(dir, f))) throw new AvatarPackError(`${file}: ${f} is not in the pack folder`);
   return { dir, manifest };
 }
 

@@ -139,8 +139,27 @@ export const SpriteAvatarManifest = Type.Object(
 );
 export type SpriteAvatarManifest = Static<typeof SpriteAvatarManifest>;
 
+/**
+ * A video avatar: made by the import from a clip of a person talking (video/video-import.ts). The
+ * pack's other files (video.json, base.i420, mouths.i420, preview.png) are described in
+ * video/pack.ts; this manifest only names the avatar.
+ */
+export const VideoAvatarManifest = Type.Object(
+  {
+    id: AvatarManifest.properties.id,
+    name: AvatarManifest.properties.name,
+    version: Type.Literal(1),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    render: Type.Literal('video'),
+    source: Type.Optional(Type.Union([Type.Literal('upload'), Type.Literal('pack')])),
+  },
+  { additionalProperties: false },
+);
+export type VideoAvatarManifest = Static<typeof VideoAvatarManifest>;
+
 /** Every kind of pack manifest, told apart by `render`. */
-export type AnyAvatarManifest = AvatarManifest | PhotoAvatarManifest | SpriteAvatarManifest;
+export type AnyAvatarManifest =
+  AvatarManifest | PhotoAvatarManifest | SpriteAvatarManifest | VideoAvatarManifest;
 /** The manifest as a vector one; throws naming the avatar when it is another kind. */
 export function vectorManifest(m: AnyAvatarManifest): AvatarManifest {
   if (m.render !== 'vector')
@@ -148,7 +167,7 @@ export function vectorManifest(m: AnyAvatarManifest): AvatarManifest {
   return m;
 }
 
-export const RenderKind = { vector: 'vector', photo: 'photo', sprites: 'sprites' } as const;
+export const RenderKind = { vector: 'vector', photo: 'photo', sprites: 'sprites', video: 'video' } as const;
 export type RenderKind = (typeof RenderKind)[keyof typeof RenderKind];
 
 export class AvatarPackError extends Error {
@@ -162,7 +181,13 @@ export class AvatarPackError extends Error {
 export function validateManifest(value: unknown, file: string): AnyAvatarManifest {
   const render = (value as { render?: unknown } | null)?.render;
   const schema =
-    render === 'photo' ? PhotoAvatarManifest : render === 'sprites' ? SpriteAvatarManifest : AvatarManifest;
+    render === 'photo'
+      ? PhotoAvatarManifest
+      : render === 'sprites'
+        ? SpriteAvatarManifest
+        : render === 'video'
+          ? VideoAvatarManifest
+          : AvatarManifest;
   if (Value.Check(schema, value)) return value;
   const problems = [...Value.Errors(schema, value)]
     .slice(0, 8)

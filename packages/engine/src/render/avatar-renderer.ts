@@ -26,5 +26,7 @@ export function createAvatarRenderer(
       return createPhotoRenderer(manifest, folder(), size);
     case 'sprites':
       return createSpriteRenderer(manifest, folder(), size, opts.background);
+    case 'video':
+      throw new Error(`avatar ${manifest.id}: the video renderer is not built yet`);
   }
 }

@@ -1,0 +1,88 @@
+/**
+ * Where a mouth crop is blended into a base frame, in canonical coordinates (video/pack.ts): the
+ * lower-face box (below the nose to well under the chin, wider than the jaw) and a feathered
+ * ellipse inside it. The import measures each crop's and each base frame's colour on the
+ * ellipse's feathered ring, and the renderer shifts the crop's colour by the difference, so the
+ * seam disappears. Both sides use this one definition.
+ */
+import type { VideoIndex } from './pack.js';
+
+type Pt = readonly [number, number];
+
+/** The crop's rectangle in canonical coordinates, from the canonical (mean) landmarks. */
+export function lowerFaceBox(landmarks: ReadonlyArray<Pt>): VideoIndex['library']['box'] {
+  const L = (i: number): Pt => landmarks[i]!;
+  const faceW = Math.hypot(L(16)[0] - L(0)[0], L(16)[1] - L(0)[1]);
+  const left = Math.min(L(2)[0], L(3)[0], L(4)[0]) - 0.06 * faceW;
+  const right = Math.max(L(14)[0], L(13)[0], L(12)[0]) + 0.06 * faceW;
+  // from just under the nose (its base, 33, and the nostrils, 31/35) to under the dropped chin
+  const top = Math.max(L(31)[1], L(33)[1], L(35)[1]) + 0.02 * faceW;
+  const bottom = L(8)[1] + 0.24 * faceW;
+  const even = (v: number): number => 2 * Math.round(v / 2);
+  const x = even(left);
+  const y = even(top);
+  return { x, y, width: Math.max(2, even(right - x)), height: Math.max(2, even(bottom - y)) };
+}
+
+export interface SeamMask {
+  width: number;
+  height: number;
+  /** Blend weight of each box pixel, 0..255 (row-major, box width × height). */
+  alpha: Uint8Array;
+  /** The same at chroma resolution ((width/2) × (height/2)). */
+  alphaC: Uint8Array;
+  /** Box pixel indices on the feathered ring, where the seam's colour is measured. */
+  ring: Uint32Array;
+  /** The same at chroma resolution. */
+  ringC: Uint32Array;
+}
+
+/** The fraction of each semi-axis over which the ellipse fades out. */
+const FEATHER = 0.3;
+
+function ellipseWeight(x: number, y: number, w: number, h: number): number {
+  // the ellipse touches the box's sides and bottom; its top half is flattened into the box's top
+  const nx = (x - w / 2) / (w / 2);
+  const ny = (y - h * 0.42) / (y < h * 0.42 ? h * 0.42 : h * 0.58);
+  const r = Math.hypot(nx, ny);
+  const t = (1 - r) / FEATHER;
+  if (t >= 1) return 1;
+  if (t <= 0) return 0;
+  return t * t * (3 - 2 * t); // smoothstep
+}
+
+const cache = new Map<string, SeamMask>();
+
+export function seamMask(width: number, height: number): SeamMask {
+  const key = `${width}x${height}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const alpha = new Uint8Array(width * height);
+  const ring: number[] = [];
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const a = ellipseWeight(x + 0.5, y + 0.5, width, height);
+      alpha[y * width + x] = Math.round(a * 255);
+      if (a > 0.15 && a < 0.7) ring.push(y * width + x);
+    }
+  const cw = width >> 1;
+  const ch = height >> 1;
+  const alphaC = new Uint8Array(cw * ch);
+  const ringC: number[] = [];
+  for (let y = 0; y < ch; y++)
+    for (let x = 0; x < cw; x++) {
+      const a = ellipseWeight(2 * x + 1, 2 * y + 1, width, height);
+      alphaC[y * cw + x] = Math.round(a * 255);
+      if (a > 0.15 && a < 0.7) ringC.push(y * cw + x);
+    }
+  const m: SeamMask = {
+    width,
+    height,
+    alpha,
+    alphaC,
+    ring: Uint32Array.from(ring),
+    ringC: Uint32Array.from(ringC),
+  };
+  cache.set(key, m);
+  return m;
+}
