@@ -1,0 +1,87 @@
+/**
+ * The idle base: a stretch of calm footage (mouth still, audio quiet, face tracked throughout)
+ * that loops without a visible jump. Where a frame 4–8 s later matches the stretch's first frame
+ * (thumbnails and landmarks both close), the loop cuts there; otherwise it plays back and forth
+ * (ping-pong), which never jumps.
+ */
+import type { Landmarks } from './face-tracker.js';
+import { STABLE_LANDMARKS } from './pack.js';
+import { thumbDistance } from './pixels.js';
+
+export interface IdleFrame {
+  valid: boolean;
+  landmarks: Landmarks;
+  thumb: Uint8Array;
+  /** Mouth opening 0..1 and audio loudness 0..1 (relative to the clip's speech). */
+  open: number;
+  loudness: number;
+}
+
+export interface IdleLoop {
+  start: number;
+  /** Frames in the loop. */
+  length: number;
+  loop: 'cut' | 'pingpong';
+  /** Mean thumbnail difference at the cut (grey levels) and mean stable-landmark distance (px). */
+  seamGrey: number;
+  seamPx: number;
+}
+
+/** A cut is taken when the frames meet this closely (grey levels, pixels at framePx 512). */
+const CUT_GREY = 3;
+const CUT_PX = 2;
+
+function landmarkDistance(a: Landmarks, b: Landmarks): number {
+  let s = 0;
+  for (const i of STABLE_LANDMARKS) s += Math.hypot(a[i]![0] - b[i]![0], a[i]![1] - b[i]![1]);
+  return s / STABLE_LANDMARKS.length;
+}
+
+export function chooseIdleLoop(frames: readonly IdleFrame[], fps: number): IdleLoop | undefined {
+  for (const seconds of [6, 4, 3, 2]) {
+    const found = search(frames, Math.round(seconds * fps), Math.round((seconds + 2) * fps));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function search(frames: readonly IdleFrame[], length: number, reach: number): IdleLoop | undefined {
+  // prefix sums of validity and calmness, so every window's score costs O(1)
+  const n = frames.length;
+  const invalid = new Int32Array(n + 1);
+  const calm = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const f = frames[i]!;
+    invalid[i + 1] = invalid[i]! + (f.valid ? 0 : 1);
+    const motion = i > 0 ? thumbDistance(f.thumb, frames[i - 1]!.thumb) / 4 : 0;
+    calm[i + 1] = calm[i]! + f.open + 2 * f.loudness + motion;
+  }
+  let best: { start: number; cost: number } | undefined;
+  for (let s = 0; s + reach <= n; s += 2) {
+    if (invalid[s + reach]! - invalid[s]! > 0) continue;
+    const cost = (calm[s + length]! - calm[s]!) / length;
+    if (!best || cost < best.cost) best = { start: s, cost };
+  }
+  if (!best) return undefined;
+  const s = best.start;
+  const first = frames[s]!;
+  let cut: { end: number; grey: number; px: number; score: number } | undefined;
+  for (let e = s + Math.round(length * 0.67); e < Math.min(n, s + reach); e++) {
+    const f = frames[e]!;
+    const grey = thumbDistance(first.thumb, f.thumb);
+    const px = landmarkDistance(first.landmarks, f.landmarks);
+    const score = grey / CUT_GREY + px / CUT_PX;
+    if (!cut || score < cut.score) cut = { end: e, grey, px, score };
+  }
+  if (cut && cut.grey <= CUT_GREY && cut.px <= CUT_PX)
+    return { start: s, length: cut.end - s, loop: 'cut', seamGrey: cut.grey, seamPx: cut.px };
+  // ping-pong: the turn-around is never a jump; report how different the ends are anyway
+  const last = frames[s + length - 1]!;
+  return {
+    start: s,
+    length,
+    loop: 'pingpong',
+    seamGrey: thumbDistance(first.thumb, last.thumb),
+    seamPx: landmarkDistance(first.landmarks, last.landmarks),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Mouth parameters of every clip frame in the renderer's own space (face-state.ts MouthParams):
+ * measured from the tracked landmarks in the canonical frame (inner-lip gap, mouth width) and the
+ * crop's pixels (teeth: a bright inner mouth), then put on the scale the renderer is driven with.
+ * With audio, the clip's own speech goes through the lip-sync model and the landmark gap is
+ * mapped quantile by quantile onto the opening that model gives the same clip (so "open 0.5"
+ * means what the engine means by it); without audio, the gap's own percentiles set the scale.
+ */
+import { analyzeOpenness, shapeFor } from '../lipsync/audio-mouth.js';
+import type { Landmarks } from './face-tracker.js';
+import {
+  invertSimilarity,
+  applySimilarity,
+  i420View,
+  type MouthDescriptor,
+  type Similarity,
+} from './pack.js';
+import { meanLumaInside } from './pixels.js';
+
+export interface RawMouth {
+  /** Inner-lip gap over the eyes' distance. */
+  gap: number;
+  /** Mouth corner to corner over the eyes' distance. */
+  width: number;
+  /** Mean luma inside the inner lips over the crop's ring luma (teeth show bright); NaN if unknown. */
+  inner: number;
+}
+
+export function measureMouth(
+  landmarks: Landmarks,
+  toFrame: Similarity,
+  crop: Uint8Array | undefined,
+  box: { x: number; y: number; width: number; height: number },
+  ringLuma: number,
+): RawMouth {
+  const inv = invertSimilarity(toFrame);
+  const c = landmarks.map(([x, y]) => applySimilarity(inv, x, y));
+  const P = (i: number): [number, number] => c[i]!;
+  const eye = (from: number): [number, number] => {
+    let x = 0;
+    let y = 0;
+    for (let k = from; k < from + 6; k++) {
+      x += P(k)[0];
+      y += P(k)[1];
+    }
+    return [x / 6, y / 6];
+  };
+  const [lx, ly] = eye(36);
+  const [rx, ry] = eye(42);
+  const iod = Math.hypot(rx - lx, ry - ly) || 1;
+  const gap = (P(66)[1] - P(62)[1] + (P(67)[1] - P(61)[1]) + (P(65)[1] - P(63)[1])) / 3;
+  const width = Math.hypot(P(54)[0] - P(48)[0], P(54)[1] - P(48)[1]);
+  let inner = NaN;
+  if (crop && gap > 1.5) {
+    const view = i420View(crop, 0, box.width, box.height);
+    const poly = [60, 61, 62, 63, 64, 65, 66, 67].map((i): [number, number] => [
+      P(i)[0] - box.x,
+      P(i)[1] - box.y,
+    ]);
+    const y = meanLumaInside(view, poly);
+    if (y > 0 && ringLuma > 0) inner = y / ringLuma;
+  }
+  return { gap: Math.max(0, gap / iod), width: width / iod, inner };
+}
+
+function quantiles(values: number[], n = 101): number[] {
+  const s = [...values].sort((a, b) => a - b);
+  return Array.from(
+    { length: n },
+    (_, k) => s[Math.min(s.length - 1, Math.round((k / (n - 1)) * (s.length - 1)))]!,
+  );
+}
+
+/** Maps v through the quantile table `from` onto the table `to` (monotonic, piecewise linear). */
+function mapQuantile(v: number, from: number[], to: number[]): number {
+  if (v <= from[0]!) return to[0]!;
+  for (let k = 1; k < from.length; k++)
+    if (v <= from[k]!) {
+      const span = from[k]! - from[k - 1]!;
+      const f = span > 0 ? (v - from[k - 1]!) / span : 1;
+      return to[k - 1]! + f * (to[k]! - to[k - 1]!);
+    }
+  return to[to.length - 1]!;
+}
+
+const clamp01 = (v: number): number => Math.max(0, Math.min(1, v));
+
+export interface Calibration {
+  descriptors: MouthDescriptor[];
+  /** Correlation of the landmark gap with the audio model's opening (NaN without audio). */
+  audioCorrelation: number;
+  scale: 'audio' | 'percentile';
+}
+
+/**
+ * Descriptors for every frame (`raw[i]` undefined for untracked frames gets rest). `pcm48k` is
+ * the clip's audio (empty without audio); frame i covers audio samples [i·1920, (i+1)·1920).
+ */
+export function calibrate(
+  raw: ReadonlyArray<RawMouth | undefined>,
+  pcm48k: Int16Array,
+  fps: number,
+): Calibration {
+  const tracked = raw
+    .map((r, i) => ({ r, i }))
+    .filter((x): x is { r: RawMouth; i: number } => x.r !== undefined);
+  const gaps = tracked.map((x) => x.r.gap);
+  let audioOpen: number[] | undefined;
+  if (pcm48k.length >= 48_000) {
+    const { openness } = analyzeOpenness(pcm48k);
+    const hopsPerFrame = 100 / fps;
+    audioOpen = tracked.map(({ i }) => {
+      let s = 0;
+      let n = 0;
+      for (
+        let h = Math.floor(i * hopsPerFrame);
+        h < Math.floor((i + 1) * hopsPerFrame) && h < openness.length;
+        h++
+      ) {
+        s += openness[h]!;
+        n++;
+      }
+      return shapeFor(n ? s / n : 0, false).mouth.open;
+    });
+  }
+  const gq = quantiles(gaps);
+  const spread = gq[97]! - gq[5]!;
+  const useAudio = audioOpen !== undefined && spread > 1e-3 && Math.max(...audioOpen) > 0.2;
+  const openTable = useAudio
+    ? quantiles(audioOpen!)
+    : gq.map((g) => clamp01(((g - gq[5]!) / Math.max(1e-6, spread)) * 0.9));
+  const wq = quantiles(tracked.map((x) => x.r.width));
+  const wLo = wq[5]!;
+  const wHi = Math.max(wLo + 1e-6, wq[95]!);
+  const descriptors: MouthDescriptor[] = raw.map((r) => {
+    if (!r) return { open: 0, width: 0.35, round: 0, teeth: 0 };
+    const open = clamp01(mapQuantile(r.gap, gq, openTable));
+    const width = clamp01(0.2 + (0.4 * (r.width - wLo)) / (wHi - wLo));
+    const round = clamp01((0.4 - width) / 0.2) * (open > 0.05 ? 1 : 0.5);
+    const teeth = Number.isNaN(r.inner) || open < 0.08 ? 0 : clamp01((r.inner - 0.45) / 0.4);
+    return { open, width, round, teeth };
+  });
+  return {
+    descriptors,
+    audioCorrelation: audioOpen ? correlation(gaps, audioOpen) : NaN,
+    scale: useAudio ? 'audio' : 'percentile',
+  };
+}
+
+export function correlation(a: readonly number[], b: readonly number[]): number {
+  const n = Math.min(a.length, b.length);
+  if (n < 2) return NaN;
+  let ma = 0;
+  let mb = 0;
+  for (let i = 0; i < n; i++) {
+    ma += a[i]!;
+    mb += b[i]!;
+  }
+  ma /= n;
+  mb /= n;
+  let sab = 0;
+  let saa = 0;
+  let sbb = 0;
+  for (let i = 0; i < n; i++) {
+    sab += (a[i]! - ma) * (b[i]! - mb);
+    saa += (a[i]! - ma) ** 2;
+    sbb += (b[i]! - mb) ** 2;
+  }
+  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : NaN;
+}

@@ -1,0 +1,266 @@
+/**
+ * Makes a video avatar pack from a clip of a person talking (docs/avatars.md "Video avatars"):
+ * probe and check the clip (ffprobe), find the face on a few frames, track it through every frame
+ * (video/track-clip.ts), measure the mouth of each frame in the renderer's space (with the clip's
+ * audio through the lip-sync model), choose the idle loop, decode the loop's frames again as I420,
+ * and write the pack (video/pack.ts). The pack appears complete or not at all: it is written
+ * beside the target and renamed into place. Runs in its own process (video/import-main.ts).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validateManifest, type VideoAvatarManifest } from '../avatar/manifest.js';
+import {
+  ClipUnreadableError,
+  FfmpegMissingError,
+  decodeAudio,
+  decodeFrames,
+  ffmpegAvailable,
+  probeClip,
+} from './ffmpeg.js';
+import { planFace } from './find-face.js';
+import { chooseIdleLoop } from './idle-loop.js';
+import { VIDEO_LIMITS, VideoImportError } from './import-errors.js';
+import { lowerFaceBox, seamMask } from './mask.js';
+import { calibrate, measureMouth, type RawMouth } from './mouth-measure.js';
+import { VIDEO_FILES, i420View, type VideoIndex } from './pack.js';
+import { extractCrop, ringMeans, rgbToI420 } from './pixels.js';
+import { previewPngOf } from './preview.js';
+import { trackClip } from './track-clip.js';
+
+export interface VideoImportRequest {
+  id: string;
+  name: string;
+  description?: string | undefined;
+  /** The clip's path (uploads are streamed to a file first). */
+  file: string;
+}
+
+/** Import stages, in order, for progress lines. */
+export type ImportStage = 'probe' | 'face' | 'track' | 'audio' | 'loop' | 'write';
+export type ImportProgress = (stage: ImportStage, fraction: number) => void;
+
+const seconds = (s: number): string => `${Math.round(s * 10) / 10} s`;
+
+async function checkClip(file: string): Promise<Awaited<ReturnType<typeof probeClip>>> {
+  if (!ffmpegAvailable()) throw new VideoImportError('ffmpeg_missing', new FfmpegMissingError().message);
+  const { size } = await stat(file);
+  if (size > VIDEO_LIMITS.maxBytes)
+    throw new VideoImportError('too_large', `The video is over ${VIDEO_LIMITS.maxBytes / 1024 / 1024} MiB`);
+  const info = await probeClip(file).catch((err: unknown) => {
+    if (err instanceof ClipUnreadableError)
+      throw new VideoImportError(
+        /no video stream/.test(err.message) ? 'not_a_video' : 'broken_file',
+        `The upload is not a usable video: ${err.message}; send an MP4, WebM or MOV clip`,
+      );
+    throw err;
+  });
+  if (info.durationS < VIDEO_LIMITS.minSeconds)
+    throw new VideoImportError(
+      'too_short',
+      `The video is ${seconds(info.durationS)} long; at least ${VIDEO_LIMITS.minSeconds} s are needed (record a longer varied passage)`,
+    );
+  if (info.durationS > VIDEO_LIMITS.maxSeconds)
+    throw new VideoImportError(
+      'too_long',
+      `The video is ${seconds(info.durationS)} long; at most ${VIDEO_LIMITS.maxSeconds} s (3 min) are taken (trim it)`,
+    );
+  return info;
+}
+
+function draft(req: VideoImportRequest): VideoAvatarManifest {
+  const m = {
+    id: req.id,
+    name: req.name,
+    version: 1 as const,
+    ...(req.description ? { description: req.description } : {}),
+    render: 'video' as const,
+    source: 'upload' as const,
+  };
+  try {
+    validateManifest(m, 'avatar');
+  } catch (err) {
+    throw new VideoImportError('invalid_manifest', (err as Error).message.replace(/^avatar: /, ''));
+  }
+  return m;
+}
+
+/** Imports the clip and writes its pack as `<packsDir>/<id>`. */
+export async function importVideoAvatar(
+  req: VideoImportRequest,
+  packsDir: string,
+  onProgress: ImportProgress = () => undefined,
+): Promise<{ manifest: VideoAvatarManifest; stats: VideoIndex['stats'] }> {
+  const manifest = draft(req);
+  const target = join(packsDir, req.id);
+  if (existsSync(target)) throw new VideoImportError('exists', `An avatar with id ${req.id} already exists`);
+  const started = Date.now();
+  onProgress('probe', 0);
+  const info = await checkClip(req.file);
+  onProgress('face', 0);
+  const plan = await planFace(req.file, info).catch(rethrowDecode);
+  const fps = VIDEO_LIMITS.fps;
+  const box = lowerFaceBox(plan.reference);
+  const mask = seamMask(box.width, box.height);
+  const expected = Math.ceil(info.durationS * fps);
+  const tracked = await trackClip(req.file, plan, box, expected, (f) => onProgress('track', f)).catch(
+    rethrowDecode,
+  );
+  const { frames } = tracked;
+  const validCount = frames.filter((f) => f.valid).length;
+  if (tracked.checks > 0 && tracked.multiFaceChecks / tracked.checks > 0.3)
+    throw new VideoImportError(
+      'several_faces',
+      'The video shows more than one face; record one person alone in the picture',
+    );
+  if (validCount < frames.length * VIDEO_LIMITS.minTrackedFraction)
+    throw new VideoImportError(
+      'face_away',
+      `The face is turned away or out of view in ${Math.round(100 * (1 - validCount / Math.max(1, frames.length)))} % of the video; face the camera for most of the clip`,
+    );
+
+  onProgress('audio', 0);
+  const pcm = info.hasAudio ? await decodeAudio(req.file) : new Int16Array(0);
+  const ring = new Map<number, [number, number, number]>();
+  const raw: Array<RawMouth | undefined> = frames.map((f, i) => {
+    if (!f.valid) return undefined;
+    if (f.crop) ring.set(i, ringMeans(i420View(f.crop, 0, box.width, box.height), mask));
+    return measureMouth(f.landmarks, f.toFrame, f.crop, box, ring.get(i)?.[0] ?? 0);
+  });
+  const cal = calibrate(raw, pcm, fps);
+  const loudness = frameLoudness(pcm, frames.length, fps);
+
+  onProgress('loop', 0);
+  const idle = chooseIdleLoop(
+    frames.map((f, i) => ({ ...f, open: cal.descriptors[i]!.open, loudness: loudness[i] ?? 0 })),
+    fps,
+  );
+  if (!idle)
+    throw new VideoImportError(
+      'face_away',
+      'The video has no stretch of a few seconds with the face in view throughout; face the camera for most of the clip',
+    );
+  const library = frames.map((f, i) => ({ f, i })).filter((x) => x.f.valid && x.f.crop);
+
+  onProgress('write', 0);
+  const temp = join(packsDir, `.${req.id}-${process.pid}-${Date.now()}`);
+  await mkdir(temp, { recursive: true });
+  try {
+    const baseFile = await open(join(temp, VIDEO_FILES.base), 'w');
+    const baseRing: Array<[number, number, number]> = [];
+    let preview: Uint8Array | undefined;
+    try {
+      const size = VIDEO_LIMITS.framePx;
+      await decodeFrames(
+        req.file,
+        { fps, crop: plan.crop, size, startS: idle.start / fps, maxFrames: idle.length },
+        async (rgb, k) => {
+          preview ??= rgb;
+          const t = frames[idle.start + k] ?? frames[idle.start]!;
+          baseRing.push(
+            ringMeans(i420View(extractCrop(rgb, size, size, t.toFrame, box), 0, box.width, box.height), mask),
+          );
+          await baseFile.write(rgbToI420(rgb, size, size));
+          onProgress('write', k / idle.length / 2);
+        },
+        { width: size, height: size },
+      );
+    } finally {
+      await baseFile.close();
+    }
+    // ffmpeg's seek lands on the frame at or after the start: as many frames as came out are kept
+    const baseCount = baseRing.length;
+    const mouthsFile = await open(join(temp, VIDEO_FILES.mouths), 'w');
+    try {
+      for (const { f } of library) await mouthsFile.write(f.crop!);
+    } finally {
+      await mouthsFile.close();
+    }
+    const stats: VideoIndex['stats'] = {
+      clipSeconds: Math.round(info.durationS * 100) / 100,
+      clipSize: `${info.width}x${info.height}`,
+      facePx: Math.round(plan.facePx),
+      frames: frames.length,
+      trackedFraction: Math.round((validCount / Math.max(1, frames.length)) * 1000) / 1000,
+      libraryStride: tracked.stride,
+      mouthScale: cal.scale,
+      audio: info.hasAudio ? 'yes' : 'no',
+      audioCorrelation: Number.isNaN(cal.audioCorrelation)
+        ? 'n/a'
+        : Math.round(cal.audioCorrelation * 1000) / 1000,
+      loopStart: idle.start,
+      loopSeamGrey: Math.round(idle.seamGrey * 100) / 100,
+      loopSeamPx: Math.round(idle.seamPx * 100) / 100,
+      importSeconds: Math.round((Date.now() - started) / 100) / 10,
+    };
+    const index: VideoIndex = {
+      version: 1,
+      size: VIDEO_LIMITS.framePx,
+      fps,
+      base: {
+        frames: baseCount,
+        loop: idle.loop,
+        toFrame: frames.slice(idle.start, idle.start + baseCount).map((f) => f.toFrame),
+        ring: baseRing,
+        source: Array.from({ length: baseCount }, (_, k) => idle.start + k),
+      },
+      canonical: { landmarks: plan.reference.map(([x, y]): [number, number] => [round2(x), round2(y)]) },
+      library: {
+        frames: library.length,
+        box,
+        descriptors: library.map(({ i }) => roundDescriptor(cal.descriptors[i]!)),
+        source: library.map(({ i }) => i),
+        ring: library.map(({ i }) => ring.get(i)!.map(round2) as [number, number, number]),
+      },
+      stats,
+    };
+    await writeFile(join(temp, VIDEO_FILES.index), JSON.stringify(index));
+    await writeFile(
+      join(temp, VIDEO_FILES.preview),
+      await previewPngOf(preview!, VIDEO_LIMITS.framePx, VIDEO_LIMITS.previewPx),
+    );
+    await writeFile(join(temp, 'avatar.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    if (existsSync(target))
+      throw new VideoImportError('exists', `An avatar with id ${req.id} already exists`);
+    await rename(temp, target);
+    onProgress('write', 1);
+    return { manifest, stats };
+  } catch (err) {
+    await rm(temp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+const round2 = (v: number): number => Math.round(v * 100) / 100;
+const roundDescriptor = (
+  d: VideoIndex['library']['descriptors'][number],
+): VideoIndex['library']['descriptors'][number] => ({
+  open: round2(d.open),
+  width: round2(d.width),
+  round: round2(d.round),
+  teeth: round2(d.teeth),
+});
+
+function rethrowDecode(err: unknown): never {
+  if (err instanceof FfmpegMissingError) throw new VideoImportError('ffmpeg_missing', err.message);
+  if (err instanceof ClipUnreadableError)
+    throw new VideoImportError('broken_file', `The video cannot be decoded: ${err.message}`);
+  throw err;
+}
+
+/** Loudness of each video frame's audio, 0..1 against the clip's 95th percentile. */
+function frameLoudness(pcm: Int16Array, frames: number, fps: number): Float64Array {
+  const out = new Float64Array(frames);
+  if (pcm.length === 0) return out;
+  const per = Math.round(48_000 / fps);
+  for (let i = 0; i < frames; i++) {
+    let s = 0;
+    const end = Math.min(pcm.length, (i + 1) * per);
+    for (let k = i * per; k < end; k++) s += pcm[k]! * pcm[k]!;
+    out[i] = Math.sqrt(s / Math.max(1, end - i * per));
+  }
+  const sorted = Float64Array.from(out).sort();
+  const top = sorted[Math.floor(sorted.length * 0.95)] || 1;
+  for (let i = 0; i < frames; i++) out[i] = Math.min(1, out[i]! / top);
+  return out;
+}
