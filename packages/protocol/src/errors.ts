@@ -41,6 +41,9 @@ export const ErrorCode = {
   UNUSABLE_PORTRAIT: 'UNUSABLE_PORTRAIT',
   AVATAR_EXISTS: 'AVATAR_EXISTS',
   AVATAR_READ_ONLY: 'AVATAR_READ_ONLY',
+  INVALID_VIDEO: 'INVALID_VIDEO',
+  UNUSABLE_VIDEO: 'UNUSABLE_VIDEO',
+  VIDEO_IMPORT_UNAVAILABLE: 'VIDEO_IMPORT_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -83,6 +86,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   UNUSABLE_PORTRAIT: 422,
   AVATAR_EXISTS: 409,
   AVATAR_READ_ONLY: 409,
+  INVALID_VIDEO: 400,
+  UNUSABLE_VIDEO: 422,
+  VIDEO_IMPORT_UNAVAILABLE: 422,
 };
 
 /** Default messages; the spec's exact wording where the spec gives one. */
@@ -123,6 +129,9 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   UNUSABLE_PORTRAIT: 'The photo cannot be animated; use a frontal portrait of one person',
   AVATAR_EXISTS: 'An avatar with this id already exists',
   AVATAR_READ_ONLY: 'This avatar is not an uploaded one and cannot be removed',
+  INVALID_VIDEO: 'The video must be an MP4, WebM or MOV clip of 20 s to 3 min',
+  UNUSABLE_VIDEO: 'The video cannot be made an avatar; record one person facing the camera',
+  VIDEO_IMPORT_UNAVAILABLE: 'Video avatars need ffmpeg on the server (apt-get install ffmpeg)',
 };
 
 /** Whether a caller may retry a request that failed with this HTTP status. */

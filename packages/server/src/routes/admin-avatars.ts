@@ -1,20 +1,32 @@
 /**
  * Admin API for avatars (registered inside the admin plugin, so its authorization applies):
- * POST /admin/v1/avatars uploads a portrait (multipart: image, id, name, description?) and makes
- * it a photo avatar; DELETE /admin/v1/avatars/:id removes an uploaded one. Uploaded packs live
- * under `<dataDir>/avatars`, which the engine reads with the other pack folders, so an avatar is
- * usable by every engine process as soon as it is answered and after a restart.
+ * POST /admin/v1/avatars makes an avatar from a portrait (multipart `image`: a photo avatar) or
+ * from a clip of a person talking (multipart `video`: a video avatar, imported in its own process),
+ * with the fields id, name, description?; DELETE /admin/v1/avatars/:id removes an uploaded one.
+ * Uploaded packs live under `<dataDir>/avatars`, which the engine reads with the other pack
+ * folders, so an avatar is usable by every engine process as soon as it is answered and after a
+ * restart.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  looksLikeVideo,
+  runVideoImport,
+  VideoImportError,
+  type VideoImportErrorCode,
+} from '@mouthpiece/engine/host';
+import type { ErrorCode } from '@mouthpiece/protocol';
 import type { AdminRoutesOptions } from '../app-types.js';
 import type { Config } from '../config.js';
-import { ApiError, formatBytes, unsupportedMediaType } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { FORM_FIELDS, MAX_VIDEO_BYTES, readAvatarForm } from './avatar-form.js';
+
+export { MAX_PORTRAIT_BYTES, MAX_VIDEO_BYTES } from './avatar-form.js';
 
 /** Uploaded avatar packs: one folder per avatar under the data dir. */
 export function uploadedAvatarsDir(config: Pick<Config, 'dataDir'>): string {
@@ -23,47 +35,6 @@ export function uploadedAvatarsDir(config: Pick<Config, 'dataDir'>): string {
 
 /** What an avatar id may be (the pack manifest's rule). */
 const AVATAR_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
-
-/** The largest portrait accepted, in bytes (413 above). */
-export const MAX_PORTRAIT_BYTES = 20 * 1024 * 1024;
-
-interface PortraitForm {
-  image: Buffer | undefined;
-  id: string | undefined;
-  name: string | undefined;
-  description: string | undefined;
-}
-
-const FIELDS =
-  'send the portrait in the field "image" and the fields "id", "name" and optionally "description"';
-
-async function readPortraitForm(req: FastifyRequest): Promise<PortraitForm> {
-  if (!req.isMultipart()) throw unsupportedMediaType(req);
-  const form: PortraitForm = { image: undefined, id: undefined, name: undefined, description: undefined };
-  try {
-    for await (const part of req.parts()) {
-      if (part.type === 'file') {
-        const bytes = await part.toBuffer();
-        if (part.fieldname === 'image' || form.image === undefined) form.image = bytes;
-      } else if (part.fieldname === 'id' || part.fieldname === 'name' || part.fieldname === 'description') {
-        form[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
-      }
-    }
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE')
-      throw new ApiError(
-        'PAYLOAD_TOO_LARGE',
-        `Payload too large: the image is over ${formatBytes(MAX_PORTRAIT_BYTES)}`,
-      );
-    if (code?.startsWith('FST_')) throw err;
-    throw new ApiError(
-      'INVALID_REQUEST',
-      `Malformed multipart/form-data body (${(err as Error).message}): ${FIELDS}`,
-    );
-  }
-  return form;
-}
 
 const ImportStatus = {
   not_an_image: 'INVALID_IMAGE',
@@ -75,9 +46,48 @@ const ImportStatus = {
   exists: 'AVATAR_EXISTS',
 } as const;
 
+const VideoStatus: Record<VideoImportErrorCode, ErrorCode> = {
+  not_a_video: 'INVALID_VIDEO',
+  broken_file: 'INVALID_VIDEO',
+  too_short: 'INVALID_VIDEO',
+  too_long: 'INVALID_VIDEO',
+  too_large: 'PAYLOAD_TOO_LARGE',
+  no_face: 'UNUSABLE_VIDEO',
+  several_faces: 'UNUSABLE_VIDEO',
+  face_too_small: 'UNUSABLE_VIDEO',
+  face_away: 'UNUSABLE_VIDEO',
+  ffmpeg_missing: 'VIDEO_IMPORT_UNAVAILABLE',
+  invalid_manifest: 'INVALID_REQUEST',
+  exists: 'AVATAR_EXISTS',
+};
+
+async function head(file: string): Promise<Uint8Array> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = new Uint8Array(16);
+    const { bytesRead } = await fh.read(buf, 0, 16, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Logs an import's stages at info and its tracking progress every 20 %. */
+function progressLogger(log: FastifyBaseLogger, avatarId: string) {
+  let stage = '';
+  let step = -1;
+  return (s: string, fraction: number): void => {
+    const k = Math.floor(fraction * 5);
+    if (s === stage && (s !== 'track' || k === step)) return;
+    stage = s;
+    step = k;
+    log.info({ avatarId, stage: s, percent: Math.round(fraction * 100) }, 'video import progress');
+  };
+}
+
 export const adminAvatarRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, { config }) => {
   await app.register(multipart, {
-    limits: { fileSize: MAX_PORTRAIT_BYTES, files: 1, fields: 6, parts: 8, fieldSize: 1024 },
+    limits: { fileSize: MAX_VIDEO_BYTES, files: 2, fields: 6, parts: 8, fieldSize: 1024 },
     throwFileSizeLimit: true,
   });
   const dir = uploadedAvatarsDir(config);
@@ -85,67 +95,112 @@ export const adminAvatarRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   /** Ids being imported now (a second upload of one is refused at once). */
   const importing = new Set<string>();
-  /** One face detection at a time: each takes about a second of a core and ~150 MB. */
+  /** One import at a time: a face detection takes a second of a core, a clip about a core for a minute. */
   let queue: Promise<unknown> = Promise.resolve();
+  const queued = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const photo = async (id: string, name: string, description: string | undefined, image: Buffer) => {
+    if (looksLikeVideo(image))
+      throw new ApiError(
+        'INVALID_IMAGE',
+        'The field "image" holds a video; send a clip in the field "video"',
+      );
+    const avatars = await import('@mouthpiece/engine/avatars');
+    const manifest = await queued(() =>
+      avatars.importPhotoAvatar({ id, name, description, image }, dir),
+    ).catch((err: unknown) => {
+      if (err instanceof avatars.PhotoImportError) {
+        const field = err.code === 'invalid_manifest' ? 'Invalid field: ' : '';
+        throw new ApiError(ImportStatus[err.code], `${field}${err.message}`);
+      }
+      throw err;
+    });
+    return manifest;
+  };
+
+  const video = async (
+    id: string,
+    name: string,
+    description: string | undefined,
+    file: string,
+    log: FastifyBaseLogger,
+  ) => {
+    if (!looksLikeVideo(await head(file)))
+      throw new ApiError(
+        'INVALID_VIDEO',
+        'The field "video" is not a video (it does not begin like an MP4, WebM or MOV file); send an MP4, WebM or MOV clip',
+      );
+    const onProgress = progressLogger(log, id);
+    const { manifest, stats } = await queued(() =>
+      runVideoImport({ id, name, description, file }, dir, onProgress),
+    ).catch((err: unknown) => {
+      if (err instanceof VideoImportError) {
+        const field = err.code === 'invalid_manifest' ? 'Invalid field: ' : '';
+        throw new ApiError(VideoStatus[err.code], `${field}${err.message}`);
+      }
+      throw err;
+    });
+    log.info({ avatarId: id, ...stats }, 'video avatar imported');
+    return manifest;
+  };
 
   r.post(
     '/avatars',
     {
       schema: {
         tags,
-        summary: 'Add a photo avatar from a portrait (multipart: image, id, name, description?)',
+        summary:
+          'Add a photo avatar from a portrait (multipart: image) or a video avatar from a clip (multipart: video), with id, name, description?',
         consumes: ['multipart/form-data'],
       },
     },
     async (req, reply) => {
-      const form = await readPortraitForm(req);
-      if (!form.image || form.image.length === 0)
-        throw new ApiError('INVALID_IMAGE', `The form has no image; ${FIELDS}`);
-      if (!form.id) throw new ApiError('INVALID_REQUEST', `Invalid field "id": is required; ${FIELDS}`);
-      if (!form.name) throw new ApiError('INVALID_REQUEST', `Invalid field "name": is required; ${FIELDS}`);
-      const id = form.id;
-      if (!AVATAR_ID.test(id))
-        throw new ApiError(
-          'INVALID_REQUEST',
-          'Invalid field "id": must be lower-case letters, digits and dashes (at most 64), starting with a letter or digit',
-        );
-      if (
-        app.ctx.engine.catalog().avatars.some((a) => a.id === id) ||
-        importing.has(id) ||
-        existsSync(join(dir, id))
-      )
-        throw new ApiError('AVATAR_EXISTS', `An avatar with id "${id}" already exists; choose another id`);
-      const avatars = await import('@mouthpiece/engine/avatars');
-      importing.add(id);
+      const form = await readAvatarForm(req, dir);
       try {
-        await mkdir(dir, { recursive: true });
-        const run = queue.then(() =>
-          avatars.importPhotoAvatar(
-            { id, name: form.name!, description: form.description, image: form.image! },
-            dir,
-          ),
-        );
-        queue = run.catch(() => undefined);
-        const manifest = await run.catch((err: unknown) => {
-          if (err instanceof avatars.PhotoImportError) {
-            const field = err.code === 'invalid_manifest' ? 'Invalid field: ' : '';
-            throw new ApiError(ImportStatus[err.code], `${field}${err.message}`);
-          }
-          throw err;
-        });
-        const catalog = app.ctx.engine.refreshCatalog?.() ?? app.ctx.engine.catalog();
-        const entry = catalog.avatars.find((a) => a.id === manifest.id);
-        req.log.info({ avatarId: manifest.id }, 'avatar added');
-        void reply.status(201);
-        return {
-          success: true as const,
-          avatar: {
-            ...(entry ?? { id: manifest.id, name: manifest.name, render: 'photo' as const }),
-            previewUrl: `/v1/avatars/${encodeURIComponent(manifest.id)}/preview.png`,
-          },
-        };
+        if (!form.video && (!form.image || form.image.length === 0))
+          throw new ApiError('INVALID_IMAGE', `The form has no image or video; ${FORM_FIELDS}`);
+        if (!form.id)
+          throw new ApiError('INVALID_REQUEST', `Invalid field "id": is required; ${FORM_FIELDS}`);
+        if (!form.name)
+          throw new ApiError('INVALID_REQUEST', `Invalid field "name": is required; ${FORM_FIELDS}`);
+        const id = form.id;
+        if (!AVATAR_ID.test(id))
+          throw new ApiError(
+            'INVALID_REQUEST',
+            'Invalid field "id": must be lower-case letters, digits and dashes (at most 64), starting with a letter or digit',
+          );
+        if (
+          app.ctx.engine.catalog().avatars.some((a) => a.id === id) ||
+          importing.has(id) ||
+          existsSync(join(dir, id))
+        )
+          throw new ApiError('AVATAR_EXISTS', `An avatar with id "${id}" already exists; choose another id`);
+        importing.add(id);
+        try {
+          await mkdir(dir, { recursive: true });
+          const manifest = form.video
+            ? await video(id, form.name, form.description, form.video, req.log)
+            : await photo(id, form.name, form.description, form.image!);
+          const catalog = app.ctx.engine.refreshCatalog?.() ?? app.ctx.engine.catalog();
+          const entry = catalog.avatars.find((a) => a.id === manifest.id);
+          req.log.info({ avatarId: manifest.id, render: manifest.render }, 'avatar added');
+          void reply.status(201);
+          return {
+            success: true as const,
+            avatar: {
+              ...(entry ?? { id: manifest.id, name: manifest.name, render: manifest.render }),
+              previewUrl: `/v1/avatars/${encodeURIComponent(manifest.id)}/preview.png`,
+            },
+          };
+        } finally {
+          importing.delete(id);
+        }
       } finally {
-        importing.delete(id);
+        if (form.video) await rm(form.video, { force: true });
       }
     },
   );

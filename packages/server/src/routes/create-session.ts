@@ -55,10 +55,10 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
       const avatar = catalog.avatars.find((a) => a.id === avatarId);
       if (!avatar) throw new ApiError('UNKNOWN_AVATAR');
       const { background } = req.body.visualConfig;
-      if (background && avatar.render === 'photo')
+      if (background && (avatar.render === 'photo' || avatar.render === 'video'))
         throw new ApiError(
           'INVALID_REQUEST',
-          'Invalid field "visualConfig.background": not available for photo avatars (no person-segmentation model ships with Mouthpiece); use a vector or sprite avatar, or leave it out',
+          `Invalid field "visualConfig.background": not available for ${avatar.render} avatars (no person-segmentation model ships with Mouthpiece); use a vector or sprite avatar, or leave it out`,
         );
       const voiceId = req.body.voiceConfig?.id ?? catalog.defaultVoiceId;
       // with ElevenLabs configured, an unlisted id is tried as an ElevenLabs voice id (docs/voices.md)
