@@ -3,7 +3,8 @@
  * (`<dataDir>/avatars`, the folder POST /admin/v1/avatars writes). A running server sees a change
  * at its next catalog read: its engine reads the pack folders at every session start.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { looksLikeVideo, runVideoImport, VideoImportError, VIDEO_LIMITS } from '@mouthpiece/engine/host';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,14 +15,17 @@ import { UsageError } from './usage.js';
 
 export const AVATARS_USAGE = `Usage: mouthpiece avatars <add|list|remove> [options]
 
-  add IMAGE --id ID --name NAME [--description TEXT] [--json]
+  add FILE --id ID --name NAME [--description TEXT] [--json]
                           make a photo avatar from a portrait (PNG or JPEG, one face at least
-                          128 px across, at most 4096 px a side and 20 MiB)
+                          128 px across, at most 4096 px a side and 20 MiB), or a video avatar
+                          from a clip of one person talking to the camera (MP4, WebM or MOV,
+                          20 s to 3 min, at most 200 MiB; needs ffmpeg; about a minute of
+                          work per minute of clip, progress on stderr)
   list [--json]           every avatar: built in, from MOUTHPIECE_AVATARS_DIR and added
   remove ID               remove an added avatar (sessions using it finish normally)
 
 Options: --data-dir DIR (default $MOUTHPIECE_DATA_DIR or ./data). Exit codes: 0 done, 1 usage,
-2 not found, 3 the image was refused (the message says why).
+2 not found, 3 the image or video was refused (the message says why).
 `;
 
 const options = {
@@ -52,7 +56,7 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
     throw new UsageError(
       wanted === 0
         ? `avatars list takes no arguments (got "${positionals.join(' ')}")`
-        : `avatars ${sub} needs ${sub === 'add' ? 'one IMAGE file' : 'one ID'}`,
+        : `avatars ${sub} needs ${sub === 'add' ? 'one FILE (a portrait or a clip)' : 'one ID'}`,
       AVATARS_USAGE,
     );
   const config = loadConfig(
@@ -99,9 +103,9 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
   if (!values.id) throw new UsageError('avatars add needs --id ID', AVATARS_USAGE);
   if (!values.name) throw new UsageError('avatars add needs --name NAME', AVATARS_USAGE);
   const file = positionals[0]!;
-  let image: Buffer;
+  let head: Buffer;
   try {
-    image = readFileSync(file);
+    head = readHead(file);
   } catch {
     io.stderr(`mouthpiece: cannot read ${file}\n`);
     return 2;
@@ -110,20 +114,61 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
     io.stderr(`mouthpiece: an avatar with id "${values.id}" already exists; choose another id\n`);
     return 3;
   }
-  try {
-    await mkdir(dir, { recursive: true });
-    const m = await avatars.importPhotoAvatar(
-      { id: values.id, name: values.name, description: values.description, image },
-      dir,
-    );
+  await mkdir(dir, { recursive: true });
+  const req = { id: values.id, name: values.name, description: values.description };
+  const done = (m: { id: string; name: string; render: string }, kind: string): number => {
     io.stdout(
       values.json
         ? `${JSON.stringify({ id: m.id, name: m.name, render: m.render, dir: join(dir, m.id) })}\n`
-        : `added photo avatar ${m.id} (${join(dir, m.id)})\n`,
+        : `added ${kind} avatar ${m.id} (${join(dir, m.id)})\n`,
     );
     return 0;
+  };
+  if (looksLikeVideo(head)) return addVideo(file, req, dir, io, done);
+  try {
+    const m = await avatars.importPhotoAvatar({ ...req, image: readFileSync(file) }, dir);
+    return done(m, 'photo');
   } catch (err) {
     if (err instanceof avatars.PhotoImportError) {
+      io.stderr(`mouthpiece: ${err.message}\n`);
+      return 3;
+    }
+    throw err;
+  }
+}
+
+function readHead(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(16);
+    const n = readSync(fd, buf, 0, 16, 0);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function addVideo(
+  file: string,
+  req: { id: string; name: string; description: string | undefined },
+  dir: string,
+  io: CliIo,
+  done: (m: { id: string; name: string; render: string }, kind: string) => number,
+): Promise<number> {
+  if (statSync(file).size > VIDEO_LIMITS.maxBytes) {
+    io.stderr(`mouthpiece: the video is over ${VIDEO_LIMITS.maxBytes / 1024 / 1024} MiB\n`);
+    return 3;
+  }
+  let last = '';
+  try {
+    const { manifest } = await runVideoImport({ ...req, file }, dir, (stage, fraction) => {
+      const line = `importing ${file}: ${stage} ${Math.floor(fraction * 10) * 10} %`;
+      if (line !== last) io.stderr(`${line}\n`);
+      last = line;
+    });
+    return done(manifest, 'video');
+  } catch (err) {
+    if (err instanceof VideoImportError) {
       io.stderr(`mouthpiece: ${err.message}\n`);
       return 3;
     }
