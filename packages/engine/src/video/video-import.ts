@@ -24,7 +24,7 @@ import { VIDEO_LIMITS, VideoImportError } from './import-errors.js';
 import { lowerFaceBox, seamMask } from './mask.js';
 import { calibrate, measureMouth, type RawMouth } from './mouth-measure.js';
 import { VIDEO_FILES, i420View, type VideoIndex } from './pack.js';
-import { extractCrop, ringMeans, rgbToI420 } from './pixels.js';
+import { extractCrop, ringMeans, rgbToI420, thumbDistance, thumbnail } from './pixels.js';
 import { previewPngOf } from './preview.js';
 import { trackClip } from './track-clip.js';
 
@@ -149,14 +149,19 @@ export async function importVideoAvatar(
     const baseFile = await open(join(temp, VIDEO_FILES.base), 'w');
     const baseRing: Array<[number, number, number]> = [];
     let preview: Uint8Array | undefined;
+    /** Which tracked frame ffmpeg's seek really landed on, relative to the loop's start. */
+    let offset = 0;
     try {
       const size = VIDEO_LIMITS.framePx;
       await decodeFrames(
         req.file,
         { fps, crop: plan.crop, size, startS: idle.start / fps, maxFrames: idle.length },
         async (rgb, k) => {
-          preview ??= rgb;
-          const t = frames[idle.start + k] ?? frames[idle.start]!;
+          if (!preview) {
+            preview = rgb;
+            offset = seekOffset(thumbnail(rgb, size), frames, idle.start);
+          }
+          const t = frames[idle.start + offset + k] ?? frames[idle.start]!;
           baseRing.push(
             ringMeans(i420View(extractCrop(rgb, size, size, t.toFrame, box), 0, box.width, box.height), mask),
           );
@@ -200,9 +205,9 @@ export async function importVideoAvatar(
       base: {
         frames: baseCount,
         loop: idle.loop,
-        toFrame: frames.slice(idle.start, idle.start + baseCount).map((f) => f.toFrame),
+        toFrame: frames.slice(idle.start + offset, idle.start + offset + baseCount).map((f) => f.toFrame),
         ring: baseRing,
-        source: Array.from({ length: baseCount }, (_, k) => idle.start + k),
+        source: Array.from({ length: baseCount }, (_, k) => idle.start + offset + k),
       },
       canonical: { landmarks: plan.reference.map(([x, y]): [number, number] => [round2(x), round2(y)]) },
       library: {
@@ -246,6 +251,22 @@ function rethrowDecode(err: unknown): never {
   if (err instanceof ClipUnreadableError)
     throw new VideoImportError('broken_file', `The video cannot be decoded: ${err.message}`);
   throw err;
+}
+
+/** The offset (−3..3) of the tracked frame whose thumbnail matches a decoded one best. */
+function seekOffset(thumb: Uint8Array, frames: ReadonlyArray<{ thumb: Uint8Array }>, start: number): number {
+  let best = 0;
+  let bestD = Infinity;
+  for (let d = -3; d <= 3; d++) {
+    const f = frames[start + d];
+    if (!f) continue;
+    const dist = thumbDistance(thumb, f.thumb);
+    if (dist < bestD - 1e-9) {
+      bestD = dist;
+      best = d;
+    }
+  }
+  return best;
 }
 
 /** Loudness of each video frame's audio, 0..1 against the clip's 95th percentile. */
