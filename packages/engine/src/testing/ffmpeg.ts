@@ -37,7 +37,20 @@ export function codecArgs(format: ClipFormat, audio: boolean): string[] {
       need('libvpx');
       if (audio) need('libopus');
       return [
-        ...['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '2M', '-crf', '10'],
+        ...[
+          '-c:v',
+          'libvpx',
+          '-deadline',
+          'realtime',
+          '-cpu-used',
+          '8',
+          '-b:v',
+          '2M',
+          '-crf',
+          '10',
+          '-threads',
+          '2',
+        ],
         ...['-pix_fmt', 'yuv420p'],
         ...(audio ? ['-c:a', 'libopus', '-b:a', '64k'] : []),
       ];

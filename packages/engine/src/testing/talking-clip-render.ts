@@ -23,6 +23,8 @@ export const TINY_FACE_PX = 90;
 /** How long the face takes to slide out of view and back, seconds. */
 const SLIDE_S = 0.4;
 const PACK_ID = 'astronaut-x2';
+/** Frames handed to ffmpeg and not yet taken, at most. */
+const IN_FLIGHT = 6;
 
 /** The test portrait scaled ×2 as a photo pack, imported once into the cache folder. */
 async function portraitPack(workDir: string): Promise<{ manifest: PhotoAvatarManifest; dir: string }> {
@@ -161,13 +163,17 @@ export async function renderClip(
     for (const f of faces)
       renderers.push(createPhotoRenderer(pack.manifest, pack.dir, { width: f.size, height: f.size }));
     const bg = rgbaWord(r.background);
-    const buffers = [0, 1].map(() => new Uint8Array(width * height * 4));
+    // frames in flight: ffmpeg reads, converts and (VP8) encodes in one thread, so the renderer
+    // keeps several frames ahead instead of waiting for each to be taken
+    const buffers = Array.from({ length: IN_FLIGHT }, () => new Uint8Array(width * height * 4));
+    const written: Array<Promise<void>> = buffers.map(() => Promise.resolve());
     const slideFrames = Math.round(SLIDE_S * fps);
-    let writing: Promise<void> = Promise.resolve();
     for (let i = 0; i < frames; i++) {
       const sp = speech.frames[i]!;
       const tMs = (i * 1000) / fps;
-      const buf = buffers[i % 2]!;
+      const slot = i % IN_FLIGHT;
+      await written[slot]; // this buffer has been taken by ffmpeg
+      const buf = buffers[slot]!;
       const px = new Uint32Array(buf.buffer);
       px.fill(bg);
       const slide = slideAt(i, away, slideFrames);
@@ -208,10 +214,9 @@ export async function renderClip(
         mouth: roundMouth(sp.mouth),
         faces: faceTruth,
       });
-      await writing; // the other buffer is free again
-      writing = encoder.write(buf);
+      written[slot] = encoder.write(buf);
     }
-    await writing;
+    await Promise.all(written);
     await encoder.finish();
   } catch (err) {
     encoder.kill();

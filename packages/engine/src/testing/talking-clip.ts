@@ -20,7 +20,7 @@ import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FaceMotion, MouthParams, Viseme } from '../face-state.js';
-import type { ClipFormat } from './ffmpeg.js';
+import { codecArgs, type ClipFormat } from './ffmpeg.js';
 
 /** Bumped whenever what a clip looks like changes, so cached clips are made again. */
 const GENERATOR_VERSION = 1;
@@ -280,6 +280,7 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
     return answer(file, truthFile, truth, true, truth.madeInMs);
   };
   if (opts.cache !== false && done()) return fromCache();
+  codecArgs(r.format, r.audio); // ffmpeg and its encoders are there, before any work
   for (;;) {
     try {
       await mkdir(lock);
