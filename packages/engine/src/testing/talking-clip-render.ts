@@ -27,8 +27,7 @@ const PACK_ID = 'astronaut-x2';
 const IN_FLIGHT = 6;
 
 /** The test portrait scaled ×2 as a photo pack, imported once into the cache folder. */
-async function portraitPack(workDir: string): Promise<{ manifest: PhotoAvatarManifest; dir: string }> {
-  const packs = join(workDir, 'packs');
+async function portraitPack(packs: string): Promise<{ manifest: PhotoAvatarManifest; dir: string }> {
   const dir = join(packs, PACK_ID);
   if (!existsSync(join(dir, 'avatar.json'))) {
     try {
@@ -139,10 +138,10 @@ function roundMotion(m: FaceMotion): FaceMotion {
 /** Renders and encodes the clip into `io.out`; answers its ground truth. */
 export async function renderClip(
   r: ResolvedClipOptions,
-  io: { out: string; workDir: string; tmp: string },
+  io: { out: string; packsDir: string; tmp: string },
 ): Promise<ClipTruth> {
   const { width, height, fps } = r;
-  const pack = await portraitPack(io.workDir);
+  const pack = await portraitPack(io.packsDir);
   const faces = placements(r, pack.manifest, pngWidth(join(pack.dir, pack.manifest.image)));
   const speech = await clipSpeech({
     fps,

@@ -99,6 +99,13 @@ describe('talking clip (test footage)', () => {
     expect(again).toMatchObject({ file: clip.file, cached: true, madeInMs: clip.madeInMs });
   });
 
+  it('two requests at once make the clip once', async () => {
+    const opts = { ...SMALL, faceSize: 120, durationS: 1, audio: false };
+    const [a, b] = await Promise.all([makeTalkingClip(opts), makeTalkingClip(opts)]);
+    expect(a.file).toBe(b.file);
+    expect([a.cached, b.cached].sort()).toEqual([false, true]);
+  }, 60_000);
+
   it('audio: false has no audio track; webm is VP8', async () => {
     const silent = await makeTalkingClip({
       ...SMALL,

@@ -10,20 +10,65 @@
  * "Away" (`awayFraction`): the face slides out of the frame sideways (≈ 0.4 s), stays out for that
  * fraction of the clip (in its middle), and slides back; speech goes on meanwhile.
  *
- * Clips are cached by their options in `os.tmpdir()/mouthpiece-clips/<hash>.<format>` (+ `.json`),
- * so test files share them; a clip being made by another process is waited for. This file loads
+ * Clips are cached by their options and the code that makes them (a hash of both) in
+ * `os.tmpdir()/mouthpiece-clips/<hash>.<format>` (+ `<hash>.json`, and the portrait's pack in `packs-*`),
+ * so test files share them; a clip being made by another process is waited for, and clips unused
+ * for 7 days are removed when a new one is made. This file loads
  * no native module: the renderer and espeak are imported when a clip is first made.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FaceMotion, MouthParams, Viseme } from '../face-state.js';
 import { codecArgs, type ClipFormat } from './ffmpeg.js';
 
 /** Bumped whenever what a clip looks like changes, so cached clips are made again. */
 const GENERATOR_VERSION = 1;
+
+/**
+ * The modules that decide a clip's pictures and sound (relative to this folder, without their
+ * extension): a change to any of them (a rebuild of dist/, an edit under vitest) keys new clips.
+ */
+const MADE_BY = [
+  './talking-clip-render',
+  './talking-clip-speech',
+  './ffmpeg',
+  './portrait-fixture',
+  '../avatar/photo-import',
+  '../avatar/face-detector',
+  '../render/photo-renderer',
+  '../render/photo-rig',
+  '../render/mesh-warp',
+  '../render/inner-mouth',
+  '../animation/animator',
+  '../lipsync/mouth-track',
+  '../lipsync/mouth-shapes',
+  '../lipsync/visemes',
+  '../session/mouth-driver',
+  '../speech/espeak',
+  '../speech/resample',
+  '../speech/trim',
+  '../speech/voices',
+];
+
+let fingerprint: string | undefined;
+
+/** A hash of the code that makes clips, as it runs now (TypeScript sources or dist/). */
+function generatorFingerprint(): string {
+  if (fingerprint !== undefined) return fingerprint;
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const h = createHash('sha256').update(String(GENERATOR_VERSION));
+  for (const m of MADE_BY) {
+    const file = fileURLToPath(new URL(`${m}${ext}`, import.meta.url));
+    if (!existsSync(file)) throw new Error(`${file} is missing: update MADE_BY in testing/talking-clip.ts`);
+    h.update(m).update(readFileSync(file));
+  }
+  fingerprint = h.digest('hex').slice(0, 12);
+  return fingerprint;
+}
 
 export interface TalkingClipOptions {
   /**
@@ -208,7 +253,7 @@ export function clipCacheDir(): string {
 
 function clipKey(r: ResolvedClipOptions): string {
   return createHash('sha256')
-    .update(JSON.stringify({ v: GENERATOR_VERSION, ...r }))
+    .update(JSON.stringify({ code: generatorFingerprint(), ...r }))
     .digest('hex')
     .slice(0, 16);
 }
@@ -243,6 +288,21 @@ function answer(
 }
 
 const LOCK_STALE_MS = 5 * 60_000;
+/** Cached clips (and packs) unused for this long are removed when a new clip is made. */
+const UNUSED_MS = 7 * 24 * 3600_000;
+
+async function prune(dir: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(dir)) {
+    if (name.endsWith('.lock')) continue;
+    const path = join(dir, name);
+    try {
+      if (now - (await stat(path)).mtimeMs > UNUSED_MS) await rm(path, { recursive: true, force: true });
+    } catch {
+      // gone meanwhile (another process pruning)
+    }
+  }
+}
 
 /** Waits while another process holds the lock; false when it went away without a clip. */
 async function waitForOther(lock: string, done: () => boolean): Promise<boolean> {
@@ -277,6 +337,8 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
   const done = (): boolean => existsSync(file) && existsSync(truthFile); // the sidecar is renamed last
   const fromCache = async (): Promise<TalkingClip> => {
     const truth = JSON.parse(await readFile(truthFile, 'utf8')) as ClipTruth & { madeInMs: number };
+    const now = new Date();
+    await Promise.all([file, truthFile].map((f) => utimes(f, now, now))); // in use: kept by prune()
     return answer(file, truthFile, truth, true, truth.madeInMs);
   };
   if (opts.cache !== false && done()) return fromCache();
@@ -294,11 +356,15 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
     const started = performance.now();
     const tmp = `${base}.${process.pid}.tmp`;
     const { renderClip } = await import('./talking-clip-render.js');
-    const truth = await renderClip(r, { out: `${tmp}.${r.format}`, workDir: dir, tmp });
+    const packsDir = join(dir, `packs-${generatorFingerprint()}`);
+    const truth = await renderClip(r, { out: `${tmp}.${r.format}`, packsDir, tmp });
     const madeInMs = Math.round(performance.now() - started);
     await writeFile(`${tmp}.json`, JSON.stringify({ ...truth, madeInMs }));
     await rename(`${tmp}.${r.format}`, file);
     await rename(`${tmp}.json`, truthFile);
+    const now = new Date();
+    await utimes(packsDir, now, now);
+    await prune(dir);
     return answer(file, truthFile, truth, false, madeInMs);
   } finally {
     await rmdir(lock).catch(() => undefined);
