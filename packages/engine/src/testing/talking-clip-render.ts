@@ -13,10 +13,16 @@ import { importPhotoAvatar, PhotoImportError } from '../avatar/photo-import.js';
 import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
 import type { FaceMotion, MouthParams } from '../face-state.js';
 import { createPhotoRenderer, type PhotoRenderer } from '../render/photo-renderer.js';
-import { startEncoder } from './ffmpeg.js';
+import { startEncoder, type FrameEncoder } from './ffmpeg.js';
 import { portraitFixture } from './portrait-fixture.js';
-import { clipSpeech, wavBytes } from './talking-clip-speech.js';
-import type { ClipFacePlacement, ClipFrameTruth, ClipTruth, ResolvedClipOptions } from './talking-clip.js';
+import { clipSpeech, wavBytes, type ClipSpeech, type FrameSpeech } from './talking-clip-speech.js';
+import type {
+  ClipFacePlacement,
+  ClipFaceTruth,
+  ClipFrameTruth,
+  ClipTruth,
+  ResolvedClipOptions,
+} from './talking-clip.js';
 
 /** The face of a `tiny` clip, pixels across. */
 export const TINY_FACE_PX = 90;
@@ -135,6 +141,93 @@ function roundMotion(m: FaceMotion): FaceMotion {
   };
 }
 
+/** One face of one frame: animated, slid away as far as it is, drawn into the video frame. */
+interface FaceDrawer {
+  draw(px: Uint32Array, i: number, speech: FrameSpeech, slide: number): ClipFaceTruth;
+  close(): void;
+}
+
+function faceDrawer(
+  r: ResolvedClipOptions,
+  pack: { manifest: PhotoAvatarManifest; dir: string },
+  f: ClipFacePlacement,
+  k: number,
+): FaceDrawer {
+  const { width, height, fps } = r;
+  const renderer: PhotoRenderer = createPhotoRenderer(pack.manifest, pack.dir, {
+    width: f.size,
+    height: f.size,
+  });
+  const animator = createAnimator({ seed: r.seed + k * 7919 });
+  // away: out towards the nearer side of the frame
+  const out = f.x + f.size / 2 < width / 2 ? -(f.x + f.size) : width - f.x;
+  return {
+    draw(px, i, sp, slide) {
+      const motion = animator.next({ tMs: (i * 1000) / fps, speaking: sp.speaking, emphasis: sp.emphasis });
+      const x = f.x + Math.round(slide * out);
+      let landmarks: Array<[number, number]> | null = null;
+      if (x < width && x + f.size > 0 && f.y < height && f.y + f.size > 0) {
+        const rgba = renderer.render({ mouth: sp.mouth, motion });
+        blit(
+          px,
+          width,
+          height,
+          new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length >> 2),
+          f.size,
+          x,
+          f.y,
+        );
+        landmarks = renderer
+          .landmarks()
+          .map(([lx, ly]): [number, number] => [round(lx + x, 10), round(ly + f.y, 10)]);
+      }
+      const visible =
+        landmarks?.every(([lx, ly]) => lx >= 0 && lx < width && ly >= 0 && ly < height) ?? false;
+      return { x, y: f.y, visible, motion: roundMotion(motion), landmarks };
+    },
+    close: () => renderer.close(),
+  };
+}
+
+/** Renders every frame into the encoder, several frames ahead of what ffmpeg has taken. */
+async function renderFrames(
+  r: ResolvedClipOptions,
+  speech: ClipSpeech,
+  drawers: readonly FaceDrawer[],
+  away: [number, number] | null,
+  encoder: FrameEncoder,
+): Promise<ClipFrameTruth[]> {
+  const { width, height, fps } = r;
+  const bg = rgbaWord(r.background);
+  // ffmpeg reads, converts and (VP8) encodes in one thread: frames in flight keep both busy
+  const buffers = Array.from({ length: IN_FLIGHT }, () => new Uint8Array(width * height * 4));
+  const written: Array<Promise<void>> = buffers.map(() => Promise.resolve());
+  const slideFrames = Math.round(SLIDE_S * fps);
+  const perFrame: ClipFrameTruth[] = [];
+  for (let i = 0; i < speech.frames.length; i++) {
+    const sp = speech.frames[i]!;
+    const slot = i % IN_FLIGHT;
+    await written[slot]; // this buffer has been taken by ffmpeg
+    const buf = buffers[slot]!;
+    const px = new Uint32Array(buf.buffer);
+    px.fill(bg);
+    const slide = slideAt(i, away, slideFrames);
+    perFrame.push({
+      i,
+      tS: round(i / fps, 1e4),
+      speaking: sp.speaking,
+      sentence: sp.sentence,
+      viseme: sp.viseme,
+      emphasis: round(sp.emphasis, 1e3),
+      mouth: roundMouth(sp.mouth),
+      faces: drawers.map((d) => d.draw(px, i, sp, slide)),
+    });
+    written[slot] = encoder.write(buf);
+  }
+  await Promise.all(written);
+  return perFrame;
+}
+
 /** Renders and encodes the clip into `io.out`; answers its ground truth. */
 export async function renderClip(
   r: ResolvedClipOptions,
@@ -154,75 +247,19 @@ export async function renderClip(
   const away = awayWindow(frames, r.awayFraction);
   const wav = r.audio ? `${io.tmp}.wav` : undefined;
   if (wav) await writeFile(wav, wavBytes(speech.pcm));
-  const renderers: PhotoRenderer[] = [];
-  const animators = faces.map((_, i) => createAnimator({ seed: r.seed + i * 7919 }));
+  const drawers: FaceDrawer[] = [];
   const encoder = startEncoder({ out: io.out, width, height, fps, format: r.format, wav });
-  const perFrame: ClipFrameTruth[] = [];
+  let perFrame: ClipFrameTruth[];
   try {
-    for (const f of faces)
-      renderers.push(createPhotoRenderer(pack.manifest, pack.dir, { width: f.size, height: f.size }));
-    const bg = rgbaWord(r.background);
-    // frames in flight: ffmpeg reads, converts and (VP8) encodes in one thread, so the renderer
-    // keeps several frames ahead instead of waiting for each to be taken
-    const buffers = Array.from({ length: IN_FLIGHT }, () => new Uint8Array(width * height * 4));
-    const written: Array<Promise<void>> = buffers.map(() => Promise.resolve());
-    const slideFrames = Math.round(SLIDE_S * fps);
-    for (let i = 0; i < frames; i++) {
-      const sp = speech.frames[i]!;
-      const tMs = (i * 1000) / fps;
-      const slot = i % IN_FLIGHT;
-      await written[slot]; // this buffer has been taken by ffmpeg
-      const buf = buffers[slot]!;
-      const px = new Uint32Array(buf.buffer);
-      px.fill(bg);
-      const slide = slideAt(i, away, slideFrames);
-      const faceTruth = faces.map((f, k) => {
-        const motion = animators[k]!.next({ tMs, speaking: sp.speaking, emphasis: sp.emphasis });
-        // slide out towards the nearer side of the frame
-        const out = f.x + f.size / 2 < width / 2 ? -(f.x + f.size) : width - f.x;
-        const x = f.x + Math.round(slide * out);
-        const inView = x < width && x + f.size > 0 && f.y < height && f.y + f.size > 0;
-        let landmarks: Array<[number, number]> | null = null;
-        if (inView) {
-          const rgba = renderers[k]!.render({ mouth: sp.mouth, motion });
-          blit(
-            px,
-            width,
-            height,
-            new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length >> 2),
-            f.size,
-            x,
-            f.y,
-          );
-          landmarks = renderers[k]!.landmarks().map(([lx, ly]): [number, number] => [
-            round(lx + x, 10),
-            round(ly + f.y, 10),
-          ]);
-        }
-        const visible =
-          landmarks?.every(([lx, ly]) => lx >= 0 && lx < width && ly >= 0 && ly < height) ?? false;
-        return { x, y: f.y, visible, motion: roundMotion(motion), landmarks };
-      });
-      perFrame.push({
-        i,
-        tS: round(tMs / 1000, 1e4),
-        speaking: sp.speaking,
-        sentence: sp.sentence,
-        viseme: sp.viseme,
-        emphasis: round(sp.emphasis, 1e3),
-        mouth: roundMouth(sp.mouth),
-        faces: faceTruth,
-      });
-      written[slot] = encoder.write(buf);
-    }
-    await Promise.all(written);
+    faces.forEach((f, k) => drawers.push(faceDrawer(r, pack, f, k)));
+    perFrame = await renderFrames(r, speech, drawers, away, encoder);
     await encoder.finish();
   } catch (err) {
     encoder.kill();
     await rm(io.out, { force: true });
     throw err;
   } finally {
-    for (const x of renderers) x.close();
+    for (const d of drawers) d.close();
     if (wav) await rm(wav, { force: true });
   }
   const s = (sample: number): number => round(sample / SAMPLE_RATE_HZ, 1e4);
