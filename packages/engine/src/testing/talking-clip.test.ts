@@ -83,6 +83,12 @@ describe('talking clip (test footage)', () => {
     const b = decodeFrame(clip.file, closed.i, clip);
     const mouth = diff(a, b, box(open.i, [48, 54, 57, 51], 2));
     const forehead = diff(a, b, box(open.i, [19, 24], 0)); // a box the size of the brows' span
+    // the ground truth agrees: the inner lips (62 over 66) were drawn apart in the open frame
+    const gap = (i: number) => {
+      const lm = truth.perFrame[i]!.faces[0]!.landmarks!;
+      return lm[66]![1] - lm[62]![1];
+    };
+    expect(gap(open.i) - gap(closed.i)).toBeGreaterThan(5);
     expect(mouth).toBeGreaterThan(12);
     expect(mouth).toBeGreaterThan(3 * forehead); // head motion alone moves both alike
   });
