@@ -134,11 +134,17 @@ function stepAt(s: Shared, width: number, height: number, step: number): Step {
   return st;
 }
 
+/** A photo renderer also tells where the face's landmarks were drawn (test clips' ground truth). */
+export interface PhotoRenderer extends Renderer {
+  /** The 68 landmarks of the last frame rendered, [x, y] in output pixels. */
+  landmarks(): Array<[number, number]>;
+}
+
 export function createPhotoRenderer(
   m: PhotoAvatarManifest,
   dir: string,
   size: { width: number; height: number },
-): Renderer {
+): PhotoRenderer {
   const { width, height } = size;
   const { key, s } = sharedFor(m, dir, width, height);
   const { rig } = s;
@@ -231,6 +237,9 @@ export function createPhotoRenderer(
             warpTriangle(out, dTri, base, sTri);
           }
       return out.px;
+    },
+    landmarks() {
+      return Array.from({ length: 68 }, (_, i): [number, number] => [dst[i * 2]!, dst[i * 2 + 1]!]);
     },
     close() {
       if (closed) return;

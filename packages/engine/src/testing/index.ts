@@ -6,3 +6,18 @@ export { sniffAudio } from './sniff-audio.js';
 export { openAiStandin, elevenLabsStandin, standinSpeech } from './voice-standins.js';
 export type { VoiceStandin, StandinFault, StandinRequest } from './voice-standins.js';
 export { portraitFixture, portraitFixturePath, blankImage, PORTRAIT_FIXTURE } from './portrait-fixture.js';
+// test footage (issue 19): the renderer and espeak load when a clip is first made, not here
+export {
+  makeTalkingClip,
+  readClipTruth,
+  resolveClipOptions,
+  clipCacheDir,
+  type TalkingClipOptions,
+  type TalkingClip,
+  type ResolvedClipOptions,
+  type ClipTruth,
+  type ClipFrameTruth,
+  type ClipFaceTruth,
+  type ClipFacePlacement,
+} from './talking-clip.js';
+export { probeMedia, decodeFrame, type MediaProbe, type ClipFormat } from './ffmpeg.js';
