@@ -68,6 +68,8 @@ export interface VideoIndex {
     /** Mean Y, U, V of each crop on the seam ring. */
     ring: Array<[number, number, number]>;
   };
+  /** Where the frames came from: the clip's size and the square of it they show (clip pixels). */
+  clip: { width: number; height: number; crop: { x: number; y: number; side: number } };
   /** What the import measured (for docs and the benchmark). */
   stats: Record<string, number | string>;
 }

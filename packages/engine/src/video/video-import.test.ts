@@ -1,0 +1,150 @@
+/**
+ * The video import on real clips (testing/talking-clip.ts: the test portrait made a photo avatar
+ * and filmed speaking) through the real import process. Checks mechanics, not looks: what is
+ * stored, that the measured mouth follows the mouth that was drawn, that the idle loop is calm,
+ * and that every kind of unusable clip is refused with its reason, leaving nothing behind.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runVideoImport } from '../host/video-import-client.js';
+import { makeTalkingClip, readClipTruth, type TalkingClip } from '../testing/talking-clip.js';
+import { VideoImportError, type VideoImportErrorCode } from './import-errors.js';
+import { correlation } from './mouth-measure.js';
+import { applySimilarity, i420Bytes, readVideoPack } from './pack.js';
+
+const packs = mkdtempSync(join(tmpdir(), 'mp-video-import-'));
+
+async function refused(file: string, id: string): Promise<VideoImportError> {
+  const err = await runVideoImport({ id, name: 'X', file }, packs).then(
+    () => new Error('imported'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(VideoImportError);
+  expect(readdirSync(packs).filter((f) => f.startsWith(id) || f.startsWith(`.${id}`))).toEqual([]);
+  return err as VideoImportError;
+}
+
+function lavfi(args: string[], name: string): string {
+  const file = join(packs, '..', `${name}-${process.pid}.mp4`);
+  const r = spawnSync('ffmpeg', ['-v', 'error', '-y', ...args, file]);
+  if (r.status !== 0) throw new Error(`ffmpeg: ${String(r.stderr)}`);
+  return file;
+}
+
+describe('video import', () => {
+  let clip: TalkingClip;
+  beforeAll(async () => {
+    clip = await makeTalkingClip();
+  }, 180_000);
+
+  it('stores an idle loop and a mouth library whose mouths follow the drawn ones', async () => {
+    const { manifest, stats } = await runVideoImport(
+      { id: 'talker', name: 'Talker', file: clip.file },
+      packs,
+    );
+    expect(manifest).toMatchObject({ id: 'talker', render: 'video', source: 'upload' });
+    const dir = join(packs, 'talker');
+    for (const f of ['avatar.json', 'video.json', 'base.i420', 'mouths.i420', 'preview.png'])
+      expect(existsSync(join(dir, f))).toBe(true);
+    const { index } = readVideoPack(dir);
+    expect(stats.trackedFraction).toBeGreaterThan(0.95);
+    expect(stats.mouthScale).toBe('audio');
+    expect(index.library.frames).toBe(clip.frames);
+    expect(statSync(join(dir, 'mouths.i420')).size).toBe(
+      index.library.frames * i420Bytes(index.library.box.width, index.library.box.height),
+    );
+
+    const truth = readClipTruth(clip.truthFile);
+    // the measured opening follows the opening the clip was drawn with
+    const drawn = index.library.source.map((i) => truth.perFrame[i]!.mouth.open);
+    const measured = index.library.descriptors.map((d) => d.open);
+    expect(correlation(drawn, measured)).toBeGreaterThan(0.75);
+    // rounded mouths (oo, w) measure narrower than wide ones
+    const w = (sel: (m: { round: number; width: number }) => boolean): number => {
+      const ks = index.library.source
+        .map((i, k) => [truth.perFrame[i]!.mouth, k] as const)
+        .filter(([m]) => sel(m));
+      return ks.reduce((s, [, k]) => s + index.library.descriptors[k]!.width, 0) / Math.max(1, ks.length);
+    };
+    expect(w((m) => m.round > 0.7)).toBeLessThan(w((m) => m.width > 0.55));
+
+    // the idle loop is calm footage: silent, mouth near rest, at least 2 s, from tracked frames
+    expect(index.base.frames).toBeGreaterThanOrEqual(50);
+    const base = index.base.source.map((i) => truth.perFrame[i]!);
+    expect(base.filter((f) => f.speaking).length / base.length).toBeLessThan(0.1);
+    expect(Math.max(...base.map((f) => f.mouth.open))).toBeLessThan(0.3);
+
+    // placement: canonical landmarks taken to a base frame land where the clip drew them
+    const { crop } = index.clip;
+    const k = index.size / crop.side;
+    let err = 0;
+    for (let b = 0; b < index.base.frames; b += 10) {
+      const drawnLm = truth.perFrame[index.base.source[b]!]!.faces[0]!.landmarks!;
+      for (const p of [36, 45, 30, 33]) {
+        const [x, y] = applySimilarity(index.base.toFrame[b]!, ...index.canonical.landmarks[p]!);
+        err = Math.max(err, Math.hypot(x - (drawnLm[p]![0] - crop.x) * k, y - (drawnLm[p]![1] - crop.y) * k));
+      }
+    }
+    expect(err).toBeLessThan(8);
+  }, 240_000);
+
+  it('imports a WebM clip without audio, the face smaller and elsewhere, on its own scale', async () => {
+    const other = await makeTalkingClip({
+      format: 'webm',
+      audio: false,
+      durationS: 21,
+      faceSize: 420,
+      x: 60,
+      y: 250,
+      width: 1280,
+      height: 720,
+      seed: 3,
+    });
+    const { stats } = await runVideoImport({ id: 'quiet', name: 'Quiet', file: other.file }, packs);
+    expect(stats).toMatchObject({ audio: 'no', mouthScale: 'percentile' });
+    expect(stats.trackedFraction).toBeGreaterThan(0.9);
+  }, 240_000);
+
+  it('refuses what is not a usable clip, saying why, leaving nothing behind', async () => {
+    const text = join(packs, '..', `text-${process.pid}.mp4`);
+    writeFileSync(text, 'this is not a video at all '.repeat(100));
+    const broken = join(packs, '..', `broken-${process.pid}.mp4`);
+    const bytes = readFileSync(clip.file);
+    writeFileSync(broken, bytes.subarray(0, Math.floor(bytes.length / 3)));
+    const still = lavfi(['-f', 'lavfi', '-i', 'color=c=gray:s=320x240:d=25:r=5'], 'noface');
+    const long = lavfi(['-f', 'lavfi', '-i', 'color=c=gray:s=64x64:d=181:r=1'], 'long');
+    const short = await makeTalkingClip({ durationS: 12 });
+    const two = await makeTalkingClip({ faces: 2, durationS: 20 });
+    const tiny = await makeTalkingClip({ tiny: true, durationS: 20 });
+    const away = await makeTalkingClip({ awayFraction: 0.7, durationS: 24 });
+    const cases: Array<[string, VideoImportErrorCode, RegExp]> = [
+      [text, 'not_a_video', /not a usable video/],
+      [broken, 'broken_file', /not a usable video|cannot be decoded/],
+      [still, 'no_face', /No face was found/],
+      [long, 'too_long', /at most 180 s/],
+      [short.file, 'too_short', /at least 20 s/],
+      [two.file, 'several_faces', /more than one face/],
+      [tiny.file, 'face_too_small', /at least 128 px/],
+      [away.file, 'face_away', /turned away or out of view/],
+    ];
+    for (const [file, code, message] of cases) {
+      const err = await refused(file, 'nope');
+      expect([err.code, err.message]).toEqual([code, expect.stringMatching(message)]);
+    }
+  }, 600_000);
+
+  it('says what to install when ffmpeg is missing', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      const err = await refused(clip.file, 'noffmpeg');
+      expect(err.code).toBe('ffmpeg_missing');
+      expect(err.message).toMatch(/apt-get install ffmpeg/);
+    } finally {
+      process.env.PATH = path;
+    }
+  }, 60_000);
+});
