@@ -15,6 +15,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AdminRoutesOptions } from '../app-types.js';
 import type { Config } from '../config.js';
 import { ApiError, formatBytes, unsupportedMediaType } from '../errors.js';
+import { oneFormField } from '../single-value.js';
 
 /** Uploaded avatar packs: one folder per avatar under the data dir. */
 export function uploadedAvatarsDir(config: Pick<Config, 'dataDir'>): string {
@@ -46,10 +47,11 @@ async function readPortraitForm(req: FastifyRequest): Promise<PortraitForm> {
         const bytes = await part.toBuffer();
         if (part.fieldname === 'image' || form.image === undefined) form.image = bytes;
       } else if (part.fieldname === 'id' || part.fieldname === 'name' || part.fieldname === 'description') {
-        form[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+        form[part.fieldname] = oneFormField(form[part.fieldname], part.fieldname, part.value);
       }
     }
   } catch (err) {
+    if (err instanceof ApiError) throw err;
     const code = (err as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE')
       throw new ApiError(
