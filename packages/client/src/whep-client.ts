@@ -3,7 +3,7 @@
  * after gathering (so it works with or without trickle), later candidates are trickled by PATCH
  * when the server accepts it, and closeWhep() DELETEs the resource.
  */
-import { ClientErrorCode } from '@mouthpiece/protocol';
+import { ClientErrorCode, DATA_CHANNEL_LABEL } from '@mouthpiece/protocol';
 import { MouthpieceError } from './errors.js';
 
 export interface WhepConnection {
@@ -25,7 +25,7 @@ export async function connectWhep(
   pc.ontrack = (e) => stream.addTrack(e.track);
   pc.addTransceiver('video', { direction: 'recvonly' });
   pc.addTransceiver('audio', { direction: 'recvonly' });
-  const channel = pc.createDataChannel('events', { ordered: true });
+  const channel = pc.createDataChannel(DATA_CHANNEL_LABEL, { ordered: true });
   const late: RTCIceCandidate[] = [];
   let gathered = false;
   pc.onicecandidate = (e) => {

@@ -16,16 +16,6 @@ export function authorizationValue(req: FastifyRequest, scheme: string): string 
   return m[2];
 }
 
-/** Finds a live credential for a secret; undefined when unknown, expired, revoked or garbled. */
-export async function lookupCredential(
-  store: CredentialStore,
-  secret: string,
-  now: number,
-): Promise<CredentialRecord | undefined> {
-  const checked = await checkCredential(store, secret, now);
-  return 'record' in checked ? checked.record : undefined;
-}
-
 /** Why a presented credential is refused, or the live record. */
 export async function checkCredential(
   store: CredentialStore,
