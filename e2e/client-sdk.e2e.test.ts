@@ -159,6 +159,79 @@ describe('AvatarSession in Chromium', () => {
     ]);
   });
 
+  it('an ordinary end is quiet: no console error, no failed request (the WHEP DELETE is answered before /end)', async () => {
+    const page = await sdkPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    // what the page sent and what it was answered, in order
+    const wire: string[] = [];
+    const name = (url: string) => new URL(url).pathname.replace(/^\/v1\/avatar-session\/[^/]+/, '');
+    page.on('request', (q) => wire.push(`${q.method()} ${name(q.url())}`));
+    page.on('response', (a) => wire.push(`${a.status()} ${a.request().method()} ${name(a.url())}`));
+
+    // the page ends its session (endSession)
+    const ended = await page.evaluate(
+      async ({ baseUrl, credential }) => {
+        const M = (window as unknown as { Mouthpiece: { AvatarSession: new (c: object) => any } }).Mouthpiece;
+        const s = new M.AvatarSession({ baseUrl, credential, logLevel: 'warn' });
+        let video = false;
+        s.on('videoReady', () => (video = true));
+        await s.createSession({ avatarId: 'amara', videoContainerId: 'avatar' });
+        const until = performance.now() + 15000;
+        while (performance.now() < until && !(video && s.getConnectionState() === 'CONNECTED'))
+          await new Promise((res) => setTimeout(res, 50));
+        await s.endSession();
+        await new Promise((res) => setTimeout(res, 500)); // anything sent late shows up too
+        return s.getSessionState();
+      },
+      { baseUrl: stack.server.url, credential: stack.server.secret },
+    );
+    expect(ended).toBe('ENDED');
+    const ownEnd = wire.splice(0);
+    // the viewer's DELETE is answered 200 before /end is sent (after /end it would be a 410)
+    const deleted = ownEnd.findIndex((w) => /^200 DELETE \/whep\/[\w-]+$/.test(w));
+    expect(deleted, ownEnd.join('\n')).toBeGreaterThan(0);
+    expect(ownEnd.indexOf('POST /end'), ownEnd.join('\n')).toBeGreaterThan(deleted);
+    expect(ownEnd, ownEnd.join('\n')).toContain('200 POST /end');
+
+    // a backend-created session the page shows
+    const { sessionId, token } = await stack.server.createSession();
+    await page.evaluate(
+      async ({ baseUrl, sessionId, token }) => {
+        const M = (window as unknown as { Mouthpiece: { AvatarSession: new (c: object) => any } }).Mouthpiece;
+        const s = new M.AvatarSession({ baseUrl, logLevel: 'warn' });
+        let video = false;
+        s.on('videoReady', () => (video = true));
+        await s.initSession({ sessionId, token }, { videoContainerId: 'avatar' });
+        const until = performance.now() + 15000;
+        while (performance.now() < until && !(video && s.getConnectionState() === 'CONNECTED'))
+          await new Promise((res) => setTimeout(res, 50));
+        (window as unknown as { theirs: unknown }).theirs = s;
+      },
+      { baseUrl: stack.server.url, sessionId, token },
+    );
+    // the backend ends the other session: the page hears it and asks nothing of a gone session
+    const end = await fetch(`${stack.server.url}/v1/avatar-session/${sessionId}/end`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(end.status).toBe(200);
+    expect(
+      await page.evaluate(async () => {
+        const s = (window as unknown as { theirs: any }).theirs;
+        const until = performance.now() + 15000;
+        while (performance.now() < until && s.getSessionState() !== 'ENDED')
+          await new Promise((res) => setTimeout(res, 50));
+        await new Promise((res) => setTimeout(res, 500));
+        return s.getSessionState();
+      }),
+    ).toBe('ENDED');
+    expect([...ownEnd, ...wire].filter((w) => /^[45]\d\d /.test(w))).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('without data-channel events, speaking is detected from the received audio', async () => {
     const { sessionId, token } = await stack.server.createSession();
     const page = await sdkPage();

@@ -6,9 +6,12 @@ const BASE = 'http://mp.test';
 const SID = 'S'.repeat(22);
 let keepAliveStatus = 200;
 let idleTimeoutMs: number | undefined = 30_000;
+/** How the WHEP resource's DELETE is answered: at once with 200 unless a test says otherwise. */
+let deleteAnswer: () => Promise<{ status: number; body?: unknown }> | { status: number; body?: unknown };
 
 function server(call: Call) {
   const path = call.url.replace(BASE, '');
+  if (call.method === 'DELETE') return deleteAnswer();
   if (path === '/v1/avatar-session')
     return { status: 200, body: { success: true, sessionId: SID, token: 'tok' } };
   if (path.endsWith('/init-client')) {
@@ -49,6 +52,7 @@ beforeEach(() => {
   vi.useFakeTimers();
   keepAliveStatus = 200;
   idleTimeoutMs = 30_000;
+  deleteAnswer = () => ({ status: 200, body: { success: true } });
   calls = installFakeBrowser(server).calls;
 });
 afterEach(() => {
@@ -120,6 +124,56 @@ describe('AvatarSession (fake browser, fake timers)', () => {
     expect(calls.at(-1)!.url).toBe(`${BASE}/v1/avatar-session/${SID}/end`);
     expect(FakePeer.last!.closed).toBe(true);
     expect(s.getSessionState()).toBe('ENDED');
+  });
+
+  it('endSession sends /end only once the WHEP DELETE is answered (sent together, /end won and the DELETE was a 410)', async () => {
+    const { s } = await started();
+    let answer!: (a: { status: number }) => void;
+    deleteAnswer = () => new Promise((r) => (answer = r));
+    const ending = s.endSession();
+    await vi.advanceTimersByTimeAsync(500);
+    const sent = () =>
+      calls.map((c) => `${c.method} ${c.url.replace(`${BASE}/v1/avatar-session/${SID}`, '')}`);
+    expect(sent().slice(-1)).toEqual(['DELETE /whep/viewer1']); // no /end yet
+    expect(s.getSessionState()).toBe('ENDED'); // the page is told at once
+    answer({ status: 200 });
+    await ending;
+    expect(sent().slice(-2)).toEqual(['DELETE /whep/viewer1', 'POST /end']);
+  });
+
+  it('endSession: a DELETE answered 404 or 410 is done too; one never answered holds /end 2 s at most', async () => {
+    for (const status of [404, 410]) {
+      const { s, events } = await started();
+      deleteAnswer = () => ({
+        status,
+        body: { success: false, error: 'Session ended', code: 'SESSION_ENDED' },
+      });
+      await s.endSession();
+      expect(calls.at(-1)!.url).toBe(`${BASE}/v1/avatar-session/${SID}/end`);
+      expect(events.filter((e) => e.startsWith('error:'))).toEqual([]);
+    }
+    const { s } = await started();
+    deleteAnswer = () => new Promise(() => undefined);
+    let done = false;
+    const ending = s.endSession().then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(1900);
+    expect(done).toBe(false);
+    expect(calls.at(-1)!.method).toBe('DELETE');
+    await vi.advanceTimersByTimeAsync(200);
+    await ending;
+    expect(calls.at(-1)!.url).toBe(`${BASE}/v1/avatar-session/${SID}/end`);
+  });
+
+  it('a session the server ended (sessionEnded, or a keep-alive 410) sends no DELETE of its viewer', async () => {
+    const { s } = await started();
+    serverSays({ type: 'sessionEnded', reason: 'ended_by_client' });
+    expect(s.getSessionState()).toBe('ENDED');
+    keepAliveStatus = 410;
+    const other = await started();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(other.s.getSessionState()).toBe('ENDED');
+    expect(calls.filter((c) => c.method === 'DELETE')).toEqual([]);
+    expect(FakePeer.last!.closed).toBe(true);
   });
 
   it('no connection within 30 s → FAILED, ERROR and RTC_CONNECTION_FAILED', async () => {

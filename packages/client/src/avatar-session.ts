@@ -190,9 +190,11 @@ export class AvatarSession {
   async endSession(): Promise<void> {
     const id = this.#sessionId;
     const token = this.#token;
-    this.#teardown();
+    const viewerClosed = this.#teardown();
     if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
     if (id && token) {
+      // the viewer's DELETE first: sent after /end, it would answer 410 (a console error)
+      await viewerClosed;
       try {
         await this.#api.post(`/v1/avatar-session/${id}/end`, {
           auth: { bearer: token },
@@ -241,7 +243,7 @@ export class AvatarSession {
       error: (e) => this.#events.emit('error', e),
       pageHide: () => {
         this.#speaking.interruptAll();
-        if (this.#whep) closeWhep(this.#whep, true);
+        if (this.#whep) void closeWhep(this.#whep, { keepalive: true });
       },
     });
     this.#session.transition(SessionState.READY);
@@ -305,7 +307,7 @@ export class AvatarSession {
 
   async #reconnect(): Promise<void> {
     this.#log.warn('connection lost; reconnecting');
-    if (this.#whep) closeWhep(this.#whep);
+    if (this.#whep) void closeWhep(this.#whep);
     this.#whep = undefined;
     this.#speechFallback.stop();
     try {
@@ -356,18 +358,19 @@ export class AvatarSession {
   /** A newer viewer (another tab) took the session's video: stop here, and do not fight back. */
   #replaced(): void {
     this.#log.warn('another page took over this session; this page stops');
-    this.#teardown();
+    void this.#teardown({ sessionGone: true }); // the server closed this viewer already
     if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
     this.#events.emit('error', REPLACED_ERROR);
   }
 
   #ended(message: string, err?: MouthpieceError): void {
-    this.#teardown();
+    void this.#teardown({ sessionGone: true });
     if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
     this.#events.emit('error', err?.toJSON() ?? { code: ClientErrorCode.SESSION_NOT_FOUND, message });
   }
 
-  #teardown(): void {
+  /** Stops everything of the session here; resolves once the viewer's DELETE is answered. */
+  #teardown(o: { sessionGone?: boolean } = {}): Promise<void> {
     this.#speaking.interruptAll();
     this.#lifetime?.stop();
     this.#lifetime = undefined;
@@ -375,9 +378,10 @@ export class AvatarSession {
     this.#watchdog = undefined;
     this.#speechFallback.stop();
     clearTimeout(this.#connectTimer);
-    if (this.#whep) closeWhep(this.#whep);
+    const viewerClosed = this.#whep ? closeWhep(this.#whep, o) : Promise.resolve();
     this.#whep = undefined;
     if (this.#connection.can(ConnectionState.CLOSED)) this.#connection.transition(ConnectionState.CLOSED);
+    return viewerClosed;
   }
 
   #play(): void {
@@ -401,7 +405,7 @@ export class AvatarSession {
             ClientErrorCode.API_REQUEST_FAILED,
             err instanceof Error ? err.message : String(err),
           );
-    this.#teardown();
+    void this.#teardown({ sessionGone: e.code === ClientErrorCode.SESSION_NOT_FOUND });
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
     return e;
   }

@@ -16,12 +16,27 @@ describe('retry policy', () => {
     expect(shouldRetry('unsafe', { network: true })).toBe(true);
   });
 
-  it('backs off exponentially with jitter within [ceiling/2, ceiling], capped, and honours Retry-After', () => {
+  it('backs off exponentially with equal jitter within [ceiling/2, ceiling], capped, and honours Retry-After', () => {
     const cfg = DEFAULT_RETRY;
     expect(backoffMs(cfg, 1, {}, () => 0)).toBe(250);
     expect(backoffMs(cfg, 1, {}, () => 1)).toBe(500);
     expect(backoffMs(cfg, 2, {}, () => 1)).toBe(1000);
     expect(backoffMs(cfg, 10, {}, () => 1)).toBe(5000);
+    // every delay of every retry lies within its bounds, and they are reached (not full jitter's [0, ceiling])
+    const custom = { maxAttempts: 9, initialDelayMs: 300, maxDelayMs: 4000, backoffMultiplier: 3 };
+    for (const c of [cfg, custom])
+      for (let retry = 1; retry <= 8; retry++) {
+        const ceiling = Math.min(c.maxDelayMs, c.initialDelayMs * c.backoffMultiplier ** (retry - 1));
+        const delays = Array.from({ length: 200 }, (_, i) => backoffMs(c, retry, {}, () => i / 199));
+        expect(Math.min(...delays), `retry ${retry}`).toBe(Math.round(ceiling / 2));
+        expect(Math.max(...delays), `retry ${retry}`).toBe(ceiling);
+        for (let i = 0; i < 200; i++) {
+          const d = backoffMs(c, retry, {});
+          expect(d).toBeGreaterThanOrEqual(Math.round(ceiling / 2));
+          expect(d).toBeLessThanOrEqual(ceiling);
+        }
+      }
+    expect(backoffMs(cfg, 1, { retryAfterSec: 3600 }, () => 0)).toBe(4 * cfg.maxDelayMs);
     expect(backoffMs(cfg, 1, { retryAfterSec: 3 }, () => 0)).toBe(3000);
     expect(parseRetryAfter('2')).toBe(2);
     expect(parseRetryAfter(null)).toBeUndefined();

@@ -1,8 +1,12 @@
 /**
- * Retries with exponential backoff and full jitter. Which failures retry depends on the call:
- * requests that could speak twice (create, say-text, say-audio) retry only on 429, 503 and refused
- * connections; the rest also on 408, other 5xx and network errors. Retry-After is honoured.
+ * Retries with exponential backoff and equal jitter (each delay between half and all of its
+ * ceiling, so a retry never comes at once). Which failures retry depends on the call: requests
+ * that could speak twice (create, say-text, say-audio) retry only on 429, 503 and refused
+ * connections; the rest on every status the protocol calls retryable (408, 429, 5xx) and network
+ * errors. Retry-After is honoured.
  */
+import { isRetryableStatus } from '@mouthpiece/protocol';
+
 export interface RetryConfig {
   maxAttempts: number;
   initialDelayMs: number;
@@ -28,11 +32,14 @@ export interface AttemptFailure {
 export function shouldRetry(kind: RetryKind, f: AttemptFailure): boolean {
   if (f.network) return true;
   const s = f.status ?? 0;
-  if (s === 429 || s === 503) return true;
-  return kind === 'safe' && (s === 408 || s >= 500);
+  return kind === 'safe' ? isRetryableStatus(s) : s === 429 || s === 503;
 }
 
-/** Delay before attempt `n` (1-based retry count), with full jitter; Retry-After wins when given. */
+/**
+ * Delay before retry `n` (1-based): equal jitter, uniformly within [ceiling / 2, ceiling] where
+ * ceiling = min(maxDelayMs, initialDelayMs × backoffMultiplier^(n−1)). Retry-After wins when
+ * given (capped at 4 × maxDelayMs).
+ */
 export function backoffMs(
   cfg: RetryConfig,
   retry: number,

@@ -1,9 +1,9 @@
 /**
  * A WHEP viewer: recvonly video and audio plus the `events` data channel; the offer goes out
  * after gathering (so it works with or without trickle), later candidates are trickled by PATCH
- * when the server accepts it, and close() DELETEs the resource.
+ * when the server accepts it, and closeWhep() DELETEs the resource.
  */
-import { ClientErrorCode } from '@mouthpiece/protocol';
+import { ClientErrorCode, DATA_CHANNEL_LABEL } from '@mouthpiece/protocol';
 import { MouthpieceError } from './errors.js';
 
 export interface WhepConnection {
@@ -25,7 +25,7 @@ export async function connectWhep(
   pc.ontrack = (e) => stream.addTrack(e.track);
   pc.addTransceiver('video', { direction: 'recvonly' });
   pc.addTransceiver('audio', { direction: 'recvonly' });
-  const channel = pc.createDataChannel('events', { ordered: true });
+  const channel = pc.createDataChannel(DATA_CHANNEL_LABEL, { ordered: true });
   const late: RTCIceCandidate[] = [];
   let gathered = false;
   pc.onicecandidate = (e) => {
@@ -79,10 +79,31 @@ export function whepFailure(err: unknown): MouthpieceError {
   );
 }
 
-export function closeWhep(c: WhepConnection, keepalive = false): void {
-  void fetch(c.resource, { method: 'DELETE', ...(keepalive ? { keepalive: true } : {}) }).catch(
-    () => undefined,
-  );
+/** How long an end waits for the viewer's DELETE before it ends the session anyway. */
+export const DELETE_WAIT_MS = 2000;
+
+/**
+ * Closes a viewer: DELETEs its resource, unless the session is known to be gone (the server
+ * ended it, or a newer viewer replaced this one: the DELETE could only answer 404 or 410, and a
+ * browser prints every such answer as a console error), and closes the peer. Resolves once the
+ * DELETE is answered, whatever the answer (404 or 410: the resource is already gone, which is
+ * what was asked), or after DELETE_WAIT_MS; never rejects.
+ */
+export function closeWhep(
+  c: WhepConnection,
+  o: { keepalive?: boolean; sessionGone?: boolean } = {},
+): Promise<void> {
+  const deleted = o.sessionGone
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, DELETE_WAIT_MS);
+        const done = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        fetch(c.resource, { method: 'DELETE', ...(o.keepalive ? { keepalive: true } : {}) }).then(done, done);
+      });
   c.channel.close();
   c.pc.close();
+  return deleted;
 }

@@ -27,7 +27,7 @@ async function loadModules() {
       stdin: {
         contents: `
           export { Espeak } from './src/speech/espeak.ts';
-          export { findVoice } from './src/speech/voices.ts';
+          export { VOICES } from './src/speech/voices.ts';
           export { fitAudioModel, scoreAudioModel } from './src/lipsync/audio-training.ts';
           export { AUDIO_MODEL } from './src/lipsync/audio-model.ts';
           export { BAND_COUNT, CONTEXT_FRAMES, FEATURE_COUNT } from './src/lipsync/audio-features.ts';`,
@@ -92,7 +92,7 @@ const TEST = [
 ];
 
 function synth(m, espeak, voiceId, texts, speed) {
-  const voice = m.findVoice(voiceId);
+  const voice = m.VOICES.find((v) => v.id === voiceId);
   return texts.map((t) => espeak.synthesize(t, voice.espeakVoice, speed));
 }
 

@@ -3,6 +3,7 @@
  * `type`; unknown types are ignored on both sides (the SDK side is described in docs/client.md).
  */
 export const DATA_CHANNEL_LABEL = 'events';
+/** The contract's version, sent in the server's `hello`. */
 export const DATA_CHANNEL_PROTOCOL = 1;
 
 export type ServerMessage =

@@ -33,6 +33,7 @@ import { sessionRoutes } from './routes/session-scope.js';
 import { staticRoutes } from './routes/static-files.js';
 import { RateLimiter } from './sessions/rate-limiter.js';
 import { SessionRegistry } from './sessions/session-registry.js';
+import { oneHeader } from './single-value.js';
 import type { Stores } from './storage/ports.js';
 import type { TurnSettings } from './turn/credentials.js';
 
@@ -147,6 +148,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
+  // one Host (RFC 9112 §3.2) and one Content-Type (the body parser is chosen by it), else a 400
+  app.addHook('onRequest', async (req) => {
+    oneHeader(req, 'host');
+    oneHeader(req, 'content-type');
+  });
   registerAuthFailureLimit(app, ctx);
   app.addSchema(ErrorResponse);
   app.addHook('onResponse', (req, reply, done) => {
@@ -161,7 +167,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const anyOrigin = deps.config.corsOrigins === '*';
   await app.register(cors, {
     delegator: (req, cb) => {
-      if (req.method === 'OPTIONS' && (!req.headers.origin || !req.headers['access-control-request-method']))
+      let origin: string | undefined;
+      let requestMethod: string | undefined;
+      try {
+        origin = oneHeader(req, 'origin');
+        requestMethod = oneHeader(req, 'access-control-request-method');
+      } catch (err) {
+        return cb(err as ApiError, {});
+      }
+      if (req.method === 'OPTIONS' && (!origin || !requestMethod))
         return cb(
           new ApiError(
             'INVALID_REQUEST',

@@ -11,7 +11,14 @@ export interface Call {
   headers: Record<string, string>;
 }
 
-type Handler = (call: Call) => { status: number; body?: unknown; headers?: Record<string, string> };
+interface Answer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** The fake server: an answer now, or a promise of one (an answer that takes its time). */
+type Handler = (call: Call) => Answer | Promise<Answer>;
 
 export class FakePeer {
   static last: FakePeer | undefined;
@@ -76,14 +83,15 @@ export function installFakeBrowser(route: Handler): { calls: Call[] } {
       headers,
     };
     calls.push(call);
-    const r = route(call);
-    const h = new Map(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    return Promise.resolve({
-      ok: r.status >= 200 && r.status < 300,
-      status: r.status,
-      headers: { get: (k: string) => h.get(k.toLowerCase()) ?? null },
-      json: () => Promise.resolve(r.body ?? {}),
-      text: () => Promise.resolve(typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {})),
+    return Promise.resolve(route(call)).then((r) => {
+      const h = new Map(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+      return {
+        ok: r.status >= 200 && r.status < 300,
+        status: r.status,
+        headers: { get: (k: string) => h.get(k.toLowerCase()) ?? null },
+        json: () => Promise.resolve(r.body ?? {}),
+        text: () => Promise.resolve(typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {})),
+      };
     });
   });
   vi.stubGlobal('RTCPeerConnection', FakePeer);

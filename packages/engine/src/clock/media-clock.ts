@@ -17,20 +17,7 @@ export function msToSamples(ms: number): number {
   return (ms * SAMPLE_RATE_HZ) / 1000;
 }
 
-/** Milliseconds spanned by a number of samples. */
-export function samplesToMs(samples: number): number {
-  return (samples * 1000) / SAMPLE_RATE_HZ;
-}
-
 /** The duration of one video frame. */
 export function frameIntervalMs(fps: number): number {
   return 1000 / fps;
-}
-
-/**
- * The sample a video frame shows: frame n covers [n, n+1)/fps of audio and is evaluated at the
- * centre of that interval, so the quantisation error stays within half a frame.
- */
-export function frameCenterSample(frameIndex: number, fps: number, sampleRateHz = SAMPLE_RATE_HZ): number {
-  return Math.round(((frameIndex + 0.5) / fps) * sampleRateHz);
 }

@@ -1,4 +1,4 @@
-/** The real engine process pool (forked from dist/): what it logs when an engine dies, its restarts, and the ICE candidates it uses. */
+/** The real engine process pool (forked from dist/): what it logs when an engine dies or stops, its restarts, and the ICE candidates it uses. */
 import { createSocket } from 'node:dgram';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,46 @@ it('restart back-off grows while an engine keeps dying and resets once it has ru
     expect(await killAndRestart()).toBe(800);
     await new Promise((r) => setTimeout(r, 1600)); // healthy for longer than healthyAfterMs
     expect(await killAndRestart()).toBe(200);
+  } finally {
+    await p.close();
+  }
+}, 30_000);
+
+it('an engine told to stop (SIGTERM, SIGINT) is one info line and no restart: stopping is not dying', async () => {
+  const own: Line[] = [];
+  const log = (level: string) => (fields: object, msg: string) =>
+    own.push({ level, fields: fields as Record<string, unknown>, msg });
+  const p = await createEnginePool({
+    processes: 2,
+    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+  });
+  try {
+    const events: EngineEvent[] = [];
+    p.onEvent((e) => events.push(e));
+    await p.createSession({
+      sessionId: 'on-a-stopping-engine',
+      avatarId: 'amara',
+      voiceId: 'en-us-female',
+      voiceSpeed: 1,
+    });
+    const pids = own.filter((l) => l.msg === 'engine process ready').map((l) => l.fields['pid'] as number);
+    expect(pids).toHaveLength(2);
+    process.kill(pids[0]!, 'SIGTERM');
+    process.kill(pids[1]!, 'SIGINT');
+    for (let i = 0; i < 200 && own.filter((l) => l.msg === 'engine process stopped').length < 2; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    // longer than the first restart delay (0.2 s): a restart would have been logged by now
+    await new Promise((r) => setTimeout(r, 800));
+    const stopped = own.filter((l) => l.msg === 'engine process stopped');
+    expect(stopped.map((l) => [l.level, l.fields['pid']]).sort()).toEqual(
+      pids.map((pid) => ['info', pid]).sort(),
+    );
+    expect(own.filter((l) => l.level !== 'info')).toEqual([]); // no died, restarting, restarted
+    expect(p.stats().processes).toBe(0);
+    // the session it held cannot go on: it still ends, so the server does not wait on it
+    expect(events.filter((e) => e.type === 'sessionFailed').map((e) => e.sessionId)).toEqual([
+      'on-a-stopping-engine',
+    ]);
   } finally {
     await p.close();
   }

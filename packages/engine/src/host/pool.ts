@@ -2,7 +2,8 @@
  * The engine process pool: the real EngineHost. Forks engine processes from the built
  * `dist/process/engine-main.js` (advanced serialization, so uploads pass as bytes), spreads
  * sessions across them, pings them, and restarts a dead one; a dead process ends only its own
- * sessions (`sessionFailed`). Nothing here loads a native module.
+ * sessions (`sessionFailed`). One that was told to stop (SIGTERM, SIGINT) is not restarted.
+ * Nothing here loads a native module.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -80,6 +81,15 @@ interface Worker {
   restarts: number;
   /** Its media counters at the last health ping. */
   media?: EngineMediaStats;
+}
+
+/**
+ * Whether an engine process's exit was a stop rather than a death: it exited 0 (it shuts down
+ * cleanly on `shutdown`, SIGTERM and SIGINT; a crash exits 1 or by another signal), or SIGTERM or
+ * SIGINT ended it before its handlers were set. A stop is logged at info and not restarted.
+ */
+function isStop(code: number | null, signal: NodeJS.Signals | null): boolean {
+  return code === 0 || signal === 'SIGTERM' || signal === 'SIGINT';
 }
 
 /** The engine entry file: the built JS next to this module (from `dist`), or `dist` when run from sources. */
@@ -320,15 +330,21 @@ class EnginePool implements EngineHost {
   #onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null): void {
     worker.alive = false;
     if (this.#closed) return;
-    this.#log.error(
-      { pid: worker.child.pid, code, signal, sessions: [...worker.sessions] },
-      'engine process died',
-    );
+    const stopped = isStop(code, signal);
+    const fields = { pid: worker.child.pid, code, signal, sessions: [...worker.sessions] };
+    // a stop (the service going down: SIGTERM or Ctrl-C reach every process) is not a death
+    if (stopped) this.#log.info(fields, 'engine process stopped');
+    else this.#log.error(fields, 'engine process died');
     for (const sessionId of worker.sessions) {
       this.#sessionWorker.delete(sessionId);
-      this.#emit({ type: 'sessionFailed', sessionId, message: `engine process exited (${signal ?? code})` });
+      this.#emit({
+        type: 'sessionFailed',
+        sessionId,
+        message: `engine process ${stopped ? 'stopped' : 'exited'} (${signal ?? code})`,
+      });
     }
     worker.sessions.clear();
+    if (stopped) return;
     const healthy =
       worker.readyAt > 0 && performance.now() - worker.readyAt >= (this.#opts.healthyAfterMs ?? 10_000);
     if (healthy) worker.restarts = 0; // a rare crash after a healthy run restarts fast

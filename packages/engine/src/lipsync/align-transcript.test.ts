@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTts } from '../speech/tts.js';
+import { espeakSpeech } from '../testing/espeak-speech.js';
 import { MISMATCH_COST, alignTranscript, transcriptMouthTrack } from './align-transcript.js';
 import { analyzeAudioMouth } from './audio-mouth.js';
 
@@ -12,7 +12,7 @@ async function errorsMs(
   uploadSpeed: number,
   leadingSilenceMs = 0,
 ): Promise<number[]> {
-  const tts = createTts();
+  const tts = espeakSpeech();
   const reference = await tts.synthesize({ text: TEXT, voiceId: refVoice, speed: 1 });
   const spoken = await tts.synthesize({ text: TEXT, voiceId: uploadVoice, speed: uploadSpeed });
   const pad = leadingSilenceMs * 48;
@@ -54,7 +54,7 @@ describe('alignTranscript', () => {
 
 describe('alignTranscript with a transcript of several sentences', () => {
   it('joins the sentences and finds each in the upload, pauses included', async () => {
-    const tts = createTts();
+    const tts = espeakSpeech();
     const sentences = ['Bring me the map, please.', 'We will meet by the old mill at five.'];
     const reference = await Promise.all(
       sentences.map((text) => tts.synthesize({ text, voiceId: 'en-us-female', speed: 1 })),
@@ -83,7 +83,7 @@ describe('alignTranscript with a transcript of several sentences', () => {
 
 describe('transcriptMouthTrack', () => {
   it('uses the transcript when it fits, and the audio alone when it does not', async () => {
-    const tts = createTts();
+    const tts = espeakSpeech();
     const upload = await tts.synthesize({ text: TEXT, voiceId: 'en-us-female', speed: 0.9 });
     const right = await tts.synthesize({ text: TEXT, voiceId: 'en-us-male', speed: 1 });
     const wrong = await tts.synthesize({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Viseme } from '../face-state.js';
-import { createTts } from '../speech/tts.js';
+import { espeakSpeech } from '../testing/espeak-speech.js';
 import { scoreAudioModel } from './audio-training.js';
 import { analyzeAudioMouth, analyzeAudioMouthAsync } from './audio-mouth.js';
 import { MOUTH_SHAPES } from './mouth-shapes.js';
@@ -22,7 +22,7 @@ describe('analyzeAudioMouth on speech it was not trained on', () => {
   it.each(HELD_OUT)(
     '%s: follows the phoneme-derived openness and closes for bilabials',
     async (voiceId, text) => {
-      const seg = await createTts().synthesize({ text, voiceId, speed: 1 });
+      const seg = await espeakSpeech().synthesize({ text, voiceId, speed: 1 });
       const score = scoreAudioModel(seg);
       expect(score.r).toBeGreaterThan(0.6);
       expect(Math.abs(score.lagMs)).toBeLessThanOrEqual(20);
@@ -39,7 +39,7 @@ describe('analyzeAudioMouth on speech it was not trained on', () => {
   });
 
   it('rests before the speech, opens during it, and ignores the recording level', async () => {
-    const seg = await createTts().synthesize({
+    const seg = await espeakSpeech().synthesize({
       text: 'Bob bought a bag of apples.',
       voiceId: 'en-us-male',
       speed: 1,
@@ -72,7 +72,7 @@ describe('analyzeAudioMouth on speech it was not trained on', () => {
 
 describe('analyzeAudioMouthAsync', () => {
   it('gives the same track as the synchronous analysis while letting timers run', async () => {
-    const seg = await createTts().synthesize({
+    const seg = await espeakSpeech().synthesize({
       text: 'Mind the gap between the platform and the train, please.',
       voiceId: 'en-gb-female',
       speed: 1,

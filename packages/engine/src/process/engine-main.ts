@@ -183,7 +183,9 @@ process.on('message', (m: ToEngine) => {
   }
 });
 process.on('disconnect', () => shutdown(0));
+// a stop, not a crash: exit 0 tells the pool not to restart this process (host/pool.ts isStop)
 process.on('SIGTERM', () => shutdown(0));
+process.on('SIGINT', () => shutdown(0));
 process.on('uncaughtException', (err) => {
   // exit once the line has left (process.send is asynchronous)
   log('error', { err: { message: err.message, stack: err.stack } }, 'engine process error', () =>

@@ -29,8 +29,6 @@ export const DEFAULT_ICE_DENY: readonly string[] = [
   'ff00::/8',
 ];
 
-export const OPEN_POLICY: CandidatePolicy = { deny: [], allowTcp: true, relays: [] };
-
 export function candidateFilter(policy: CandidatePolicy): (candidate: string) => boolean {
   const blocks = new BlockList();
   for (const cidr of policy.deny) {

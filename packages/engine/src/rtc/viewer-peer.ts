@@ -9,7 +9,12 @@ import wrtc, {
   type RTCPeerConnection,
   type RtcIceServer,
 } from '@roamhq/wrtc';
-import { DATA_CHANNEL_LABEL, parseClientMessage, type ServerMessage } from '@mouthpiece/protocol';
+import {
+  DATA_CHANNEL_LABEL,
+  DATA_CHANNEL_PROTOCOL,
+  parseClientMessage,
+  type ServerMessage,
+} from '@mouthpiece/protocol';
 import { EngineError } from '../host/types.js';
 import { filterOfferCandidates } from './candidate-filter.js';
 import { hasDataChannel, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
@@ -180,7 +185,7 @@ export class ViewerPeer {
     const hello = (): void => {
       if (this.#helloSent) return; // once, whether the channel opened before or after this
       this.#helloSent = true;
-      this.send({ type: 'hello', sessionId, protocol: 1 });
+      this.send({ type: 'hello', sessionId, protocol: DATA_CHANNEL_PROTOCOL });
     };
     channel.onopen = hello;
     channel.onmessage = ({ data }) => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { floatToInt16, resample } from './resample.js';
 import { splitSentences } from './sentences.js';
-import { createTts } from './tts.js';
-import { VOICES, findVoice } from './voices.js';
+import { espeakSpeech } from '../testing/espeak-speech.js';
+import { VoiceBook } from './voice-book.js';
+import { VOICES } from './voices.js';
 
 describe('resample', () => {
   it('keeps an impulse at the scaled position (no delay)', () => {
@@ -47,7 +48,7 @@ describe('splitSentences', () => {
 
 describe('espeak-ng TTS', () => {
   it('synthesizes a sentence at 48 kHz with phonemes and words at sample positions', async () => {
-    const tts = createTts();
+    const tts = espeakSpeech();
     const seg = await tts.synthesize({ text: 'Papa bought a big bag.', voiceId: 'en-us-male', speed: 1 });
     expect(seg.sampleRateHz).toBe(48_000);
     expect(seg.pcm.length).toBeGreaterThan(48_000 * 0.8);
@@ -65,7 +66,7 @@ describe('espeak-ng TTS', () => {
   });
 
   it('speaks faster at a higher speed and rejects unknown voices', async () => {
-    const tts = createTts();
+    const tts = espeakSpeech();
     const slow = await tts.synthesize({
       text: 'One two three four five.',
       voiceId: 'en-us-female',
@@ -83,7 +84,7 @@ describe('espeak-ng TTS', () => {
   });
 
   it('every listed voice speaks', async () => {
-    const tts = createTts();
+    const tts = espeakSpeech();
     const samples: Record<string, string> = {
       ja: 'こんにちは',
       zh: '你好',
@@ -96,6 +97,6 @@ describe('espeak-ng TTS', () => {
       const seg = await tts.synthesize({ text, voiceId: v.id, speed: 1 });
       expect(seg.pcm.length, v.id).toBeGreaterThan(4800);
     }
-    expect(findVoice('ja-female')?.kanaOnly).toBe(true);
+    expect(new VoiceBook().find('ja-female')?.kanaOnly).toBe(true);
   });
 });

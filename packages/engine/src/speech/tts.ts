@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import { Espeak } from './espeak.js';
 import { RpcClient, type RpcResponse } from '../host/rpc.js';
 import type { SpeechSegment, SynthesisRequest } from './types.js';
-import { findVoice } from './voices.js';
 
 export interface Tts {
   synthesize(req: SynthesisRequest): Promise<SpeechSegment>;
@@ -24,19 +23,6 @@ export interface EspeakSynth {
 export type TtsWorkerMethods = {
   synthesize(text: string, espeakVoice: string, speed: number): SpeechSegment;
 };
-
-/** The built-in espeak voices by id (speech/router.ts routes every provider's voices). */
-export function createTts(espeak: EspeakSynth = createEspeak()): Tts {
-  return {
-    synthesize(req) {
-      const voice = findVoice(req.voiceId);
-      if (!voice) return Promise.reject(new Error(`unknown voice "${req.voiceId}"`));
-      if (req.signal?.aborted) return Promise.reject(new Error('synthesis aborted'));
-      return espeak.synthesize(req.text, voice.espeakVoice, req.speed);
-    },
-    close: () => espeak.close(),
-  };
-}
 
 export function createEspeak(): EspeakSynth {
   if (import.meta.url.endsWith('.ts')) return inThreadEspeak();

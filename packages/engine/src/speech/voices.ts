@@ -66,11 +66,6 @@ export const VOICES: readonly VoiceDef[] = [
 
 export const DEFAULT_VOICE_ID = 'en-us-female';
 
-/** A built-in (espeak) voice by id; speech/voice-book.ts also knows the configured providers' voices. */
-export function findVoice(id: string): VoiceDef | undefined {
-  return VOICES.find((x) => x.id === id);
-}
-
 /** The espeak reading (no gender variant) closest to a BCP 47 language tag; English if none. */
 export function espeakReadingFor(language: string): string {
   const lang = language.toLowerCase();

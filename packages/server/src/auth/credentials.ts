@@ -2,27 +2,18 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, KS_CHALLENGE } from '../errors.js';
 import type { CredentialRecord, CredentialStore, Permission } from '../storage/ports.js';
+import { oneAuthorization } from '../single-value.js';
 import { parseCredentialId, verifySecret } from './credential-secret.js';
 
 const challenge = { 'WWW-Authenticate': KS_CHALLENGE };
 
-/** Extracts the value after a scheme (case-insensitive), or undefined. */
+/** Extracts the value after a scheme (case-insensitive), or undefined; a 400 when the header is repeated. */
 export function authorizationValue(req: FastifyRequest, scheme: string): string | undefined {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string') return undefined;
+  const header = oneAuthorization(req);
+  if (header === undefined) return undefined;
   const m = /^(\S+)\s+(\S+)\s*$/.exec(header);
   if (!m || m[1]!.toLowerCase() !== scheme.toLowerCase()) return undefined;
   return m[2];
-}
-
-/** Finds a live credential for a secret; undefined when unknown, expired, revoked or garbled. */
-export async function lookupCredential(
-  store: CredentialStore,
-  secret: string,
-  now: number,
-): Promise<CredentialRecord | undefined> {
-  const checked = await checkCredential(store, secret, now);
-  return 'record' in checked ? checked.record : undefined;
 }
 
 /** Why a presented credential is refused, or the live record. */
@@ -53,14 +44,13 @@ export async function authenticateCredential(
   now: number,
   permission: Permission,
 ): Promise<CredentialRecord> {
-  const header = req.headers.authorization;
+  const header = oneAuthorization(req);
   const fail = (detail: string): never => {
     // the spec's message first (clients may match on it), then what to change
     throw new ApiError('INVALID_CREDENTIAL', `Invalid or expired session credential: ${detail}`, challenge);
   };
   const useKs = 'send "Authorization: KS <credential>" (from `mouthpiece credentials create`)';
-  if (typeof header !== 'string' || header.trim() === '')
-    return fail(`missing Authorization header; ${useKs}`);
+  if (header === undefined || header.trim() === '') return fail(`missing Authorization header; ${useKs}`);
   const scheme = /^\S+/.exec(header.trim())![0];
   if (scheme.toLowerCase() === 'bearer')
     return fail(

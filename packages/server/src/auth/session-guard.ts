@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { DEFAULT_SESSION_RPS } from '@mouthpiece/protocol';
 import type { AppContext } from '../app-types.js';
 import { ApiError, BEARER_CHALLENGE } from '../errors.js';
+import { oneAuthorization } from '../single-value.js';
 import type { SessionRecord } from '../storage/ports.js';
 import { safeEqual } from './credential-secret.js';
 import { authorizationValue } from './credentials.js';
@@ -60,12 +61,12 @@ async function bearerClaims(
   req: FastifyRequest,
   viewerTokenSent = false,
 ): Promise<SessionClaims> {
-  const header = req.headers.authorization;
+  const header = oneAuthorization(req);
   const fail = (detail: string): never => {
     // the spec's message first (clients may match on it), then what to change
     throw new ApiError('INVALID_TOKEN', `Invalid or expired token: ${detail}`, challenge);
   };
-  if (typeof header !== 'string' || header.trim() === '')
+  if (header === undefined || header.trim() === '')
     return fail(
       viewerTokenSent
         ? "the viewer token (vt) in the URL is not this session's; use the whepUrl from init-client unchanged, or " +

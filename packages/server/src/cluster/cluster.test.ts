@@ -8,7 +8,12 @@ import { connectRedis } from './redis.js';
 
 const log = pino({ level: 'silent' });
 const KEY = clusterKey('placement-test-secret-of-32-characters!!');
-const req = (forwarded = false) => ({ headers: forwarded ? { 'x-mouthpiece-forwarded': KEY } : {} }) as never;
+/** A request as Node gives it: `headers`, and the lines as sent in `rawHeaders`. */
+const req = (forwarded = false) =>
+  ({
+    headers: forwarded ? { 'x-mouthpiece-forwarded': KEY } : {},
+    rawHeaders: forwarded ? ['x-mouthpiece-forwarded', KEY] : [],
+  }) as never;
 
 describe('placement (real redis-server)', () => {
   let redis: TestRedis;

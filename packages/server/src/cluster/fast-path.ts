@@ -9,6 +9,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Cluster } from './cluster.js';
+import { headerValues } from '../single-value.js';
 import { FORWARD_HEADER } from './forwarder.js';
 
 const SESSION_CALL =
@@ -41,7 +42,7 @@ function fastTarget(
   cluster: Cluster,
   heldHere: (sessionId: string) => boolean,
 ): { sessionId: string; url: string } | undefined {
-  if (!METHODS.has(req.method ?? '') || req.headers[FORWARD_HEADER] !== undefined) return undefined;
+  if (!METHODS.has(req.method ?? '') || headerValues(req, FORWARD_HEADER).length > 0) return undefined;
   const sessionId = SESSION_CALL.exec(req.url ?? '')?.[1];
   if (sessionId === undefined || heldHere(sessionId)) return undefined;
   const url = cluster.cachedOwner(sessionId);

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,12 @@ describe('forwarder (real sockets)', () => {
       }
       return { bytes, sum, field: (file!.fields['turnId'] as { value?: string } | undefined)?.value };
     });
+    // the header lines a request arrived with, as the holder's own single-value checks see them
+    owner.post('/lines', async (req) => ({
+      lines: req.raw.rawHeaders.filter((_v, i, all) =>
+        /^(authorization|content-type)$/i.test(all[i - (i % 2)]!),
+      ),
+    }));
     owner.post('/sdp', { config: {} }, (_req, reply) =>
       reply.status(201).header('content-type', 'application/sdp').header('location', '/v/x').send('v=0\r\n'),
     );
@@ -50,7 +57,8 @@ describe('forwarder (real sockets)', () => {
       await forwarder.forward(req, reply, req.url === '/down' ? 'http://127.0.0.1:1' : ownerUrl);
       return reply;
     });
-    for (const p of ['/gone', '/upload', '/sdp', '/down']) front.post(p, () => ({ served: 'front' }));
+    for (const p of ['/gone', '/upload', '/sdp', '/down', '/lines'])
+      front.post(p, () => ({ served: 'front' }));
     frontUrl = await front.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
@@ -98,6 +106,35 @@ describe('forwarder (real sockets)', () => {
     expect(await r.text()).toBe('v=0\r\n');
   });
 
+  it('passes a repeated Authorization or Content-Type on as sent, so the holder can refuse it', async () => {
+    const port = Number(new URL(frontUrl).port);
+    const out = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write(
+          'POST /lines HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n' +
+            'Content-Type: text/plain\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi',
+        ),
+      );
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString()));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(text));
+    });
+    expect(out).toMatch(/^HTTP\/1\.1 200/);
+    expect(JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4))).toEqual({
+      lines: [
+        'authorization',
+        'Bearer a',
+        'authorization',
+        'Bearer b',
+        'content-type',
+        'text/plain',
+        'content-type',
+        'text/plain',
+      ],
+    });
+  });
+
   it('an unreachable node is a retryable 503 with our error body', async () => {
     const r = await fetch(`${frontUrl}/down`, { method: 'POST', body: 'x' });
     expect(r.status).toBe(503);
@@ -107,8 +144,14 @@ describe('forwarder (real sockets)', () => {
 
   it('a request without the cluster key, or with a wrong one, is not a forwarded one', () => {
     const f = new Forwarder(KEY, 'x');
-    const req = (v?: string) => ({ headers: v === undefined ? {} : { [FORWARD_HEADER]: v } }) as never;
+    // as Node gives it: repeats joined in `headers`, one line each in `rawHeaders`
+    const req = (...values: string[]) =>
+      ({
+        headers: values.length === 0 ? {} : { [FORWARD_HEADER]: values.join(', ') },
+        rawHeaders: values.flatMap((v) => [FORWARD_HEADER, v]),
+      }) as never;
     expect(f.isForwarded(req())).toBe(false);
+    expect(f.isForwarded(req(KEY, KEY))).toBe(false);
     expect(f.isForwarded(req('nope'))).toBe(false);
     expect(f.isForwarded(req(clusterKey('another-secret-of-at-least-32-characters')))).toBe(false);
     expect(f.isForwarded(req(KEY))).toBe(true);

@@ -9,7 +9,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   Agent as HttpAgent,
   request as httpRequest,
-  type IncomingHttpHeaders,
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
@@ -17,6 +16,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from '@mouthpiece/protocol';
 import { ApiError } from '../errors.js';
+import { headerValues, type HeaderSource } from '../single-value.js';
 
 /** The header a forwarded request carries (its value: the cluster key). */
 export const FORWARD_HEADER = 'x-mouthpiece-forwarded';
@@ -35,6 +35,12 @@ const HOP_BY_HOP = new Set([
   'host',
 ]);
 
+/**
+ * Headers the holder takes exactly once (a repeat is its 400): Node's `headers` keeps only the
+ * first of these, so a repeat is forwarded as sent, and the holder answers it as it would directly.
+ */
+const SINGLE_VALUED = ['authorization', 'content-type'];
+
 /** The key nodes prove membership with: derived from the shared JWT secret. */
 export function clusterKey(jwtSecret: string): string {
   return createHmac('sha256', jwtSecret).update('mouthpiece cluster forward v1').digest('base64url');
@@ -52,10 +58,10 @@ export class Forwarder {
   }
 
   /** True when the request came from another node of this cluster. */
-  isForwarded(req: { headers: IncomingHttpHeaders }): boolean {
-    const v = req.headers[FORWARD_HEADER];
-    if (typeof v !== 'string') return false;
-    const b = Buffer.from(v);
+  isForwarded(req: HeaderSource): boolean {
+    const values = headerValues(req, FORWARD_HEADER);
+    if (values.length !== 1) return false;
+    const b = Buffer.from(values[0]!);
     return b.length === this.#key.length && timingSafeEqual(b, this.#key);
   }
 
@@ -96,6 +102,10 @@ export class Forwarder {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    for (const name of SINGLE_VALUED) {
+      const values = headerValues(req, name);
+      if (values.length > 1) headers[name] = values;
+    }
     headers[FORWARD_HEADER] = this.#key.toString();
     const chain = req.headers['x-forwarded-for'];
     headers['x-forwarded-for'] = chain ? `${String(chain)}, ${ip}` : ip;

@@ -17,6 +17,7 @@ import { authorizationValue, checkCredential } from '../auth/credentials.js';
 import { createCredential, publicView } from '../auth/credential-records.js';
 import { sessionEnded } from '../auth/session-guard.js';
 import { ApiError } from '../errors.js';
+import { oneAuthorization } from '../single-value.js';
 import { adminAvatarRoutes } from './admin-avatars.js';
 import { Permission } from '../storage/ports.js';
 
@@ -54,8 +55,8 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
   };
   const useAdmin = 'send "Authorization: Bearer $MOUTHPIECE_ADMIN_TOKEN" or "KS <credential with admin>"';
   const authorize = async (req: FastifyRequest): Promise<void> => {
-    const header = req.headers.authorization;
-    if (typeof header !== 'string' || header.trim() === '')
+    const header = oneAuthorization(req);
+    if (header === undefined || header.trim() === '')
       return refuse(`missing Authorization header; ${useAdmin}`);
     const scheme = /^\S+/.exec(header.trim())![0].toLowerCase();
     if (scheme === 'bearer') {

@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, formatBytes, unsupportedMediaType } from '../errors.js';
+import { oneFormField } from '../single-value.js';
 
 /** The largest portrait accepted, in bytes (413 above). */
 export const MAX_PORTRAIT_BYTES = 20 * 1024 * 1024;
@@ -56,7 +57,6 @@ export async function readAvatarForm(req: FastifyRequest, uploadsDir: string): P
     name: undefined,
     description: undefined,
   };
-  const seen = new Set<string>();
   try {
     for await (const part of req.parts()) {
       if (seen.has(part.fieldname) && (part.type === 'file' || TEXT_FIELDS.includes(part.fieldname as never)))
@@ -80,8 +80,8 @@ export async function readAvatarForm(req: FastifyRequest, uploadsDir: string): P
             );
         } else form.image = await readImage(part.file);
       } else if ((TEXT_FIELDS as readonly string[]).includes(part.fieldname)) {
-        form[part.fieldname as (typeof TEXT_FIELDS)[number]] =
-          typeof part.value === 'string' ? part.value : String(part.value);
+        const name = part.fieldname as (typeof TEXT_FIELDS)[number];
+        form[name] = oneFormField(form[name], name, part.value);
       }
     }
   } catch (err) {

@@ -13,6 +13,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../app-types.js';
 import { authorizeSession } from '../auth/session-guard.js';
 import { SESSION_ID_RE } from '../sessions/session-registry.js';
+import { oneQueryValue } from '../single-value.js';
 import type { SessionRecord } from '../storage/ports.js';
 import { sessionControlRoutes } from './session-control.js';
 import { sayAudioRoutes, sayTextRoutes } from './speech.js';
@@ -45,7 +46,7 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     const auth = req.routeOptions.config.auth ?? 'token';
     const sessionId = (req.params as { sessionId?: string }).sessionId;
     if (auth === 'none' || sessionId === undefined) return;
-    const viewerToken = auth === 'token-or-viewer' ? (req.query as { vt?: string }).vt : undefined;
+    const viewerToken = auth === 'token-or-viewer' ? oneQueryValue(req.query, 'vt') : undefined;
     const { record, viaViewerToken } = await authorizeSession(ctx, req, sessionId, { viewerToken });
     req.avatarSession = record;
     if (!viaViewerToken) {

@@ -13,6 +13,7 @@ import {
 import type { QueueAnswer } from '@mouthpiece/engine/host';
 import type { AppContext } from '../app-types.js';
 import { ApiError, formatBytes, unsupportedMediaType } from '../errors.js';
+import { oneFormField } from '../single-value.js';
 import { engineCall } from './engine-call.js';
 
 const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
@@ -95,10 +96,11 @@ async function readAudioForm(req: FastifyRequest, maxBytes: number): Promise<Aud
         if (part.fieldname === 'audio' || (form.audio === undefined && part.fieldname !== 'turnId'))
           form.audio = bytes;
       } else if (part.fieldname === 'turnId' || part.fieldname === 'duration') {
-        form[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+        form[part.fieldname] = oneFormField(form[part.fieldname], part.fieldname, part.value);
       }
     }
   } catch (err) {
+    if (err instanceof ApiError) throw err;
     const code = (err as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE')
       throw new ApiError(

@@ -12,6 +12,7 @@ import type { AppContext } from '../app-types.js';
 import { sessionEnded } from '../auth/session-guard.js';
 import { ApiError, unsupportedMediaType } from '../errors.js';
 import { newId } from '../sessions/session-registry.js';
+import { oneHeader } from '../single-value.js';
 import { iceServerLinks, turnForSession } from '../turn/credentials.js';
 import { engineCall } from './engine-call.js';
 
@@ -47,7 +48,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       },
     },
     async (req, reply) => {
-      if (!isType(req.headers['content-type'], 'application/sdp')) {
+      if (!isType(oneHeader(req, 'content-type'), 'application/sdp')) {
         throw unsupportedMediaType(req);
       }
       const s = req.avatarSession;
@@ -91,7 +92,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       },
     },
     async (req, reply) => {
-      if (!isType(req.headers['content-type'], 'application/trickle-ice-sdpfrag')) {
+      if (!isType(oneHeader(req, 'content-type'), 'application/trickle-ice-sdpfrag')) {
         throw unsupportedMediaType(req);
       }
       await resource(req.params.sessionId);
