@@ -5,12 +5,12 @@
  * as the engine does: the sentence's mouth track sampled at the frame's centre, through the
  * MouthDriver. Loaded lazily by talking-clip.ts (espeak's WASM is not for the fakes' users).
  */
-import { frameCenterSample, SAMPLE_RATE_HZ } from '../clock/media-clock.js';
+import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
 import type { MouthParams, Viseme } from '../face-state.js';
 import { buildMouthTrack, type MouthTrack } from '../lipsync/mouth-track.js';
 import { MouthDriver } from '../session/mouth-driver.js';
 import { trimLeadingSilence } from '../speech/trim.js';
-import { createTts } from '../speech/tts.js';
+import { espeakSpeech } from './espeak-speech.js';
 
 /**
  * The passage: every mouth shape in turn — closures (m, b, p), lip-bites (f, v), rounded lips
@@ -73,7 +73,7 @@ async function synthesize(
     words: PlacedSentence['words'];
   }>
 > {
-  const tts = createTts();
+  const tts = espeakSpeech();
   try {
     const out = [];
     for (const s of CLIP_PASSAGE) {
@@ -136,7 +136,7 @@ function frameMouths(sentences: readonly PlacedSentence[], frames: number, fps: 
   const out: FrameSpeech[] = [];
   let k = 0;
   for (let n = 0; n < frames; n++) {
-    const c = frameCenterSample(n, fps);
+    const c = Math.round(((n + 0.5) / fps) * SAMPLE_RATE_HZ); // the frame's centre sample
     while (k < sentences.length && sentences[k]!.endSample <= c) k++;
     const s = sentences[k];
     const inside = s !== undefined && c >= s.startSample;

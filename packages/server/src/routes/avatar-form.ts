@@ -59,12 +59,6 @@ export async function readAvatarForm(req: FastifyRequest, uploadsDir: string): P
   };
   try {
     for await (const part of req.parts()) {
-      if (seen.has(part.fieldname) && (part.type === 'file' || TEXT_FIELDS.includes(part.fieldname as never)))
-        throw new ApiError(
-          'INVALID_REQUEST',
-          `Invalid field "${part.fieldname}": must be given once; ${FORM_FIELDS}`,
-        );
-      seen.add(part.fieldname);
       if (part.type === 'file') {
         if (form.image || form.video)
           throw new ApiError('INVALID_REQUEST', `The form holds more than one file; ${FORM_FIELDS}`);
