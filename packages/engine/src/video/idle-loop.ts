@@ -1,6 +1,6 @@
 /**
- * The idle base: a stretch of calm footage (mouth still, audio quiet, face tracked throughout)
- * that loops without a visible jump. Where a frame 4–8 s later matches the stretch's first frame
+ * The idle base: a stretch of calm footage (mouth still, audio quiet, face tracked throughout),
+ * as long as the clip has (up to 8 s), that loops without a visible jump. Where a frame 4–8 s later matches the stretch's first frame
  * (thumbnails and landmarks both close), the loop cuts there; otherwise it plays back and forth
  * (ping-pong), which never jumps.
  */
@@ -37,15 +37,32 @@ function landmarkDistance(a: Landmarks, b: Landmarks): number {
   return s / STABLE_LANDMARKS.length;
 }
 
+/** A stretch counts as calm below these means (mouth opening and loudness, 0..1). */
+const CALM_OPEN = 0.15;
+const CALM_LOUDNESS = 0.1;
+
+/**
+ * The longest calm stretch (8, 6, 4, 3 or 2 s) whose frames are all tracked; when none is calm,
+ * the calmest of them.
+ */
 export function chooseIdleLoop(frames: readonly IdleFrame[], fps: number): IdleLoop | undefined {
-  for (const seconds of [6, 4, 3, 2]) {
+  let calmest: { loop: IdleLoop; cost: number } | undefined;
+  for (const seconds of [8, 6, 4, 3, 2]) {
     const found = search(frames, Math.round(seconds * fps), Math.round((seconds + 2) * fps));
-    if (found) return found;
+    if (!found) continue;
+    const { loop, open, loudness } = found;
+    if (open < CALM_OPEN && loudness < CALM_LOUDNESS) return loop;
+    const cost = open + 2 * loudness;
+    if (!calmest || cost < calmest.cost) calmest = { loop, cost };
   }
-  return undefined;
+  return calmest?.loop;
 }
 
-function search(frames: readonly IdleFrame[], length: number, reach: number): IdleLoop | undefined {
+function search(
+  frames: readonly IdleFrame[],
+  length: number,
+  reach: number,
+): { loop: IdleLoop; open: number; loudness: number } | undefined {
   // prefix sums of validity and calmness, so every window's score costs O(1)
   const n = frames.length;
   const invalid = new Int32Array(n + 1);
@@ -64,6 +81,12 @@ function search(frames: readonly IdleFrame[], length: number, reach: number): Id
   }
   if (!best) return undefined;
   const s = best.start;
+  let open = 0;
+  let loudness = 0;
+  for (let i = s; i < s + length; i++) {
+    open += frames[i]!.open / length;
+    loudness += frames[i]!.loudness / length;
+  }
   const first = frames[s]!;
   let cut: { end: number; grey: number; px: number; score: number } | undefined;
   for (let e = s + Math.round(length * 0.67); e < Math.min(n, s + reach); e++) {
@@ -74,14 +97,22 @@ function search(frames: readonly IdleFrame[], length: number, reach: number): Id
     if (!cut || score < cut.score) cut = { end: e, grey, px, score };
   }
   if (cut && cut.grey <= CUT_GREY && cut.px <= CUT_PX)
-    return { start: s, length: cut.end - s, loop: 'cut', seamGrey: cut.grey, seamPx: cut.px };
+    return {
+      loop: { start: s, length: cut.end - s, loop: 'cut', seamGrey: cut.grey, seamPx: cut.px },
+      open,
+      loudness,
+    };
   // ping-pong: the turn-around is never a jump; report how different the ends are anyway
   const last = frames[s + length - 1]!;
   return {
-    start: s,
-    length,
-    loop: 'pingpong',
-    seamGrey: thumbDistance(first.thumb, last.thumb),
-    seamPx: landmarkDistance(first.landmarks, last.landmarks),
+    loop: {
+      start: s,
+      length,
+      loop: 'pingpong',
+      seamGrey: thumbDistance(first.thumb, last.thumb),
+      seamPx: landmarkDistance(first.landmarks, last.landmarks),
+    },
+    open,
+    loudness,
   };
 }

@@ -115,6 +115,11 @@ export async function importVideoAvatar(
     rethrowDecode,
   );
   const { frames } = tracked;
+  if (frames.length < expected * 0.9)
+    throw new VideoImportError(
+      'broken_file',
+      `The video cannot be decoded past ${seconds(frames.length / fps)} of its stated ${seconds(info.durationS)} (a damaged or truncated file); send the whole clip`,
+    );
   const validCount = frames.filter((f) => f.valid).length;
   if (tracked.checks > 0 && tracked.multiFaceChecks / tracked.checks > 0.3)
     throw new VideoImportError(
