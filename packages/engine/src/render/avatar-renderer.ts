@@ -3,6 +3,7 @@ import type { AnyAvatarManifest } from '../avatar/manifest.js';
 import { createPhotoRenderer } from './photo-renderer.js';
 import { createRenderer, type Renderer } from './renderer.js';
 import { createSpriteRenderer } from './sprite-renderer.js';
+import { createVideoRenderer } from './video-renderer.js';
 
 export interface AvatarRenderOptions {
   /** A flat `#rrggbb` background replacing the avatar's (vector and sprite avatars). */
@@ -27,6 +28,6 @@ export function createAvatarRenderer(
     case 'sprites':
       return createSpriteRenderer(manifest, folder(), size, opts.background);
     case 'video':
-      throw new Error(`avatar ${manifest.id}: the video renderer is not built yet`);
+      return createVideoRenderer(manifest, folder(), size);
   }
 }
