@@ -63,6 +63,25 @@ export function scaleI420Cover(src: I420View, dst: I420View): void {
   resamplePlane(src.v, sw, sh, dst.v, dw, dh, s, ox / 2, oy / 2);
 }
 
+/** Per output column (or row): the source pixel left of (above) the sample and the weight of the next. */
+function axis(
+  n: number,
+  srcN: number,
+  s: number,
+  o: number,
+  at: number,
+): { idx: Int32Array; frac: Float32Array } {
+  const idx = new Int32Array(n);
+  const frac = new Float32Array(n);
+  for (let x = 0; x < n; x++) {
+    const c = Math.max(0, Math.min(srcN - 1, (x + at - o) / s - 0.5));
+    const i = Math.min(srcN - 2, Math.floor(c));
+    idx[x] = i;
+    frac[x] = c - i;
+  }
+  return { idx, frac };
+}
+
 /** Bilinear, with taps×taps samples a pixel when shrinking (so a smaller output does not alias). */
 function resamplePlane(
   src: Uint8Array,
@@ -77,26 +96,37 @@ function resamplePlane(
 ): void {
   const taps = Math.max(1, Math.ceil(1 / s - 1e-9));
   const out = new Uint8ClampedArray(dst.buffer, dst.byteOffset, dst.length);
-  const at = (x: number, y: number): number => {
-    const cx = Math.max(0, Math.min(sw - 1, x));
-    const cy = Math.max(0, Math.min(sh - 1, y));
-    const ix = Math.min(sw - 2, Math.floor(cx));
-    const iy = Math.min(sh - 2, Math.floor(cy));
-    const fx = cx - ix;
-    const fy = cy - iy;
-    const i = iy * sw + ix;
-    const top = src[i]! + (src[i + 1]! - src[i]!) * fx;
-    const bottom = src[i + sw]! + (src[i + sw + 1]! - src[i + sw]!) * fx;
-    return top + (bottom - top) * fy;
-  };
-  for (let y = 0; y < dh; y++)
-    for (let x = 0; x < dw; x++) {
-      let sum = 0;
-      for (let ty = 0; ty < taps; ty++)
-        for (let tx = 0; tx < taps; tx++)
-          sum += at((x + (tx + 0.5) / taps - ox) / s - 0.5, (y + (ty + 0.5) / taps - oy) / s - 0.5);
-      out[y * dw + x] = sum / (taps * taps);
+  const sum = taps > 1 ? new Float32Array(dw * dh) : undefined;
+  for (let ty = 0; ty < taps; ty++)
+    for (let tx = 0; tx < taps; tx++) {
+      const X = axis(dw, sw, s, ox, (tx + 0.5) / taps);
+      const Y = axis(dh, sh, s, oy, (ty + 0.5) / taps);
+      for (let y = 0; y < dh; y++) {
+        const row = Y.idx[y]! * sw;
+        const fy = Y.frac[y]!;
+        for (let x = 0, o = y * dw; x < dw; x++, o++) {
+          const i = row + X.idx[x]!;
+          const fx = X.frac[x]!;
+          const top = src[i]! + (src[i + 1]! - src[i]!) * fx;
+          const value = top + (src[i + sw]! + (src[i + sw + 1]! - src[i + sw]!) * fx - top) * fy;
+          if (sum) sum[o]! += value;
+          else out[o] = value;
+        }
+      }
     }
+  if (sum) for (let o = 0; o < sum.length; o++) out[o] = sum[o]! / (taps * taps);
+}
+
+/** A crop mix premultiplied by the seam mask: alpha × colour (0..65025) per box pixel, I420 layout. */
+export interface Premultiplied {
+  y: Uint16Array;
+  u: Uint16Array;
+  v: Uint16Array;
+}
+
+export function premultipliedFor(box: Box): Premultiplied {
+  const c = (box.width >> 1) * (box.height >> 1);
+  return { y: new Uint16Array(box.width * box.height), u: new Uint16Array(c), v: new Uint16Array(c) };
 }
 
 export interface CompositeJob {
@@ -117,16 +147,25 @@ export interface CompositeJob {
   shift: readonly [number, number, number];
   /** 0..1, multiplies the mask. */
   fade: number;
+  /** Scratch for the premultiplied mix (premultipliedFor(box)), overwritten. */
+  mix: Premultiplied;
 }
 
-/** Blends the weighted crops into `out` through the seam mask. */
+/**
+ * Blends the weighted crops into `out` through the seam mask. The crops are mixed, shifted and
+ * premultiplied by the mask once in crop space, so each output pixel samples two planes (mask
+ * and premultiplied colour) — resampling with premultiplied alpha, which keeps the seam clean.
+ */
 export function compositeI420(job: CompositeJob): void {
-  const { out, rect: r, box, mask, a, b } = job;
+  const { out, rect: r, box, mask, a, b, wa, wb, shift, mix } = job;
+  premultiply(mix.y, mask.alpha, a.y, wa, b.y, wb, shift[0]);
+  premultiply(mix.u, mask.alphaC, a.u, wa, b.u, wb, shift[1]);
+  premultiply(mix.v, mask.alphaC, a.v, wa, b.v, wb, shift[2]);
   const inv = invertSimilarity(job.toOut);
   const cw = out.width >> 1;
   const bw = box.width >> 1;
   const bh = box.height >> 1;
-  const common = { inv, boxX: box.x, boxY: box.y, wa: job.wa, wb: job.wb, fade: job.fade };
+  const common = { inv, boxX: box.x, boxY: box.y, fade: job.fade };
   blendPlane({
     ...common,
     dst: out.y,
@@ -136,37 +175,32 @@ export function compositeI420(job: CompositeJob): void {
     alpha: mask.alpha,
     w: box.width,
     h: box.height,
-    ca: a.y,
-    cb: b.y,
-    shift: job.shift[0],
+    p: mix.y,
   });
   const rc = { x0: r.x0 >> 1, y0: r.y0 >> 1, x1: r.x1 >> 1, y1: r.y1 >> 1 };
-  blendPlane({
-    ...common,
-    dst: out.u,
-    dstW: cw,
-    r: rc,
-    f: 2,
-    alpha: mask.alphaC,
-    w: bw,
-    h: bh,
-    ca: a.u,
-    cb: b.u,
-    shift: job.shift[1],
-  });
-  blendPlane({
-    ...common,
-    dst: out.v,
-    dstW: cw,
-    r: rc,
-    f: 2,
-    alpha: mask.alphaC,
-    w: bw,
-    h: bh,
-    ca: a.v,
-    cb: b.v,
-    shift: job.shift[2],
-  });
+  blendPlane({ ...common, dst: out.u, dstW: cw, r: rc, f: 2, alpha: mask.alphaC, w: bw, h: bh, p: mix.u });
+  blendPlane({ ...common, dst: out.v, dstW: cw, r: rc, f: 2, alpha: mask.alphaC, w: bw, h: bh, p: mix.v });
+}
+
+function premultiply(
+  dst: Uint16Array,
+  alpha: Uint8Array,
+  ca: Uint8Array,
+  wa: number,
+  cb: Uint8Array,
+  wb: number,
+  shift: number,
+): void {
+  for (let i = 0; i < dst.length; i++) {
+    const m = alpha[i]!;
+    if (m === 0) {
+      dst[i] = 0;
+      continue;
+    }
+    let c = ca[i]! * wa + shift;
+    if (wb > 0) c += cb[i]! * wb;
+    dst[i] = m * (c < 0 ? 0 : c > 255 ? 255 : c);
+  }
 }
 
 interface PlaneJob {
@@ -179,31 +213,28 @@ interface PlaneJob {
   inv: Similarity;
   boxX: number;
   boxY: number;
-  /** The mask and the crops at this plane's resolution, w × h. */
+  /** The mask and the premultiplied mix at this plane's resolution, w × h. */
   alpha: Uint8Array;
   w: number;
   h: number;
-  ca: Uint8Array;
-  wa: number;
-  cb: Uint8Array;
-  wb: number;
-  shift: number;
+  p: Uint16Array;
   fade: number;
 }
 
-function blendPlane(p: PlaneJob): void {
-  const [ia, ib, itx, ity] = p.inv;
-  const { alpha, ca, cb, wa, wb, w, f, dstW, shift, r } = p;
-  const out = new Uint8ClampedArray(p.dst.buffer, p.dst.byteOffset, p.dst.length);
-  const k = p.fade / 255;
+function blendPlane(job: PlaneJob): void {
+  const [ia, ib, itx, ity] = job.inv;
+  const { alpha, p, w, f, dstW, r } = job;
+  const out = new Uint8ClampedArray(job.dst.buffer, job.dst.byteOffset, job.dst.length);
+  // out = base·(1 − k·α) + k·(α·c), with α and α·c sampled bilinearly, k the fade, α in 0..255
+  const k = job.fade / 255;
   const maxU = w - 1;
-  const maxV = p.h - 1;
+  const maxV = job.h - 1;
   for (let y = r.y0; y < r.y1; y++) {
     // the crop-plane coordinates of this row's first pixel centre; one output pixel is (ia, ib)
     const lx = (r.x0 + 0.5) * f;
     const ly = (y + 0.5) * f;
-    let u = (ia * lx - ib * ly + itx - p.boxX) / f - 0.5;
-    let v = (ib * lx + ia * ly + ity - p.boxY) / f - 0.5;
+    let u = (ia * lx - ib * ly + itx - job.boxX) / f - 0.5;
+    let v = (ib * lx + ia * ly + ity - job.boxY) / f - 0.5;
     let o = y * dstW + r.x0;
     for (let x = r.x0; x < r.x1; x++, u += ia, v += ib, o++) {
       if (!(u >= 0 && v >= 0 && u < maxU && v < maxV)) continue;
@@ -217,15 +248,14 @@ function blendPlane(p: PlaneJob): void {
       if ((a00 | a01 | a10 | a11) === 0) continue;
       const fu = u - iu;
       const fv = v - iv;
-      const w00 = (1 - fu) * (1 - fv);
-      const w01 = fu * (1 - fv);
-      const w10 = (1 - fu) * fv;
-      const w11 = fu * fv;
-      const m = (a00 * w00 + a01 * w01 + a10 * w10 + a11 * w11) * k;
-      let c = (ca[i]! * w00 + ca[i + 1]! * w01 + ca[i + w]! * w10 + ca[i + w + 1]! * w11) * wa;
-      if (wb > 0) c += (cb[i]! * w00 + cb[i + 1]! * w01 + cb[i + w]! * w10 + cb[i + w + 1]! * w11) * wb;
+      const top = a00 + (a01 - a00) * fu;
+      const m = top + (a10 + (a11 - a10) * fu - top) * fv;
+      const p00 = p[i]!;
+      const p10 = p[i + w]!;
+      const pTop = p00 + (p[i + 1]! - p00) * fu;
+      const pc = pTop + (p10 + (p[i + w + 1]! - p10) * fu - pTop) * fv;
       const base = out[o]!;
-      out[o] = base + (c + shift - base) * m;
+      out[o] = base + (pc - base * m) * k;
     }
   }
 }

@@ -25,7 +25,7 @@ import {
   type Similarity,
   type VideoIndex,
 } from '../video/pack.js';
-import { compositeI420, outputRect, scaleI420Cover, type Rect } from './i420-composite.js';
+import { compositeI420, outputRect, premultipliedFor, scaleI420Cover, type Rect } from './i420-composite.js';
 import { i420ToRgba } from './i420-convert.js';
 import { MouthSelector } from './mouth-selector.js';
 import type { Renderer } from './renderer.js';
@@ -153,6 +153,7 @@ export function createVideoRenderer(
   const { index, mask, crops } = s;
   const selector = new MouthSelector(index.library.descriptors, index.library.source);
   const bytes = i420Bytes(width, height);
+  const mix = premultipliedFor(index.library.box);
   let i420: Uint8Array | undefined;
   let rgba: Uint8ClampedArray | undefined;
   let t = 0;
@@ -187,6 +188,7 @@ export function createVideoRenderer(
       wb,
       shift: [shift[0]!, shift[1]!, shift[2]!],
       fade: fade / FADE_FRAMES,
+      mix,
     });
   };
 
