@@ -8,6 +8,8 @@ import { createVideoRenderer } from './video-renderer.js';
 export interface AvatarRenderOptions {
   /** A flat `#rrggbb` background replacing the avatar's (vector and sprite avatars). */
   background?: string | undefined;
+  /** Output frames per second (video avatars play their footage at its own rate); default the pack's. */
+  fps?: number | undefined;
 }
 
 export function createAvatarRenderer(
@@ -28,6 +30,6 @@ export function createAvatarRenderer(
     case 'sprites':
       return createSpriteRenderer(manifest, folder(), size, opts.background);
     case 'video':
-      return createVideoRenderer(manifest, folder(), size);
+      return createVideoRenderer(manifest, folder(), size, { fps: opts.fps });
   }
 }

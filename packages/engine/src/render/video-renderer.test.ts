@@ -115,6 +115,20 @@ describe('video renderer', () => {
     expect(frames.map((f) => whichBase(pack, f))).toEqual(Array.from({ length: 20 }, (_, t) => t % 8));
   });
 
+  it('plays the footage at its own rate when the output frame rate differs', () => {
+    const r = createAvatarRenderer(pack.manifest, { width: SIZE, height: SIZE }, pack.dir, { fps: 50 });
+    try {
+      const shown = Array.from({ length: 8 }, () => {
+        const out = new Uint8Array(i420Bytes(SIZE, SIZE));
+        r.renderI420!(rest, out);
+        return whichBase(pack, out);
+      });
+      expect(shown).toEqual([0, 0, 1, 1, 2, 2, 3, 3]);
+    } finally {
+      r.close();
+    }
+  });
+
   it('a ping-pong loop plays backwards, then forwards again', async () => {
     const p = await writeSyntheticVideoPack(root, { id: 'pingpong', baseFrames: 4, loop: 'pingpong' });
     const frames = run(p, Array<FaceState>(11).fill(rest));

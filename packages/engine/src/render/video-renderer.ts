@@ -1,7 +1,7 @@
 /**
  * The video avatar renderer (`render: "video"`, docs/design.md §11): the person's own footage
- * supplies every pixel. The idle loop (base frames) plays at the pack's frame rate, one base frame
- * per rendered frame, and carries the head motion and blinks (FaceState.motion is ignored: the
+ * supplies every pixel. The idle loop (base frames) plays at the pack's frame rate (each render
+ * call is one output frame at `fps`, by default the pack's), and carries the head motion and blinks (FaceState.motion is ignored: the
  * person's real idle motion replaces the animator). While the mouth moves, the mouth-library crops
  * nearest the wanted mouth (mouth-selector.ts) are warped from canonical coordinates onto the base
  * frame, colour-matched on the seam ring and blended through the feathered seam mask, in I420
@@ -145,6 +145,7 @@ export function createVideoRenderer(
   manifest: VideoAvatarManifest,
   dir: string,
   size: { width: number; height: number },
+  opts: { fps?: number | undefined } = {},
 ): Renderer & Required<Pick<Renderer, 'renderI420'>> {
   const { width, height } = size;
   if (width % 2 || height % 2)
@@ -156,6 +157,8 @@ export function createVideoRenderer(
   const mix = premultipliedFor(index.library.box);
   let i420: Uint8Array | undefined;
   let rgba: Uint8ClampedArray | undefined;
+  /** Base frames per output frame: the footage plays at its own rate whatever the output's. */
+  const step = index.fps / (opts.fps ?? index.fps);
   let t = 0;
   let fade = 0;
   let closed = false;
@@ -164,7 +167,7 @@ export function createVideoRenderer(
     if (closed) throw new Error('renderer is closed');
     if (out.length !== bytes)
       throw new Error(`an I420 frame of ${width}x${height} is ${bytes} bytes, not ${out.length}`);
-    const i = loopFrame(t++, index.base.frames, index.base.loop);
+    const i = loopFrame(Math.floor(t++ * step + 1e-6), index.base.frames, index.base.loop);
     out.set(frameAt(s, i, width, height));
     fade = atRest(state) ? Math.max(0, fade - 1) : Math.min(FADE_FRAMES, fade + 1);
     if (fade === 0) {

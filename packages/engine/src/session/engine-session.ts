@@ -93,6 +93,7 @@ export class EngineSession {
       o.renderer ??
       createAvatarRenderer(o.avatar, { width: o.width, height: o.height }, o.avatarDir, {
         background: o.background,
+        fps: o.fps,
       });
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
     this.#mouth = new MouthDriver(o.fps);
