@@ -27,7 +27,7 @@ import {
 } from '../video/pack.js';
 import { compositeI420, outputRect, premultipliedFor, scaleI420Cover, type Rect } from './i420-composite.js';
 import { i420ToRgba } from './i420-convert.js';
-import { MouthSelector } from './mouth-selector.js';
+import { MouthSelector, type MouthPick } from './mouth-selector.js';
 import type { Renderer } from './renderer.js';
 
 /** Frames over which the composite fades in when the mouth moves and out when it rests. */
@@ -139,7 +139,17 @@ export function atRest({ mouth, speaking }: FaceState): boolean {
   );
 }
 
-const clampShift = (v: number): number => Math.max(-MAX_COLOUR_SHIFT, Math.min(MAX_COLOUR_SHIFT, v));
+/** The colour match: base frame i's ring colour minus the picked crops' (weighted), clamped. */
+function colourShift(index: VideoIndex, i: number, p: MouthPick): [number, number, number] {
+  const ring = index.base.ring[i]!;
+  const ra = index.library.ring[p.a]!;
+  const rb = index.library.ring[p.b]!;
+  const at = (c: number): number => {
+    const d = p.wa * (ring[c]! - ra[c]!) + p.wb * (ring[c]! - rb[c]!);
+    return Math.max(-MAX_COLOUR_SHIFT, Math.min(MAX_COLOUR_SHIFT, d));
+  };
+  return [at(0), at(1), at(2)];
+}
 
 export function createVideoRenderer(
   manifest: VideoAvatarManifest,
@@ -174,11 +184,8 @@ export function createVideoRenderer(
       selector.reset();
       return;
     }
-    const { a, wa, b, wb } = selector.select(state.mouth);
-    const ring = index.base.ring[i]!;
-    const ra = index.library.ring[a]!;
-    const rb = index.library.ring[b]!;
-    const shift = [0, 1, 2].map((c) => clampShift(wa * (ring[c]! - ra[c]!) + wb * (ring[c]! - rb[c]!)));
+    const pick = selector.select(state.mouth);
+    const { a, wa, b, wb } = pick;
     compositeI420({
       out: i420View(out, 0, width, height),
       toOut: s.toOut[i]!,
@@ -189,7 +196,7 @@ export function createVideoRenderer(
       wa,
       b: crops[b]!,
       wb,
-      shift: [shift[0]!, shift[1]!, shift[2]!],
+      shift: colourShift(index, i, pick),
       fade: fade / FADE_FRAMES,
       mix,
     });
