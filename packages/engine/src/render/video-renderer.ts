@@ -168,7 +168,7 @@ export function createVideoRenderer(
   let i420: Uint8Array | undefined;
   let rgba: Uint8ClampedArray | undefined;
   /** Base frames per output frame: the footage plays at its own rate whatever the output's. */
-  const step = index.fps / (opts.fps ?? index.fps);
+  const step = opts.fps && index.fps > 0 ? index.fps / opts.fps : 1;
   let t = 0;
   let fade = 0;
   let closed = false;
