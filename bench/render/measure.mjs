@@ -64,7 +64,7 @@ for (const { manifest, dir } of packs) {
     const r = createAvatarRenderer(manifest, { width, height }, dir);
     // let the renderer's per-avatar caches warm, as a running engine's are (a video pack's 125 base
     // frames are scaled to a new output size one per timer turn)
-    await sleep(manifest.render === 'video' ? 3000 : 500);
+    await sleep(manifest.render === 'video' ? 6000 : 500);
     const anim = createAnimator({ seed: 1 });
     const i420 = new Uint8Array((width * height * 3) / 2);
     const source = new wrtc.nonstandard.RTCVideoSource(
