@@ -1,5 +1,6 @@
-// Per-frame cost of the CPU media path for each built-in avatar and a photo avatar at 512×512 and 1280×720:
-// Skia render + read-back, RGBA → I420 (libyuv via wrtc), and VP8 encode (libwebrtc's own
+// Per-frame cost of the CPU media path for each built-in avatar, a photo avatar and a (synthetic)
+// video avatar at 512×512 and 1280×720: Skia render + read-back, RGBA → I420 (libyuv via wrtc) —
+// or, for a renderer that renders I420 itself (video), renderI420 and no conversion — and VP8 encode (libwebrtc's own
 // totalEncodeTime for frames sent to a receiver peer in this process), with each stage's share.
 // Frames are fed at 25 fps, as the engine does, yielding between frames (Skia read-back buffers
 // are freed only when the event loop turns). Run through run.mjs (it enters a network namespace).
@@ -10,6 +11,7 @@ import { createAnimator } from '../../packages/engine/dist/animation/animator.js
 import { MOUTH_SHAPES } from '../../packages/engine/dist/lipsync/mouth-shapes.js';
 import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
 import { photoBenchPack } from '../lib/photo-pack.mjs';
+import { videoBenchPack } from '../lib/video-pack.mjs';
 
 const { values } = parseArgs({
   options: { frames: { type: 'string', default: '250' }, smoke: { type: 'boolean', default: false } },
@@ -47,14 +49,22 @@ console.log(`render benchmark: ${N} frames per case at 25 fps, CPU path (Skia + 
 console.log(
   'avatar   size        render ms   i420 ms  onFrame ms  encode ms   total ms   share render/i420/onFrame/encode   % of a core at 25 fps   render CPU ms',
 );
-// the built-in vector avatars, and a photo avatar made from the test portrait (bench/lib/photo-pack.mjs)
-for (const { manifest, dir } of [...readAvatarPacks([BUILTIN_AVATARS_DIR]).packs, await photoBenchPack()]) {
+// the built-in vector avatars, a photo avatar made from the test portrait (bench/lib/photo-pack.mjs)
+// and a synthetic video avatar (bench/lib/video-pack.mjs)
+const packs = [
+  ...readAvatarPacks([BUILTIN_AVATARS_DIR]).packs,
+  await photoBenchPack(),
+  await videoBenchPack('video', { smoke: values.smoke }),
+];
+for (const { manifest, dir } of packs) {
   for (const [width, height] of [
     [512, 512],
     [1280, 720],
   ]) {
     const r = createAvatarRenderer(manifest, { width, height }, dir);
-    await sleep(500); // let the renderer's per-avatar caches warm, as a running engine's are
+    // let the renderer's per-avatar caches warm, as a running engine's are (a video pack's 125 base
+    // frames are scaled to a new output size one per timer turn)
+    await sleep(manifest.render === 'video' ? 6000 : 500);
     const anim = createAnimator({ seed: 1 });
     const i420 = new Uint8Array((width * height * 3) / 2);
     const source = new wrtc.nonstandard.RTCVideoSource(
@@ -70,12 +80,15 @@ for (const { manifest, dir } of [...readAvatarPacks([BUILTIN_AVATARS_DIR]).packs
     for (let n = 0; n < N + 10; n++) {
       if (n === 10) e0 = await encodeStats(tx);
       const a = performance.now();
-      const rgba = r.render({
+      const state = {
         mouth: shapes[Math.floor(n / 3) % shapes.length],
         motion: anim.next({ tMs: n * 40, speaking: true, emphasis: (n % 7) / 7 }),
-      });
+        speaking: true,
+      };
+      if (r.renderI420) r.renderI420(state, i420);
+      const rgba = r.renderI420 ? undefined : r.render(state);
       const b = performance.now();
-      wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: i420 });
+      if (rgba) wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: i420 });
       const c = performance.now();
       source.onFrame({ width, height, data: i420 });
       const d = performance.now();
@@ -99,10 +112,13 @@ for (const { manifest, dir } of [...readAvatarPacks([BUILTIN_AVATARS_DIR]).packs
     const c0 = process.cpuUsage();
     for (let n = 0; n < N; n++) {
       const m = shapes[Math.floor(n / 3) % shapes.length];
-      r.render({
+      const state = {
         mouth: { ...m, open: m.open + (n % 3) * 0.01 },
         motion: anim2.next({ tMs: n * 40, speaking: true, emphasis: (n % 7) / 7 }),
-      });
+        speaking: true,
+      };
+      if (r.renderI420) r.renderI420(state, i420);
+      else r.render(state);
       await new Promise((res) => setImmediate(res)); // Skia frees read-back buffers between turns
     }
     const c1 = process.cpuUsage(c0);
@@ -136,7 +152,7 @@ for (const { manifest, dir } of [...readAvatarPacks([BUILTIN_AVATARS_DIR]).packs
   }
 }
 console.log(
-  '(render, i420 and onFrame (hand-off to libwebrtc) run on the JS thread; encode is libwebrtc totalEncodeTime per frame on its encoder thread; render CPU ms: CPU time per frame of render alone, the mouth changing every frame)',
+  '(render, i420 and onFrame (hand-off to libwebrtc) run on the JS thread; video renders I420 itself (renderI420: base-frame copy + mouth blend), so its i420 column is 0; encode is libwebrtc totalEncodeTime per frame on its encoder thread; render CPU ms: CPU time per frame of render alone, the mouth changing every frame)',
 );
 console.log(JSON.stringify({ bench: 'render', frames: N, results }));
 process.exit(0); // libwebrtc can crash at a natural exit

@@ -54,6 +54,11 @@ export interface FaceMotion {
 export interface FaceState {
   mouth: MouthParams;
   motion: FaceMotion;
+  /**
+   * Whether speech is playing (a closed mouth in speech is not rest: the video renderer keeps its
+   * mouth composite). Absent: judged from the mouth alone.
+   */
+  speaking?: boolean;
 }
 
 export const REST_MOTION: Readonly<FaceMotion> = Object.freeze({

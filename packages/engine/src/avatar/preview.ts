@@ -1,4 +1,6 @@
-/** A pack's thumbnail (PNG): an uploaded photo's stored preview, or a vector avatar drawn at rest. */
+/**
+ * A pack's thumbnail (PNG): a photo or video pack's stored preview, else the avatar drawn at rest.
+ */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +13,8 @@ export const PREVIEW_PX = 256;
 
 export async function previewPng(pack: AvatarPack): Promise<Buffer> {
   const stored = join(pack.dir, 'preview.png');
-  if (pack.manifest.render === 'photo' && existsSync(stored)) return readFile(stored);
+  if ((pack.manifest.render === 'photo' || pack.manifest.render === 'video') && existsSync(stored))
+    return readFile(stored);
   const size = PREVIEW_PX * 2;
   const r = createAvatarRenderer(pack.manifest, { width: size, height: size }, pack.dir);
   try {

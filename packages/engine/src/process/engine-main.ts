@@ -112,6 +112,11 @@ const methods: RpcHandlers<EngineMethods> = {
     if (!avatar) throw new EngineError('invalid_request', `Unknown avatar ${o.avatarId}`);
     if (o.background && avatar.manifest.render === 'photo')
       throw new EngineError('invalid_request', 'A background colour is not available for photo avatars');
+    if (o.background && avatar.manifest.render === 'video')
+      throw new EngineError(
+        'invalid_request',
+        'A background colour is not available for video avatars (no segmentation)',
+      );
     if (!speech.voices.find(o.voiceId))
       throw new EngineError('invalid_request', `Unknown voice ${o.voiceId}`);
     sessions.set(

@@ -3,10 +3,13 @@ import type { AnyAvatarManifest } from '../avatar/manifest.js';
 import { createPhotoRenderer } from './photo-renderer.js';
 import { createRenderer, type Renderer } from './renderer.js';
 import { createSpriteRenderer } from './sprite-renderer.js';
+import { createVideoRenderer } from './video-renderer.js';
 
 export interface AvatarRenderOptions {
   /** A flat `#rrggbb` background replacing the avatar's (vector and sprite avatars). */
   background?: string | undefined;
+  /** Output frames per second (video avatars play their footage at its own rate); default the pack's. */
+  fps?: number | undefined;
 }
 
 export function createAvatarRenderer(
@@ -27,6 +30,6 @@ export function createAvatarRenderer(
     case 'sprites':
       return createSpriteRenderer(manifest, folder(), size, opts.background);
     case 'video':
-      throw new Error(`avatar ${manifest.id}: the video renderer is not built yet`);
+      return createVideoRenderer(manifest, folder(), size, { fps: opts.fps });
   }
 }

@@ -24,6 +24,12 @@ export interface Renderer {
   readonly width: number;
   readonly height: number;
   render(state: FaceState): Uint8ClampedArray;
+  /**
+   * The frame as I420 (Y, then U, then V) written into `out` (width × height × 3/2 bytes), for a
+   * renderer whose pixels already are I420 (video avatars): the session then skips RGBA → I420.
+   * One call is one output frame, like render().
+   */
+  renderI420?(state: FaceState, out: Uint8Array): void;
   close(): void;
 }
 

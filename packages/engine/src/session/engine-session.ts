@@ -93,6 +93,7 @@ export class EngineSession {
       o.renderer ??
       createAvatarRenderer(o.avatar, { width: o.width, height: o.height }, o.avatarDir, {
         background: o.background,
+        fps: o.fps,
       });
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
     this.#mouth = new MouthDriver(o.fps);
@@ -246,9 +247,13 @@ export class EngineSession {
       speaking: speech !== undefined,
       emphasis: speech?.emphasis ?? 0,
     });
-    const rgba = this.#renderer.render({ mouth, motion });
+    const state = { mouth, motion, speaking: speech !== undefined };
     const { width, height } = this.#o;
-    wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: this.#i420 });
+    if (this.#renderer.renderI420) this.#renderer.renderI420(state, this.#i420);
+    else {
+      const rgba = this.#renderer.render(state);
+      wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: this.#i420 });
+    }
     this.#videoSource.onFrame({ width, height, data: this.#i420 });
     this.framesSent++;
   }

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { REST_MOUTH, type MouthParams } from '../face-state.js';
+import type { MouthDescriptor } from '../video/pack.js';
+import { JUMP_COST, MouthSelector } from './mouth-selector.js';
+
+const d = (open: number, width = 0.4, round = 0, teeth = 0): MouthDescriptor => ({
+  open,
+  width,
+  round,
+  teeth,
+});
+const want = (m: Partial<MouthParams>): MouthParams => ({ ...REST_MOUTH, width: 0.4, ...m });
+
+describe('MouthSelector', () => {
+  it('picks the nearest crop, the opening counting more than width, rounding or teeth', () => {
+    // crop 0 is as far off in one other parameter as crop 1 is in the opening
+    for (const other of [d(0.6, 0.7), d(0.6, 0.4, 0.3), d(0.6, 0.4, 0, 0.3)]) {
+      const s = new MouthSelector([other, d(0.3)], [0, 100]);
+      expect(s.select(want({ open: 0.6 })).a).toBe(0);
+      s.reset();
+      expect(s.select(want({ open: 0.3 })).a).toBe(1);
+    }
+  });
+
+  it('prefers the next consecutive source frame over a slightly nearer distant one, and jumps to a much nearer one', () => {
+    const lib = [d(0.5), d(0.6), d(0.62), d(0.95)];
+    const source = [10, 11, 50, 80];
+    const s = new MouthSelector(lib, source);
+    expect(s.select(want({ open: 0.5 })).a).toBe(0);
+    expect(s.select(want({ open: 0.62 })).a).toBe(1); // source 11 follows 10: free
+    // with no previous pick the nearest wins
+    const fresh = new MouthSelector(lib, source);
+    expect(fresh.select(want({ open: 0.62 })).a).toBe(2);
+    // far from anything consecutive, the distance outweighs the jump
+    expect(s.select(want({ open: 0.95 })).a).toBe(3);
+    expect(JUMP_COST).toBeLessThan(0.33);
+  });
+
+  it('after reset() the next pick jumps for free', () => {
+    const s = new MouthSelector([d(0.5), d(0.6), d(0.62)], [10, 11, 50]);
+    s.select(want({ open: 0.5 }));
+    s.reset();
+    expect(s.select(want({ open: 0.62 })).a).toBe(2);
+  });
+
+  it('cross-fades the two cheapest, each weighted by the other one’s cost; an exact match is shown alone', () => {
+    const s = new MouthSelector([d(0.2), d(0.4), d(0.9)], [0, 100, 200]);
+    const p = s.select(want({ open: 0.25 }));
+    expect([p.a, p.b]).toEqual([0, 1]);
+    expect(p.wa).toBeCloseTo(0.15 / 0.2, 5);
+    expect(p.wb).toBeCloseTo(0.05 / 0.2, 5);
+    s.reset();
+    expect(s.select(want({ open: 0.9 }))).toEqual({ a: 2, wa: 1, b: 2, wb: 0 });
+  });
+
+  it('refuses an empty library and mismatched lists', () => {
+    expect(() => new MouthSelector([], [])).toThrow(/empty/);
+    expect(() => new MouthSelector([d(0)], [1, 2])).toThrow(/source/);
+  });
+});
