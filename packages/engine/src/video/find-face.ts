@@ -8,7 +8,7 @@ import { detectFacesSsd, type FoundFace, type Landmarks } from './face-tracker.j
 import { VIDEO_LIMITS, VideoImportError } from './import-errors.js';
 
 /** Frames looked at before tracking. */
-const SAMPLES = 6;
+const SAMPLES = 4;
 /** Sample frames are scaled so their longer side is at most this. */
 const SAMPLE_SIDE = 640;
 
@@ -52,7 +52,7 @@ export async function planFace(file: string, info: ClipInfo): Promise<FacePlan> 
       'No face was found in the video; record one person facing the camera, the face well lit and in view',
     );
   const several = found.filter((f) => f.length > 1).length;
-  if (several > SAMPLES / 3)
+  if (several >= SAMPLES / 2)
     throw new VideoImportError(
       'several_faces',
       `The video shows more than one face (${Math.max(...found.map((f) => f.length))} in some frames); record one person alone in the picture`,

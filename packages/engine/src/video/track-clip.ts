@@ -30,6 +30,8 @@ export interface TrackResult {
   multiFaceChecks: number;
   checks: number;
   stride: number;
+  /** Why frames were not tracked: checks that found no face where tracking was, frames whose landmarks failed the frontal or size test, frames where no face was found. */
+  lost: { checks: number; shape: number; missing: number };
 }
 
 const CHECK_EVERY = 25;
@@ -77,6 +79,7 @@ export async function trackClip(
   let lastCheck = 0;
   let checks = 0;
   let multiFaceChecks = 0;
+  const lost = { checks: 0, shape: 0, missing: 0 };
 
   const find = async (f: RgbFrame): Promise<Landmarks | undefined> => {
     const boxes = await detectBoxesTiny(f);
@@ -113,11 +116,18 @@ export async function trackClip(
         checks++;
         const boxes = await detectBoxesTiny(f);
         if (boxes.length > 1) multiFaceChecks++;
-        if (previous && !boxes.some((b) => overlaps(b.box, previous!))) lose(lastCheck);
+        if (previous && !boxes.some((b) => overlaps(b.box, previous!))) {
+          lost.checks++;
+          lose(lastCheck);
+        }
         lastCheck = i;
       }
       let lm = previous ? await landmarksIn(f, trackingBox(previous)) : await find(f);
-      if (lm && (!frontal(lm) || Math.abs(jawWidth(lm) / refJaw - 1) > 0.35)) lm = undefined;
+      if (!lm) lost.missing++;
+      else if (!frontal(lm) || Math.abs(jawWidth(lm) / refJaw - 1) > 0.35) {
+        lost.shape++;
+        lm = undefined;
+      }
       const thumb = thumbnail(rgb, size);
       if (!lm) {
         if (previous) lose(frames.length);
@@ -143,5 +153,5 @@ export async function trackClip(
     },
     { width: size, height: size },
   );
-  return { frames, multiFaceChecks, checks, stride };
+  return { frames, multiFaceChecks, checks, stride, lost };
 }
