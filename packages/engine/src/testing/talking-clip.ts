@@ -361,6 +361,9 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
       if ((await waitForOther(lock, done)) && opts.cache !== false) return fromCache();
     }
   }
+  // a long clip takes minutes on busy cores: the lock stays fresh while this process works
+  const alive = setInterval(() => void utimes(lock, new Date(), new Date()).catch(() => undefined), 30_000);
+  alive.unref();
   try {
     const started = performance.now();
     const tmp = `${base}.${process.pid}.tmp`;
@@ -376,6 +379,7 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
     await prune(dir);
     return answer(file, truthFile, truth, false, madeInMs);
   } finally {
+    clearInterval(alive);
     await rmdir(lock).catch(() => undefined);
   }
 }
