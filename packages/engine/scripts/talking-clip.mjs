@@ -2,7 +2,7 @@
 // (and its ground-truth sidecar, OUT.json) to OUT:
 //   npx tsc -b && node packages/engine/scripts/talking-clip.mjs OUT.mp4 [options]
 // Options: --duration S  --size WxH  --fps N  --face-size N  --x N --y N  --background '#rrggbb'
-//          --no-audio  --no-speech  --faces 2  --away F  --tiny  --format mp4|webm|mov  --seed N
+//          --no-audio  --no-speech  --faces 2  --away F  --away-style slide|back  --tiny  --format mp4|webm|mov  --seed N
 //          --no-cache
 // The format defaults to OUT's extension. Clips are cached in $TMPDIR/mouthpiece-clips.
 import { copyFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { extname } from 'node:path';
 import { makeTalkingClip } from '../dist/testing/talking-clip.js';
 
 const USAGE =
-  'usage: talking-clip.mjs OUT.mp4|.webm|.mov [--duration S] [--size WxH] [--fps N] [--face-size N] [--x N --y N] [--background #rrggbb] [--no-audio] [--no-speech] [--faces 2] [--away F] [--tiny] [--format F] [--seed N] [--no-cache]';
+  'usage: talking-clip.mjs OUT.mp4|.webm|.mov [--duration S] [--size WxH] [--fps N] [--face-size N] [--x N --y N] [--background #rrggbb] [--no-audio] [--no-speech] [--faces 2] [--away F] [--away-style slide|back] [--tiny] [--format F] [--seed N] [--no-cache]';
 const args = process.argv.slice(2);
 const out = args.shift();
 if (!out || out.startsWith('--')) {
@@ -66,6 +66,9 @@ while (args.length) {
       break;
     case '--away':
       opts.awayFraction = num(args.shift(), flag);
+      break;
+    case '--away-style':
+      opts.awayStyle = args.shift();
       break;
     case '--tiny':
       opts.tiny = true;

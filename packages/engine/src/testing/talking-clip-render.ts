@@ -11,9 +11,10 @@ import { loadAvatarPack } from '../avatar/catalog.js';
 import type { PhotoAvatarManifest } from '../avatar/manifest.js';
 import { importPhotoAvatar, PhotoImportError } from '../avatar/photo-import.js';
 import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
-import type { FaceMotion, MouthParams } from '../face-state.js';
+import { REST_MOTION, REST_MOUTH, type FaceMotion, type MouthParams } from '../face-state.js';
 import { createPhotoRenderer, type PhotoRenderer } from '../render/photo-renderer.js';
 import { startEncoder, type FrameEncoder } from './ffmpeg.js';
+import { backOfHead, mixWords } from './talking-clip-back.js';
 import { portraitFixture } from './portrait-fixture.js';
 import { clipSpeech, wavBytes, type ClipSpeech, type FrameSpeech } from './talking-clip-speech.js';
 import type {
@@ -26,7 +27,7 @@ import type {
 
 /** The face of a `tiny` clip, pixels across. */
 export const TINY_FACE_PX = 90;
-/** How long the face takes to slide out of view and back, seconds. */
+/** How long the face takes to slide out of view (or turn away) and back, seconds. */
 const SLIDE_S = 0.4;
 const PACK_ID = 'astronaut-x2';
 /** Frames handed to ffmpeg and not yet taken, at most. */
@@ -80,7 +81,7 @@ function awayWindow(frames: number, fraction: number): [number, number] | null {
   return [from, from + n];
 }
 
-/** How far (0 in place … 1 wholly out) the face has slid away in frame i. */
+/** How far (0 in view … 1 wholly away) the face has slid or turned away in frame i. */
 function slideAt(i: number, away: [number, number] | null, slideFrames: number): number {
   if (!away) return 0;
   const [from, to] = away;
@@ -141,9 +142,9 @@ function roundMotion(m: FaceMotion): FaceMotion {
   };
 }
 
-/** One face of one frame: animated, slid away as far as it is, drawn into the video frame. */
+/** One face of one frame: animated, turned away as far as it is (0–1), drawn into the video frame. */
 interface FaceDrawer {
-  draw(px: Uint32Array, i: number, speech: FrameSpeech, slide: number): ClipFaceTruth;
+  draw(px: Uint32Array, i: number, speech: FrameSpeech, away: number): ClipFaceTruth;
   close(): void;
 }
 
@@ -159,30 +160,32 @@ function faceDrawer(
     height: f.size,
   });
   const animator = createAnimator({ seed: r.seed + k * 7919 });
-  // away: out towards the nearer side of the frame
+  const words = (rgba: Uint8ClampedArray): Uint32Array =>
+    new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length >> 2);
+  // away 'slide': out towards the nearer side of the frame; 'back': the back of the head instead
   const out = f.x + f.size / 2 < width / 2 ? -(f.x + f.size) : width - f.x;
+  const back =
+    r.awayStyle === 'back'
+      ? backOfHead(renderer.render({ mouth: REST_MOUTH, motion: REST_MOTION }), f.size, renderer.landmarks())
+      : undefined;
+  const mixed = back && new Uint32Array(f.size * f.size);
   return {
-    draw(px, i, sp, slide) {
+    draw(px, i, sp, away) {
       const motion = animator.next({ tMs: (i * 1000) / fps, speaking: sp.speaking, emphasis: sp.emphasis });
-      const x = f.x + Math.round(slide * out);
+      const x = back ? f.x : f.x + Math.round(away * out);
       let landmarks: Array<[number, number]> | null = null;
-      if (x < width && x + f.size > 0 && f.y < height && f.y + f.size > 0) {
-        const rgba = renderer.render({ mouth: sp.mouth, motion });
-        blit(
-          px,
-          width,
-          height,
-          new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length >> 2),
-          f.size,
-          x,
-          f.y,
-        );
+      if (back && away >= 1) blit(px, width, height, back, f.size, x, f.y);
+      else if (x < width && x + f.size > 0 && f.y < height && f.y + f.size > 0) {
+        let face = words(renderer.render({ mouth: sp.mouth, motion }));
+        if (back && mixed && away > 0) face = mixWords(face, back, away, mixed);
+        blit(px, width, height, face, f.size, x, f.y);
         landmarks = renderer
           .landmarks()
           .map(([lx, ly]): [number, number] => [round(lx + x, 10), round(ly + f.y, 10)]);
       }
       const visible =
-        landmarks?.every(([lx, ly]) => lx >= 0 && lx < width && ly >= 0 && ly < height) ?? false;
+        (!back || away < 0.5) &&
+        (landmarks?.every(([lx, ly]) => lx >= 0 && lx < width && ly >= 0 && ly < height) ?? false);
       return { x, y: f.y, visible, motion: roundMotion(motion), landmarks };
     },
     close: () => renderer.close(),

@@ -22,9 +22,9 @@ beforeAll(async () => {
   truth = readClipTruth(clip.truthFile);
 }, 180_000);
 
-/** The box around some landmarks of face 0 in frame i, grown by `pad`, clipped to the frame. */
-function box(i: number, indices: number[], pad: number) {
-  const pts = indices.map((k) => truth.perFrame[i]!.faces[0]!.landmarks![k]!);
+/** The box around some landmarks of face 0 in frame i, grown by `pad`, clipped to the (same-sized) frame. */
+function box(i: number, indices: number[], pad: number, t: ClipTruth = truth) {
+  const pts = indices.map((k) => t.perFrame[i]!.faces[0]!.landmarks![k]!);
   const xs = pts.map((p) => p[0]);
   const ys = pts.map((p) => p[1]);
   return {
@@ -140,6 +140,27 @@ describe('talking clip (test footage)', () => {
     for (let o = 0; o < px.length; o += 4)
       off = Math.max(off, Math.abs(px[o]! - 0x3c), Math.abs(px[o + 1]! - 0x46), Math.abs(px[o + 2]! - 0x50));
     expect(off).toBeLessThan(6);
+  }, 60_000);
+
+  it("awayStyle 'back' shows the back of a head in the face's place while away", async () => {
+    const c = await makeTalkingClip({
+      ...SMALL,
+      faceSize: 200,
+      durationS: 3,
+      awayFraction: 0.4,
+      awayStyle: 'back',
+    });
+    const t = readClipTruth(c.truthFile);
+    expect(t.away).toEqual([22, 52]);
+    expect(t.perFrame[38]!.faces[0]).toMatchObject({ visible: false, landmarks: null, x: t.faces[0]!.x });
+    expect(t.perFrame[0]!.faces[0]!.visible).toBe(true);
+    const face = decodeFrame(c.file, 0, c);
+    const away = decodeFrame(c.file, 38, c);
+    const eyes = box(0, [36, 39, 42, 45], 3, t);
+    // where the eyes were: something far from the face, and not the empty background
+    expect(diff(face, away, eyes)).toBeGreaterThan(15);
+    const background = new Uint8Array(away.length).map((_, o) => [0x3c, 0x46, 0x50, 255][o % 4]!);
+    expect(diff(background, away, eyes)).toBeGreaterThan(15);
   }, 60_000);
 
   it('the full passage shows every mouth shape and has idle stretches of 2 s or more', async () => {

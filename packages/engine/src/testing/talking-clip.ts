@@ -7,8 +7,11 @@
  * video frame and encoded by Debian's ffmpeg. A sidecar JSON holds the ground truth of every frame
  * (mouth, motion, where the 68 landmarks were drawn), for comparing with what an import measures.
  *
- * "Away" (`awayFraction`): the face slides out of the frame sideways (≈ 0.4 s), stays out for that
- * fraction of the clip (in its middle), and slides back; speech goes on meanwhile.
+ * "Away" (`awayFraction`): for that fraction of the clip (in its middle) no face is in view, while
+ * speech goes on. `awayStyle: 'slide'` (the default): the avatar frame slides out of the video
+ * sideways (≈ 0.4 s), stays out and slides back. `'back'`: the face fades (≈ 0.4 s) into a drawn
+ * back of a head on the portrait's backdrop (a hair-coloured oval over a neck and shoulders), a
+ * head-like shape with no face, and back.
  *
  * Clips are cached by their options and the code that makes them (a hash of both) in
  * `os.tmpdir()/mouthpiece-clips/<hash>.<format>` (+ `<hash>.json`, and the portrait's pack in `packs-*`),
@@ -35,6 +38,7 @@ const GENERATOR_VERSION = 1;
 const MADE_BY = [
   './talking-clip-render',
   './talking-clip-speech',
+  './talking-clip-back',
   './ffmpeg',
   './portrait-fixture',
   '../avatar/photo-import',
@@ -99,6 +103,8 @@ export interface TalkingClipOptions {
   faces?: 1 | 2;
   /** The fraction of the clip (0–1) the face is out of view (slid out sideways, in the middle). */
   awayFraction?: number;
+  /** How the face is out of view: slid out of the frame (default) or a back of a head instead. */
+  awayStyle?: 'slide' | 'back';
   /** A small face, ≈ 90 px across (overrides faceSize). */
   tiny?: boolean;
   /** Container and codecs: mp4 (H.264 + AAC), mov (H.264 + AAC), webm (VP8 + Opus). Default mp4. */
@@ -215,6 +221,7 @@ export function resolveClipOptions(o: TalkingClipOptions): ResolvedClipOptions {
     speech: o.speech ?? true,
     faces: o.faces ?? 1,
     awayFraction: o.awayFraction ?? 0,
+    awayStyle: o.awayStyle ?? 'slide',
     tiny: o.tiny ?? false,
     format: o.format ?? 'mp4',
     seed: o.seed ?? 1,
@@ -241,6 +248,8 @@ export function resolveClipOptions(o: TalkingClipOptions): ResolvedClipOptions {
   if (!/^#[0-9a-fA-F]{6}$/.test(r.background)) bad(`background must be #rrggbb (got ${r.background})`);
   if (!(r.awayFraction >= 0 && r.awayFraction <= 1))
     bad(`awayFraction must be in [0, 1] (got ${r.awayFraction})`);
+  if (r.awayStyle !== 'slide' && r.awayStyle !== 'back')
+    bad(`awayStyle must be slide or back (got ${String(r.awayStyle)})`);
   if (r.faces !== 1 && r.faces !== 2) bad(`faces must be 1 or 2 (got ${String(r.faces)})`);
   if (!['mp4', 'webm', 'mov'].includes(r.format)) bad(`format must be mp4, webm or mov (got ${r.format})`);
   return r;
@@ -352,6 +361,9 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
       if ((await waitForOther(lock, done)) && opts.cache !== false) return fromCache();
     }
   }
+  // a long clip takes minutes on busy cores: the lock stays fresh while this process works
+  const alive = setInterval(() => void utimes(lock, new Date(), new Date()).catch(() => undefined), 30_000);
+  alive.unref();
   try {
     const started = performance.now();
     const tmp = `${base}.${process.pid}.tmp`;
@@ -367,6 +379,7 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
     await prune(dir);
     return answer(file, truthFile, truth, false, madeInMs);
   } finally {
+    clearInterval(alive);
     await rmdir(lock).catch(() => undefined);
   }
 }
