@@ -119,7 +119,7 @@ describe('video import', () => {
     const short = await makeTalkingClip({ durationS: 12 });
     const two = await makeTalkingClip({ faces: 2, durationS: 20 });
     const tiny = await makeTalkingClip({ tiny: true, durationS: 20 });
-    const away = await makeTalkingClip({ awayFraction: 0.7, durationS: 24 });
+    const away = await makeTalkingClip({ awayFraction: 0.7, awayStyle: 'back', durationS: 24 });
     const cases: Array<[string, VideoImportErrorCode, RegExp]> = [
       [text, 'not_a_video', /not a usable video/],
       [broken, 'broken_file', /not a usable video|cannot be decoded/],
