@@ -35,6 +35,7 @@ export interface TrackResult {
 }
 
 const CHECK_EVERY = 25;
+const SEARCH_EVERY = 5;
 const IDENTITY: Similarity = [1, 0, 0, 0];
 
 const jawWidth = (lm: Landmarks): number => Math.hypot(lm[16]![0] - lm[0]![0], lm[16]![1] - lm[0]![1]);
@@ -77,6 +78,7 @@ export async function trackClip(
   const frames: TrackedFrame[] = [];
   let previous: Landmarks | undefined;
   let lastCheck = 0;
+  let lastSearch = -SEARCH_EVERY;
   let checks = 0;
   let multiFaceChecks = 0;
   const lost = { checks: 0, shape: 0, missing: 0 };
@@ -122,7 +124,10 @@ export async function trackClip(
         }
         lastCheck = i;
       }
-      let lm = previous ? await landmarksIn(f, trackingBox(previous)) : await find(f);
+      // while the face is away, it is looked for every SEARCH_EVERY frames (a detection costs 4 tracked frames)
+      const search = !previous && i - lastSearch >= SEARCH_EVERY;
+      if (search) lastSearch = i;
+      let lm = previous ? await landmarksIn(f, trackingBox(previous)) : search ? await find(f) : undefined;
       if (!lm) lost.missing++;
       else if (!frontal(lm) || Math.abs(jawWidth(lm) / refJaw - 1) > 0.35) {
         lost.shape++;
