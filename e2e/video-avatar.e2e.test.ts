@@ -282,10 +282,17 @@ describe('video avatars in a real browser', () => {
       ),
     ).toBe(true);
     const speaking = await motion(page, 2500, mouth);
+    // while speaking only the lower face is composited: the rest is still the footage
+    const talking = nearestBase(await grabLuma(page));
+    const stillSpeaking = await page.evaluate(() =>
+      window.mpTest.events.every((e) => e.type !== 'speakingEnd'),
+    );
     console.log(
-      `video e2e: mouth motion idle ${idle.mean.toFixed(2)} (peak ${idle.peak.toFixed(2)}), speaking ${speaking.mean.toFixed(2)} (peak ${speaking.peak.toFixed(2)})`,
+      `video e2e: mouth motion idle ${idle.mean.toFixed(2)} (peak ${idle.peak.toFixed(2)}), speaking ${speaking.mean.toFixed(2)} (peak ${speaking.peak.toFixed(2)}); a speaking frame vs base frame ${talking.i} outside the lower face ${talking.mad.toFixed(2)}`,
     );
     expect(speaking.mean).toBeGreaterThan(3 * Math.max(idle.mean, 0.5));
+    expect(stillSpeaking).toBe(true);
+    expect(talking.mad).toBeLessThan(6);
     await page.close();
   }, 90_000);
 
