@@ -4,7 +4,9 @@
  * 4, 6, … it reports engine CPU per session, memory per session, frames received vs due, frames
  * the engine skipped, viewer fps, and the control plane's event-loop delay; then the largest N
  * with no dropped frames and fps ≥ 24.5. Stops at the first N that fails. Then the same for a
- * photo avatar (made from the test portrait, as an upload would be). Never fails on a figure.
+ * photo avatar (made from the test portrait, as an upload would be) and for a video avatar
+ * (a 22 s talking clip of the test footage through the video import process, as an upload
+ * would be; with --smoke a synthetic video pack, no import). Never fails on a figure.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -13,6 +15,9 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { importPhotoAvatar } from '../../packages/engine/dist/avatar/photo-import.js';
 import { portraitFixture } from '../../packages/engine/dist/testing/portrait-fixture.js';
+import { writeSyntheticVideoPack } from '../../packages/engine/dist/testing/synthetic-video-pack.js';
+import { runVideoImport } from '@mouthpiece/engine/host';
+import { makeTalkingClip } from '@mouthpiece/engine/testing';
 import type { Page } from 'playwright-core';
 import { launchBrowser } from '../../e2e/harness/browser.js';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
@@ -56,6 +61,7 @@ async function metric(server: TestServer, name: string): Promise<number> {
 
 interface Level {
   n: number;
+  avatar: 'vector' | PackAvatar['kind'];
   engineCpuPct: number;
   cpuPerSessionPct: number;
   rssPerSessionMb: number;
@@ -80,21 +86,70 @@ interface Level {
   ok: boolean;
 }
 
+/** An avatar in a folder of packs of its own: every session of a level shows it. */
+interface PackAvatar {
+  kind: 'photo' | 'video';
+  dir: string;
+  avatarId: string;
+  /** Where the pack came from, for the report. */
+  source: string;
+}
+
 /** A folder of packs holding one photo avatar, `photo`, made from the test portrait. */
-async function photoPacks(): Promise<string> {
+async function photoPacks(): Promise<PackAvatar> {
   const dir = mkdtempSync(join(tmpdir(), 'mp-bench-photo-'));
   await importPhotoAvatar({ id: 'photo', name: 'Photo', image: await portraitFixture({ scale: 2 }) }, dir);
-  return dir;
+  return { kind: 'photo', dir, avatarId: 'photo', source: 'the test portrait' };
+}
+
+/**
+ * A folder of packs holding one video avatar, `video`: the test footage (a 22 s talking clip,
+ * cached between runs) through the import process, as an upload is (about 30–60 s here). In
+ * smoke mode a synthetic pack at the output size instead (no clip, no import: the smoke only
+ * checks the JSON line).
+ */
+async function videoPacks(): Promise<PackAvatar> {
+  const dir = mkdtempSync(join(tmpdir(), 'mp-bench-video-'));
+  if (smoke) {
+    await writeSyntheticVideoPack(dir, { id: 'video', size: 512, baseFrames: 10 });
+    return { kind: 'video', dir, avatarId: 'video', source: 'a synthetic pack (smoke)' };
+  }
+  const clip = await makeTalkingClip({ durationS: 22 });
+  const t0 = performance.now();
+  await runVideoImport({ id: 'video', name: 'Video', file: clip.file }, dir);
+  const s = ((performance.now() - t0) / 1000).toFixed(0);
+  return {
+    kind: 'video',
+    dir,
+    avatarId: 'video',
+    source: `a ${clip.durationS} s talking clip imported in ${s} s`,
+  };
+}
+
+/** Levels up the list for one pack avatar, stopping at the first that fails; the pack is removed after. */
+async function packLevels(make: () => Promise<PackAvatar>): Promise<{ pack: PackAvatar; levels: Level[] }> {
+  const pack = await make();
+  const levels: Level[] = [];
+  try {
+    for (const n of LEVELS) {
+      const level = await measure(n, false, pack);
+      levels.push(level);
+      if (!level.ok) break;
+    }
+  } finally {
+    rmSync(pack.dir, { recursive: true, force: true });
+  }
+  return { pack, levels };
 }
 
 /**
  * With `chromium`, session 0 is watched by headless Chromium instead (docs/design.md §9's
- * spot-check); with `photoDir`, every session shows the photo avatar in it.
+ * spot-check); with `pack`, every session shows that avatar.
  */
-async function measure(n: number, chromium = false, photoDir?: string): Promise<Level> {
+async function measure(n: number, chromium = false, pack?: PackAvatar): Promise<Level> {
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'mp-prof-')) : undefined;
   const server = await startServer({
-    ...(photoDir ? { MOUTHPIECE_AVATARS_DIR: photoDir } : {}),
+    ...(pack ? { MOUTHPIECE_AVATARS_DIR: pack.dir } : {}),
     MOUTHPIECE_LOG_LEVEL: 'warn',
     MOUTHPIECE_ENGINE_PROCESSES: '1',
     MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
@@ -115,7 +170,7 @@ async function measure(n: number, chromium = false, photoDir?: string): Promise<
     const sessions = [];
     for (let i = 0; i < n; i++) {
       const { sessionId, token } = await server.createSession({
-        visualConfig: { avatarId: photoDir ? 'photo' : AVATARS[i % AVATARS.length] },
+        visualConfig: { avatarId: pack ? pack.avatarId : AVATARS[i % AVATARS.length] },
         voiceConfig: { id: i % 2 ? 'en-us-male' : 'en-us-female' },
       });
       const init = await server.initClient(sessionId, token);
@@ -185,6 +240,7 @@ async function measure(n: number, chromium = false, photoDir?: string): Promise<
     const fpsAvg = fps.reduce((a, b) => a + b, 0) / fps.length;
     level = {
       n,
+      avatar: pack?.kind ?? 'vector',
       threads,
       engineCpuPct,
       cpuPerSessionPct: engineCpuPct / n,
@@ -223,19 +279,13 @@ it('measures', async () => {
     levels.push(level);
     if (!level.ok) break;
   }
-  const best = Math.max(0, ...levels.filter((l) => l.ok).map((l) => l.n));
-  const photoDir = await photoPacks();
-  const photoLevels: Level[] = [];
-  try {
-    for (const n of LEVELS) {
-      const level = await measure(n, false, photoDir);
-      photoLevels.push(level);
-      if (!level.ok) break;
-    }
-  } finally {
-    rmSync(photoDir, { recursive: true, force: true });
-  }
-  const photoBest = Math.max(0, ...photoLevels.filter((l) => l.ok).map((l) => l.n));
+  const clean = (ls: Level[]): number => Math.max(0, ...ls.filter((l) => l.ok).map((l) => l.n));
+  const best = clean(levels);
+  const photo = await packLevels(photoPacks);
+  const video = await packLevels(videoPacks);
+  const photoBest = clean(photo.levels);
+  const videoBest = clean(video.levels);
+  const all = [...levels, ...photo.levels, ...video.levels];
   // spot-check: the densest passing level again, one of its viewers a real browser
   const spot = best > 0 && !smoke ? await measure(best, true) : undefined;
   report(
@@ -256,16 +306,18 @@ it('measures', async () => {
         'speak',
         'loop99',
         'rcvr%',
+        'busy%',
+        'steal%',
         'width',
         'ok',
       ],
       8,
     ),
   );
-  for (const l of [...levels, ...photoLevels])
+  for (const l of all)
     report(
       row(
-        photoLevels.includes(l) ? `${l.n} photo` : String(l.n),
+        l.avatar === 'vector' ? String(l.n) : `${l.n} ${l.avatar}`,
         [
           fmt(l.engineCpuPct, 1),
           fmt(l.cpuPerSessionPct, 1),
@@ -287,7 +339,8 @@ it('measures', async () => {
       ),
     );
   report(`largest N with no dropped frames and fps >= 24.5, per engine process (one core): ${best}`);
-  report(`the same for a photo avatar (rows "N photo"): ${photoBest}`);
+  report(`the same for a photo avatar (rows "N photo", from ${photo.pack.source}): ${photoBest}`);
+  report(`the same for a video avatar (rows "N video", from ${video.pack.source}): ${videoBest}`);
   if (spot)
     report(
       `Chromium spot-check at N=${spot.n} (session 0 watched by headless Chromium): decoded ${fmt(spot.chromiumFps ?? NaN, 1)} fps; all viewers min ${fmt(spot.fpsMin, 1)} fps, ${fmt(spot.skippedFrames)} frames skipped, engine ${fmt(spot.engineCpuPct, 1)} %`,
@@ -312,6 +365,8 @@ it('measures', async () => {
       windowSec: WINDOW_MS / 1000,
       sessionsPerCore: best,
       photoSessionsPerCore: photoBest,
+      videoSessionsPerCore: videoBest,
+      videoPack: video.pack.source,
       chromiumSpotCheck: spot
         ? {
             n: spot.n,
@@ -320,8 +375,7 @@ it('measures', async () => {
             skippedFrames: spot.skippedFrames,
           }
         : null,
-      levels: [...levels, ...photoLevels].map((l) => ({
-        avatar: photoLevels.includes(l) ? 'photo' : 'vector',
+      levels: all.map((l) => ({
         ...l,
         engineCpuPct: +l.engineCpuPct.toFixed(1),
         cpuPerSessionPct: +l.cpuPerSessionPct.toFixed(1),

@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { blankImage, portraitFixture } from '@mouthpiece/engine/testing';
+import { blankImage, makeTalkingClip, portraitFixture } from '@mouthpiece/engine/testing';
 import { createTestApp, multipartBody, type TestApp } from '../testing/test-app.js';
 
 const ADMIN = 'admin-token-for-tests';
@@ -230,6 +230,111 @@ describe('POST /admin/v1/avatars', () => {
     const noAuth = await t.app.inject({ method: 'DELETE', url: '/admin/v1/avatars/amara' });
     expect(noAuth.statusCode).toBe(401);
   });
+});
+
+describe('POST /admin/v1/avatars with a clip (video avatars)', () => {
+  let clip: Buffer;
+  beforeAll(async () => {
+    clip = readFileSync((await makeTalkingClip({ durationS: 22 })).file);
+  }, 180_000);
+
+  it('makes a video avatar from a clip in "video": 201 with render "video", the pack kept under the data dir', async () => {
+    await app();
+    const res = await upload([
+      ['id', 'talker'],
+      ['name', 'Talker'],
+      ['video', clip],
+    ]);
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({
+      success: true,
+      avatar: { id: 'talker', name: 'Talker', render: 'video', previewUrl: '/v1/avatars/talker/preview.png' },
+    });
+    expect(stored()).toEqual(['talker']); // the streamed upload is gone
+    expect(readdirSync(join(dataDir, 'avatars', 'talker')).sort()).toEqual([
+      'avatar.json',
+      'base.i420',
+      'mouths.i420',
+      'preview.png',
+      'video.json',
+    ]);
+    expect(JSON.parse(readFileSync(join(dataDir, 'avatars', 'talker', 'avatar.json'), 'utf8'))).toMatchObject(
+      {
+        id: 'talker',
+        render: 'video',
+        source: 'upload',
+      },
+    );
+  }, 180_000);
+
+  it('refuses a clip it cannot use with a 4xx naming the problem, leaving nothing behind', async () => {
+    await app();
+    const cases: Array<[Array<[string, string | Buffer]>, number, string, RegExp]> = [
+      [
+        [
+          ['id', 'a'],
+          ['name', 'A'],
+          ['video', Buffer.from('this is not a video at all '.repeat(100))],
+        ],
+        400,
+        'INVALID_VIDEO',
+        /"video" is not a video/,
+      ],
+      [
+        [
+          ['id', 'a'],
+          ['name', 'A'],
+          ['image', clip],
+        ],
+        400,
+        'INVALID_IMAGE',
+        /"image" holds a video; send a clip in the field "video"/,
+      ],
+      [
+        [
+          ['id', 'a'],
+          ['name', 'A'],
+          ['video', Buffer.alloc(201 * 1024 * 1024)],
+        ],
+        413,
+        'PAYLOAD_TOO_LARGE',
+        /the video is over 200 MiB/,
+      ],
+    ];
+    for (const [fields, status, code, message] of cases) {
+      const res = await upload(fields);
+      expect({ status: res.statusCode, body: res.json() }).toMatchObject({
+        status,
+        body: { success: false, code, error: expect.stringMatching(message) },
+      });
+      expect(stored()).toEqual([]);
+    }
+  }, 60_000);
+
+  it('says ffmpeg is missing with a 422 when it is not on the PATH (the import process inherits it)', async () => {
+    await app();
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    let res;
+    try {
+      res = await upload([
+        ['id', 'talker'],
+        ['name', 'Talker'],
+        ['video', clip],
+      ]);
+    } finally {
+      process.env.PATH = path;
+    }
+    expect({ status: res.statusCode, body: res.json() }).toMatchObject({
+      status: 422,
+      body: {
+        success: false,
+        code: 'VIDEO_IMPORT_UNAVAILABLE',
+        error: expect.stringMatching(/apt-get install ffmpeg/),
+      },
+    });
+    expect(stored()).toEqual([]);
+  }, 60_000);
 });
 
 describe('GET /v1/avatars previews', () => {
