@@ -20,7 +20,7 @@
  * no native module: the renderer and espeak are imported when a clip is first made.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,44 +32,29 @@ import { codecArgs, type ClipFormat } from './ffmpeg.js';
 const GENERATOR_VERSION = 1;
 
 /**
- * The modules that decide a clip's pictures and sound (relative to this folder, without their
- * extension): a change to any of them (a rebuild of dist/, an edit under vitest) keys new clips.
+ * The folders (and a file) whose code decides a clip's pictures and sound, relative to the
+ * package's src/: a change to any of them keys new clips.
  */
-const MADE_BY = [
-  './talking-clip-render',
-  './talking-clip-speech',
-  './talking-clip-back',
-  './ffmpeg',
-  './portrait-fixture',
-  '../avatar/photo-import',
-  '../avatar/face-detector',
-  '../render/photo-renderer',
-  '../render/photo-rig',
-  '../render/mesh-warp',
-  '../render/inner-mouth',
-  '../animation/animator',
-  '../lipsync/mouth-track',
-  '../lipsync/mouth-shapes',
-  '../lipsync/visemes',
-  '../session/mouth-driver',
-  '../speech/espeak',
-  '../speech/resample',
-  '../speech/trim',
-  '../speech/voices',
-];
+const MADE_BY = ['testing', 'avatar', 'render', 'animation', 'lipsync', 'session', 'speech', 'face-state.ts'];
 
 let fingerprint: string | undefined;
 
-/** A hash of the code that makes clips, as it runs now (TypeScript sources or dist/). */
+/**
+ * A hash of the code that makes clips: the TypeScript sources of the folders above (also when
+ * running from dist/, so tests under vitest and benchmarks from dist/ share clips), else dist/'s.
+ */
 function generatorFingerprint(): string {
   if (fingerprint !== undefined) return fingerprint;
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const here = fileURLToPath(new URL('..', import.meta.url));
+  const src = here.replace(/\/dist\/$/, '/src/');
+  const root = existsSync(join(src, 'testing', 'talking-clip.ts')) ? src : here;
   const h = createHash('sha256').update(String(GENERATOR_VERSION));
-  for (const m of MADE_BY) {
-    const file = fileURLToPath(new URL(`${m}${ext}`, import.meta.url));
-    if (!existsSync(file)) throw new Error(`${file} is missing: update MADE_BY in testing/talking-clip.ts`);
-    h.update(m).update(readFileSync(file));
-  }
+  const add = (path: string): void => {
+    if (statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) add(join(path, f));
+    else if (/\.(ts|js)$/.test(path) && !/\.(test|d)\.ts$/.test(path))
+      h.update(path.slice(root.length)).update(readFileSync(path));
+  };
+  for (const m of MADE_BY) add(join(root, m));
   fingerprint = h.digest('hex').slice(0, 12);
   return fingerprint;
 }
