@@ -61,6 +61,42 @@ function overlaps(a: { x: number; y: number; width: number; height: number }, lm
   return inter / (a.width * a.height + b.width * b.height - inter) > 0.25;
 }
 
+/** Copies the part of a frame inside a box (clamped to the frame). */
+function cropFrame(
+  f: RgbFrame,
+  box: { x: number; y: number; width: number; height: number },
+): RgbFrame & { x: number; y: number } {
+  const x0 = Math.max(0, Math.floor(box.x));
+  const y0 = Math.max(0, Math.floor(box.y));
+  const x1 = Math.min(f.width, Math.ceil(box.x + box.width));
+  const y1 = Math.min(f.height, Math.ceil(box.y + box.height));
+  const width = Math.max(1, x1 - x0);
+  const height = Math.max(1, y1 - y0);
+  const rgb = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++)
+    rgb.set(
+      f.rgb.subarray(((y0 + y) * f.width + x0) * 3, ((y0 + y) * f.width + x0 + width) * 3),
+      y * width * 3,
+    );
+  return { rgb, width, height, x: x0, y: y0 };
+}
+
+/**
+ * A second look when the whole-frame check found no face where tracking is: the detector again on
+ * a square twice the tracked face's size around it, where the face fills more of its input.
+ */
+async function confirm(f: RgbFrame, lm: Landmarks): Promise<boolean> {
+  const t = trackingBox(lm);
+  const near = cropFrame(f, {
+    x: t.x - t.width / 2,
+    y: t.y - t.height / 2,
+    width: t.width * 2,
+    height: t.height * 2,
+  });
+  const boxes = await detectBoxesTiny(near, 224);
+  return boxes.some((b) => overlaps({ ...b.box, x: b.box.x + near.x, y: b.box.y + near.y }, lm));
+}
+
 export async function trackClip(
   file: string,
   plan: FacePlan,
@@ -118,7 +154,7 @@ export async function trackClip(
         checks++;
         const boxes = await detectBoxesTiny(f);
         if (boxes.length > 1) multiFaceChecks++;
-        if (previous && !boxes.some((b) => overlaps(b.box, previous!))) {
+        if (previous && !boxes.some((b) => overlaps(b.box, previous!)) && !(await confirm(f, previous))) {
           lost.checks++;
           lose(lastCheck);
         }
