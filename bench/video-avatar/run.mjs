@@ -9,7 +9,7 @@
 // mean absolute difference of luma) and the landmark mouth opening is correlated over time.
 // The engine path is replayed offline (no WebRTC, no encode): made frame n and real frame n are
 // the same instant of the clip. Needs a build (npx tsc -b), ffmpeg and the test portrait.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -89,6 +89,10 @@ async function photoBaseline(firstFrame, packs, states) {
   );
 }
 
+const variance = (v) => {
+  const m = v.reduce((a, x) => a + x, 0) / v.length;
+  return v.reduce((a, x) => a + (x - m) ** 2, 0) / v.length;
+};
 const fmt = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : 'n/a');
 
 async function main() {
@@ -161,7 +165,24 @@ async function main() {
         drawnOpen,
       ).toFixed(3),
     };
+    // what the pack holds that the figures depend on: idle-loop frames with the mouth open (a
+    // composite on them shows two chins), and how much the seam ring's luma follows the mouth (the
+    // colour match shifts a crop by the ring's difference, meant to be light, not jaw)
+    const library = index.library;
+    const crop = new Map(library.source.map((source, k) => [source, k]));
+    const pack = {
+      baseFrames: index.base.frames,
+      loop: index.base.loop,
+      baseFramesOpen: index.base.source.filter((s) => (library.descriptors[crop.get(s)]?.open ?? 0) > 0.3)
+        .length,
+      ringLumaSd: +Math.sqrt(variance(library.ring.map((r) => r[0]))).toFixed(2),
+      ringLumaVsOpenR: +pearson(
+        library.ring.map((r) => r[0]),
+        library.descriptors.map((d) => d.open),
+      ).toFixed(3),
+    };
     if (values.sheets) {
+      mkdirSync(values.sheets, { recursive: true });
       const per = 10;
       for (let s = 0; s * per < n; s++) {
         const file = join(values.sheets, `video-avatar-sheet-${String(s).padStart(2, '0')}.png`);
@@ -189,6 +210,9 @@ async function main() {
       `(The engine's say-audio path replayed offline, no WebRTC: the audio-only mouth model on the held-out 48 kHz audio, each frame's mouth at its centre through the MouthDriver, so made frame n and real frame n are the same instant. The footage itself was drawn by the photo renderer from the test portrait, so the photo baseline has a home advantage. Sanity: real frames' tracked landmarks ${sanity.realLandmarkErrorPx} px from where they were drawn; the clip's drawn opening vs the audio model's r ${sanity.audioModelVsDrawnOpenR}, vs the real frames' tracked opening r ${sanity.trackedVsDrawnOpenR}.)`,
     );
     console.log(
+      `(Pack: idle loop ${pack.baseFrames} frames (${pack.loop}), ${pack.baseFramesOpen} of them with the mouth open > 0.3; seam-ring luma over the mouth library sd ${pack.ringLumaSd}, r with the crops' opening ${pack.ringLumaVsOpenR}.)`,
+    );
+    console.log(
       JSON.stringify({
         bench: 'video-avatar',
         smoke,
@@ -207,6 +231,7 @@ async function main() {
           Object.entries(ratio).map(([key, v]) => [key, Number.isFinite(v) ? +v.toFixed(3) : null]),
         ),
         sanity,
+        pack,
         seconds: +((performance.now() - t0) / 1000).toFixed(1),
       }),
     );
