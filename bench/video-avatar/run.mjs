@@ -1,14 +1,15 @@
 // npm run bench:video-avatar [-- --duration 40] [--frames N] [--sheets DIR] [--smoke]
-// Held-out reconstruction (docs/design.md §11 "Evaluation"), the figure talking-head papers report:
-// a test clip (the test portrait as a photo avatar speaking) is cut at 80 %; the first part is
-// imported as a video avatar (the import's own child process), and the last 20 %'s audio drives
-// it as say-audio does (the audio-only mouth model, sampled at each 25 fps frame's centre through
-// the MouthDriver, `speaking` while the audio plays). The baseline is a photo avatar made from the
-// clip's first frame, driven by the same mouths. Every frame, real or made, is aligned to the
-// pack's canonical frame by its own tracked landmarks; the lower-face boxes are compared (SSIM and
-// mean absolute difference of luma) and the landmark mouth opening is correlated over time.
-// The engine path is replayed offline (no WebRTC, no encode): made frame n and real frame n are
-// the same instant of the clip. Needs a build (npx tsc -b), ffmpeg and the test portrait.
+// Held-out reconstruction (the video-avatar design's "Evaluation"; results and findings in
+// docs/benchmarks.md), the figure talking-head papers report: a test clip (the test portrait as a
+// photo avatar speaking) is cut at 80 %; the first part is imported as a video avatar (the
+// import's own child process), and the last 20 %'s audio drives it as say-audio does (the
+// audio-only mouth model, sampled at each 25 fps frame's centre through the MouthDriver,
+// `speaking` while the audio plays). The baseline is a photo avatar made from the clip's first
+// frame, driven by the same mouths. Every frame, real or made, is aligned to the pack's canonical
+// frame by its own tracked landmarks; the lower-face boxes are compared (SSIM and mean absolute
+// difference of luma) and the landmark mouth opening is correlated over time. The engine path is
+// replayed offline (no WebRTC, no encode): made frame n and real frame n are the same instant of
+// the clip. Needs a build (npx tsc -b), ffmpeg and the test portrait.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
