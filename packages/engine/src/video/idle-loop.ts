@@ -37,24 +37,28 @@ function landmarkDistance(a: Landmarks, b: Landmarks): number {
   return s / STABLE_LANDMARKS.length;
 }
 
+/** Any frame above these (mouth opening, loudness, 0..1) is speech and stays out of the loop. */
+const ACTIVE_OPEN = 0.3;
+const ACTIVE_LOUDNESS = 0.25;
 /** A stretch counts as calm below these means (mouth opening and loudness, 0..1). */
 const CALM_OPEN = 0.15;
 const CALM_LOUDNESS = 0.1;
 
 /**
- * The longest calm stretch (8, 6, 4, 3 or 2 s) whose frames are all tracked; when none is calm,
- * the calmest of them.
+ * The longest stretch (8 s down to 1.5 s) whose frames are all tracked and none of them speaks,
+ * when its means are calm too; else the calmest stretch whose frames are all tracked.
  */
 export function chooseIdleLoop(frames: readonly IdleFrame[], fps: number): IdleLoop | undefined {
   let calmest: { loop: IdleLoop; cost: number } | undefined;
-  for (const seconds of [8, 6, 4, 3, 2]) {
-    const found = search(frames, Math.round(seconds * fps), Math.round((seconds + 2) * fps));
-    if (!found) continue;
-    const { loop, open, loudness } = found;
-    if (open < CALM_OPEN && loudness < CALM_LOUDNESS) return loop;
-    const cost = open + 2 * loudness;
-    if (!calmest || cost < calmest.cost) calmest = { loop, cost };
-  }
+  for (const strict of [true, false])
+    for (const seconds of [8, 6, 4, 3, 2, 1.5]) {
+      const found = search(frames, Math.round(seconds * fps), Math.round((seconds + 2) * fps), strict);
+      if (!found) continue;
+      const { loop, open, loudness } = found;
+      if (strict && open < CALM_OPEN && loudness < CALM_LOUDNESS) return loop;
+      const cost = open + 2 * loudness;
+      if (!calmest || cost < calmest.cost) calmest = { loop, cost };
+    }
   return calmest?.loop;
 }
 
@@ -62,20 +66,23 @@ function search(
   frames: readonly IdleFrame[],
   length: number,
   reach: number,
+  strict: boolean,
 ): { loop: IdleLoop; open: number; loudness: number } | undefined {
-  // prefix sums of validity and calmness, so every window's score costs O(1)
+  // prefix sums of unusable frames and of calmness, so every window's score costs O(1)
   const n = frames.length;
-  const invalid = new Int32Array(n + 1);
+  const usable = (f: IdleFrame): boolean =>
+    f.valid && (!strict || (f.open <= ACTIVE_OPEN && f.loudness <= ACTIVE_LOUDNESS));
+  const unusable = new Int32Array(n + 1);
   const calm = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) {
     const f = frames[i]!;
-    invalid[i + 1] = invalid[i]! + (f.valid ? 0 : 1);
+    unusable[i + 1] = unusable[i]! + (usable(f) ? 0 : 1);
     const motion = i > 0 ? thumbDistance(f.thumb, frames[i - 1]!.thumb) / 4 : 0;
     calm[i + 1] = calm[i]! + f.open + 2 * f.loudness + motion;
   }
   let best: { start: number; cost: number } | undefined;
-  for (let s = 0; s + reach <= n; s += 2) {
-    if (invalid[s + reach]! - invalid[s]! > 0) continue;
+  for (let s = 0; s + length <= n; s += 2) {
+    if (unusable[s + length]! - unusable[s]! > 0) continue;
     const cost = (calm[s + length]! - calm[s]!) / length;
     if (!best || cost < best.cost) best = { start: s, cost };
   }
@@ -88,9 +95,12 @@ function search(
     loudness += frames[i]!.loudness / length;
   }
   const first = frames[s]!;
+  // a cut at e plays [s, e): every frame before e must be usable, e itself tracked
   let cut: { end: number; grey: number; px: number; score: number } | undefined;
   for (let e = s + Math.round(length * 0.67); e < Math.min(n, s + reach); e++) {
+    if (!usable(frames[e - 1]!)) break;
     const f = frames[e]!;
+    if (!f.valid) continue;
     const grey = thumbDistance(first.thumb, f.thumb);
     const px = landmarkDistance(first.landmarks, f.landmarks);
     const score = grey / CUT_GREY + px / CUT_PX;

@@ -31,11 +31,19 @@ export interface SeamMask {
   alpha: Uint8Array;
   /** The same at chroma resolution ((width/2) × (height/2)). */
   alphaC: Uint8Array;
-  /** Box pixel indices on the feathered ring, where the seam's colour is measured. */
+  /** Box pixel indices on the feathered ring's upper part, where the seam's colour is measured. */
   ring: Uint32Array;
   /** The same at chroma resolution. */
   ringC: Uint32Array;
 }
+
+/**
+ * The seam's colour is measured only on the ring's upper part (beside and under the nose, the
+ * cheeks): lower down the ring crosses the jaw line, where an opening mouth drops the chin over
+ * the neck and would read as a change of light (measured on test footage: the full ring's
+ * brightness varied by 5.8 grey levels with the opening, r 0.71; its top part by 0.8).
+ */
+const RING_TOP = 0.3;
 
 /** The fraction of each semi-axis over which the ellipse fades out. */
 const FEATHER = 0.3;
@@ -63,7 +71,7 @@ export function seamMask(width: number, height: number): SeamMask {
     for (let x = 0; x < width; x++) {
       const a = ellipseWeight(x + 0.5, y + 0.5, width, height);
       alpha[y * width + x] = Math.round(a * 255);
-      if (a > 0.15 && a < 0.7) ring.push(y * width + x);
+      if (a > 0.15 && a < 0.7 && y < height * RING_TOP) ring.push(y * width + x);
     }
   const cw = width >> 1;
   const ch = height >> 1;
@@ -73,7 +81,7 @@ export function seamMask(width: number, height: number): SeamMask {
     for (let x = 0; x < cw; x++) {
       const a = ellipseWeight(2 * x + 1, 2 * y + 1, width, height);
       alphaC[y * cw + x] = Math.round(a * 255);
-      if (a > 0.15 && a < 0.7) ringC.push(y * cw + x);
+      if (a > 0.15 && a < 0.7 && 2 * y + 1 < height * RING_TOP) ringC.push(y * cw + x);
     }
   const m: SeamMask = {
     width,

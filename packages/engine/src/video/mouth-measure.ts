@@ -136,8 +136,9 @@ export function calibrate(
     if (!r) return { open: 0, width: 0.35, round: 0, teeth: 0 };
     const open = clamp01(mapQuantile(r.gap, gq, openTable));
     const width = clamp01(0.2 + (0.4 * (r.width - wLo)) / (wHi - wLo));
-    const round = clamp01((0.4 - width) / 0.2) * (open > 0.05 ? 1 : 0.5);
-    const teeth = Number.isNaN(r.inner) || open < 0.08 ? 0 : clamp01((r.inner - 0.45) / 0.4);
+    // only a mouth narrower than the person's usual range's lower third is rounded (oo, w)
+    const round = clamp01((0.32 - width) / 0.12);
+    const teeth = Number.isNaN(r.inner) || open < 0.08 ? 0 : clamp01((r.inner - 0.6) / 0.4);
     return { open, width, round, teeth };
   });
   return {

@@ -153,9 +153,9 @@ describe('idle loop', () => {
     expect(loop.start).toBeGreaterThanOrEqual(300);
     expect(loop.loop).toBe('pingpong');
   });
-  it('finds nothing when the face is never tracked for two seconds', () => {
+  it('finds nothing when the face is never tracked for a second and a half', () => {
     const frames: IdleFrame[] = Array.from({ length: 600 }, (_, i) => ({
-      valid: i % 40 !== 0,
+      valid: i % 30 !== 0,
       landmarks: lm(0),
       thumb: thumb(0),
       open: 0,
