@@ -16,7 +16,7 @@ import type { MouthDescriptor } from '../video/pack.js';
  * and rounding, teeth least (the crop shows whatever teeth the person showed). lipBite and tongue
  * have no descriptor.
  */
-export const SELECTION_WEIGHTS = { open: 1, width: 0.4, round: 0.4, teeth: 0.15 } as const;
+export const SELECTION_WEIGHTS = { open: 1, width: 0.1, round: 0.1, teeth: 0.05 } as const;
 /** The cost of cutting to a distant source frame (in the distance's units: an `open` of 0.08). */
 export const JUMP_COST = 0.08;
 /** Source frames this far from the free next one cost the full JUMP_COST; nearer ones less. */
