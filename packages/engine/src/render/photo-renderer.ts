@@ -10,9 +10,19 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
 import type { PhotoAvatarManifest } from '../avatar/manifest.js';
-import { innerMouthShader, mouthColours, type MouthColours } from './inner-mouth.js';
-import { fillTriangle, smoothEdges, warpTriangle, type Image32 } from './mesh-warp.js';
-import { buildRig, modeWeights, MODES, PHOTO_POSE, pose, type PhotoRig, type Vec } from './photo-rig.js';
+import { createInnerMouth } from './inner-mouth.js';
+import { mouthColours, type MouthColours } from './mouth-colours.js';
+import { fillTriangle, warpTriangle, type Image32 } from './mesh-warp.js';
+import {
+  buildRig,
+  modeWeights,
+  MODES,
+  PHOTO_POSE,
+  place,
+  pose,
+  type PhotoRig,
+  type Vec,
+} from './photo-rig.js';
 import type { Renderer } from './renderer.js';
 
 /** Tilt is drawn in steps of this many radians; each step's picture is made once. */
@@ -149,6 +159,10 @@ export function createPhotoRenderer(
   const motionScale = Math.min(width, height) / 512;
   const dTri = new Float64Array(6);
   const sTri = new Float64Array(6);
+  const inner = createInnerMouth();
+  const mark = (_x: number, _y: number, o: number): void => {
+    out.px[o + 3] = 0;
+  };
   let closed = false;
   let last = '';
   const tri = (t: number): void => {
@@ -194,20 +208,15 @@ export function createPhotoRenderer(
       const sin = Math.sin(angle);
       const r: Vec = [rig.r[0] * cos - rig.r[1] * sin, rig.r[0] * sin + rig.r[1] * cos];
       const u: Vec = [rig.u[0] * cos - rig.u[1] * sin, rig.u[0] * sin + rig.u[1] * cos];
-      const shade = innerMouthShader(out, dst, rig, r, u, rig.mouthW * s.scale, mouth, s.colours);
-      // the inner mouth's box and area (where the lips part): its edges are smoothed after the lips
-      let area = 0;
+      // the cavity's pixels are marked (the lips are warped over their edges), then the inner
+      // mouth is drawn over the box where the lips part, blended into the lips
       let bx0 = width;
       let by0 = height;
       let bx1 = 0;
       let by1 = 0;
       for (const t of rig.cavity) {
         tri(t);
-        fillTriangle(out, dTri, shade);
-        area +=
-          Math.abs(
-            (dTri[2]! - dTri[0]!) * (dTri[5]! - dTri[1]!) - (dTri[4]! - dTri[0]!) * (dTri[3]! - dTri[1]!),
-          ) / 2;
+        fillTriangle(out, dTri, mark);
         for (let k = 0; k < 6; k += 2) {
           bx0 = Math.min(bx0, dTri[k]!);
           bx1 = Math.max(bx1, dTri[k]!);
@@ -219,7 +228,19 @@ export function createPhotoRenderer(
         tri(t);
         warpTriangle(out, dTri, base, sTri);
       }
-      if (area >= 4) smoothEdges(out, bx0 - 1, by0 - 1, bx1 + 1, by1 + 1);
+      if (bx1 > bx0)
+        inner.draw({
+          out,
+          pos: dst,
+          rig,
+          r,
+          u,
+          scale: s.scale,
+          stomion: place(rig.stomion, s.scale, angle, s.pivot, dx, dy),
+          mouth,
+          colours: s.colours,
+          box: [Math.floor(bx0) - 3, Math.floor(by0) - 3, Math.ceil(bx1) + 3, Math.ceil(by1) + 3],
+        });
       const brow = weights.brow > 0.01;
       for (const [on, list] of [
         [weights.blinkL > 0.01 || brow, rig.lidTris],

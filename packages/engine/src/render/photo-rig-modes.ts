@@ -1,0 +1,196 @@
+/**
+ * How the vertices of a photo avatar's rig move, per unit of each mode (photo-rig.ts builds the
+ * mesh and poses it). Displacements are in the face's axes: along r (to the face's right in the
+ * image) and along u (down the face), in photo pixels.
+ */
+
+export type Vec = readonly [number, number];
+
+export const MODES = [
+  'close',
+  'open',
+  'width',
+  'round',
+  'bite',
+  'relax',
+  'blinkL',
+  'blinkR',
+  'brow',
+] as const;
+export type Mode = (typeof MODES)[number];
+
+/** The mouth modes (every triangle with a vertex they move is warped each frame). */
+export const MOUTH_MODES: readonly Mode[] = ['close', 'open', 'width', 'round', 'bite', 'relax'];
+
+/** The face's frame in the photo, measured from its landmarks. */
+export interface FaceFrame {
+  L: (i: number) => Vec;
+  /** Down the face, and to the image's right. */
+  u: Vec;
+  r: Vec;
+  /** Mouth centre (between the outer corners), mouth width and face width (jaw 0 to 16). */
+  mc: Vec;
+  mouthW: number;
+  faceW: number;
+}
+
+export type AddMode = (m: Mode, i: number, a: number, b: number) => void;
+
+const UPPER_OUT = [49, 50, 51, 52, 53];
+const LOWER_OUT = [59, 58, 57, 56, 55];
+const UPPER_IN = [61, 62, 63];
+const LOWER_IN = [67, 66, 65];
+const OUTER_CORNERS = [48, 54];
+const INNER_CORNERS = [60, 64];
+
+/** How far the chin drops at open = 1, in mouth widths; the lower lip drops a little further. */
+const CHIN_DROP = 0.3;
+/** Rows of vertices below the jaw line (jaw 5–11): how far out (face widths), and how much of
+ * the jaw's drop each keeps, so the drop fades into the neck. */
+export const NECK_ROWS = [
+  { out: 0.1, keep: 0.55 },
+  { out: 0.24, keep: 0.22 },
+] as const;
+export const NECK_JAW = [5, 6, 7, 8, 9, 10, 11];
+
+export function along(f: FaceFrame, p: Vec, axis: Vec): number {
+  return (p[0] - f.mc[0]) * axis[0] + (p[1] - f.mc[1]) * axis[1];
+}
+
+/** A landmark's position across the mouth: -1 at the left corner, 1 at the right one. */
+export function xRel(f: FaceFrame, i: number): number {
+  return along(f, f.L(i), f.r) / (f.mouthW / 2);
+}
+
+/** How much a jaw landmark follows the chin: 1 at the chin (8), fading towards the ears. */
+export function jawWeight(j: number): number {
+  return Math.max(0, Math.cos(((j - 8) / 6) * (Math.PI / 2))) ** 1.5;
+}
+
+/**
+ * close: lips that part in the photo (a smile with teeth) meet in the middle at rest; their inner
+ * edges are taken a little onto the lips (`points` moves), so no tooth shows along the closed line.
+ */
+export function closeMode(f: FaceFrame, points: Vec[], add: AddMode): void {
+  const { u, mouthW } = f;
+  const gap = (upper: number, lower: number): number =>
+    Math.max(0, along(f, f.L(lower), u) - along(f, f.L(upper), u));
+  for (let k = 0; k < 3; k++) {
+    const g = gap(UPPER_IN[k]!, LOWER_IN[k]!) / 2;
+    const inset = Math.min(g * 0.4, 0.025 * mouthW);
+    for (const [i, sign] of [
+      [UPPER_IN[k]!, -1],
+      [LOWER_IN[k]!, 1],
+    ] as const) {
+      const p = points[i]!;
+      points[i] = [p[0] + sign * inset * u[0], p[1] + sign * inset * u[1]];
+      add('close', i, 0, -sign * (g + inset));
+    }
+    add('close', UPPER_OUT[k + 1]!, 0, g * 0.9);
+    add('close', LOWER_OUT[k + 1]!, 0, -g * 0.9);
+  }
+  const gEdge = (gap(61, 67) + gap(63, 65)) / 4;
+  for (const i of [49, 53]) add('close', i, 0, gEdge * 0.5);
+  for (const i of [59, 55]) add('close', i, 0, -gEdge * 0.5);
+  const gMid = gap(62, 66) / 2;
+  for (let j = 4; j <= 12; j++) add('close', j, 0, -gMid * jawWeight(j));
+}
+
+/**
+ * open, width, round, bite and relax. Opening drops the lower lip, the chin and the jaw line (the
+ * rows below the jaw follow part of the way); width stretches the mouth; round narrows it, its
+ * inner corners most (the opening rounds) and thickens the lips; relax brings the corners, raised
+ * in a smiling photo, down to the lips' meeting line.
+ */
+export function mouthModes(f: FaceFrame, add: AddMode): void {
+  const { mouthW } = f;
+  const x = (i: number): number => xRel(f, i);
+  const wx = (i: number): number => 1 - 0.5 * Math.min(1, x(i) ** 2);
+  for (const i of [...UPPER_OUT, ...UPPER_IN]) {
+    add('open', i, 0, -0.07 * mouthW * wx(i));
+    add('bite', i, 0, -0.07 * mouthW * wx(i));
+  }
+  for (const i of UPPER_OUT) add('round', i, 0, -0.05 * mouthW * wx(i));
+  for (const i of UPPER_IN) add('round', i, 0, -0.03 * mouthW * wx(i));
+  for (const i of LOWER_IN) {
+    add('open', i, 0, 0.42 * mouthW * wx(i));
+    add('bite', i, 0, -0.05 * mouthW * wx(i));
+    add('round', i, 0, 0.04 * mouthW * wx(i));
+  }
+  for (const i of LOWER_OUT) {
+    add('open', i, 0, 0.4 * mouthW * wx(i));
+    add('bite', i, 0, -0.03 * mouthW * wx(i));
+    add('round', i, 0, 0.06 * mouthW * wx(i));
+  }
+  for (const i of [...OUTER_CORNERS, ...INNER_CORNERS])
+    add('open', i, -0.04 * mouthW * Math.sign(x(i)), 0.12 * mouthW);
+  for (const i of INNER_CORNERS) add('round', i, -0.1 * mouthW * Math.sign(x(i)), 0);
+  // the smile: how far the corners sit above the lips' meeting line (none for a photo that frowns)
+  const meet = (along(f, f.L(62), f.u) + along(f, f.L(66), f.u)) / 2;
+  const corners = (along(f, f.L(48), f.u) + along(f, f.L(54), f.u)) / 2;
+  const smile = Math.min(0.12 * mouthW, Math.max(0, meet - corners));
+  for (let i = 48; i <= 67; i++) {
+    add('width', i, 0.25 * mouthW * x(i), 0);
+    add('round', i, -0.15 * mouthW * x(i) * Math.min(1, Math.abs(x(i))), 0);
+    add('relax', i, 0, smile * Math.min(1, x(i) ** 2));
+  }
+}
+
+/**
+ * The jaw line follows the chin down when the mouth opens (drawing in a little, as the jaw swings
+ * on its hinge), and each neck row keeps its share of the drop of the jaw point above it.
+ */
+export function jawModes(
+  f: FaceFrame,
+  neck: ReadonlyArray<{ jaw: number; keep: number }>,
+  add: AddMode,
+): void {
+  const drop = (j: number): Vec => {
+    const w = jawWeight(j);
+    const side = Math.sign(xRel(f, j));
+    return [-0.05 * f.mouthW * w * (1 - w) * side, CHIN_DROP * f.mouthW * w];
+  };
+  for (let j = 3; j <= 13; j++) add('open', j, ...drop(j));
+  neck.forEach(({ jaw, keep }, k) => {
+    const [a, b] = drop(jaw);
+    add('open', 68 + k, a * keep, b * keep);
+  });
+}
+
+/** Neck vertices: rows below the jaw line, out along its normal turned half-way down the face. */
+export function neckPoints(f: FaceFrame): Array<{ p: Vec; jaw: number; keep: number }> {
+  const out: Array<{ p: Vec; jaw: number; keep: number }> = [];
+  const nose = f.L(33);
+  for (const row of NECK_ROWS)
+    for (const j of NECK_JAW) {
+      const a = f.L(j - 1);
+      const b = f.L(j + 1);
+      let n: Vec = [b[1] - a[1], a[0] - b[0]];
+      const p = f.L(j);
+      if (n[0] * (p[0] - nose[0]) + n[1] * (p[1] - nose[1]) < 0) n = [-n[0], -n[1]];
+      const nl = Math.hypot(n[0], n[1]) || 1;
+      const d: Vec = [n[0] / nl + f.u[0], n[1] / nl + f.u[1]];
+      const dl = Math.hypot(d[0], d[1]) || 1;
+      const k = (row.out * f.faceW) / dl;
+      out.push({ p: [p[0] + d[0] * k, p[1] + d[1] * k], jaw: j, keep: row.keep });
+    }
+  return out;
+}
+
+/** blinks: the upper lid comes down to the lower one, which rises a little; brow: a raise. */
+export function lidModes(f: FaceFrame, add: AddMode): void {
+  for (const [m, up, low] of [
+    ['blinkL', [37, 38], [41, 40]],
+    ['blinkR', [43, 44], [47, 46]],
+  ] as const)
+    for (let k = 0; k < 2; k++) {
+      const p = f.L(up[k]!);
+      const q = f.L(low[k]!);
+      const d: Vec = [q[0] - p[0], q[1] - p[1]];
+      const dr = d[0] * f.r[0] + d[1] * f.r[1];
+      const du = d[0] * f.u[0] + d[1] * f.u[1];
+      add(m, up[k]!, dr * 0.88, du * 0.88);
+      add(m, low[k]!, -dr * 0.12, -du * 0.12);
+    }
+  for (let i = 17; i <= 26; i++) add('brow', i, 0, -0.035 * f.faceW);
+}
