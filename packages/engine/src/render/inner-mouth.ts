@@ -125,7 +125,9 @@ function fillColumns(f: InnerMouthFrame, origin: Vec, g: Geometry): void {
     const tip = Math.sqrt(Math.max(0, 1 - a * a));
     const tipTop = floor - Math.max(0, floor - tb.te[i]! - 0.6) * tip ** 0.6;
     tb.tt[i] = top + (Math.min(top, tipTop) - top) * tg + AA * 0.6;
-    tb.kt[i] = 0.45 + 0.5 * tg * tip;
+    // the tongue's middle groove, a little darker
+    const groove = 1 - 0.15 * Math.exp(-(((s - sMid) / (0.025 * mouthW)) ** 2));
+    tb.kt[i] = (0.45 + 0.5 * tg * tip) * groove;
   }
 }
 
@@ -302,7 +304,10 @@ function interior(col: number[], f: InnerMouthFrame, tb: MouthTables, p: Pixel, 
     let lit = lerp(tb.ku, i, w) * (0.3 + 0.7 * ks) * (0.75 + 0.25 * sh.light);
     // the upper lip's shadow at the top, soft gaps deepening towards the biting edge
     const shadow = Math.min(sh.shadowPx, 0.35 * Math.max(1, te - tu));
-    lit *= (0.45 + 0.55 * smoothstep(0, shadow, depth)) * (1 - lerp(tb.gu, i, w) * (0.05 + 0.3 * vv * vv));
+    // (a sliver of teeth shows no gaps: they would read as a ruled line)
+    const gaps = smoothstep(2, 6, te - tu);
+    lit *=
+      (0.45 + 0.55 * smoothstep(0, shadow, depth)) * (1 - lerp(tb.gu, i, w) * (0.05 + 0.3 * vv * vv) * gaps);
     if (te - t < 1.5) lit *= 0.9; // the biting edge is thin and lets the dark through
     mixLit(col, sh.dark, colours.teeth, lit, ce);
   }

@@ -45,8 +45,8 @@ export function ensureTables(tables: MouthTables | undefined, n: number): MouthT
 
 /**
  * A smooth curve t(s) through the chain's points (s increasing), written into `t` and its normal
- * factor into `norm` at s0 + i·STEP for i < n: cubic Hermite pieces with the mean of the
- * neighbouring secants as tangents (Catmull–Rom on uneven spacing), held flat outside the chain.
+ * factor into `norm` at s0 + i·STEP for i < n: cubic Hermite pieces with monotone tangents,
+ * held flat outside the chain.
  */
 export function chainCurve(
   ss: readonly number[],
@@ -58,8 +58,30 @@ export function chainCurve(
 ): void {
   const last = ss.length - 1;
   const secant = (k: number): number => (ts[k + 1]! - ts[k]!) / Math.max(1e-3, ss[k + 1]! - ss[k]!);
+  const h = (k: number): number => Math.max(1e-3, ss[k + 1]! - ss[k]!);
+  // inside: monotone tangents (Fritsch–Butland), so the curve never bulges past a landmark
+  const inner = (k: number): number => {
+    const d0 = secant(k - 1);
+    const d1 = secant(k);
+    if (d0 * d1 <= 0) return 0;
+    const h0 = h(k - 1);
+    const h1 = h(k);
+    return (3 * (h0 + h1)) / ((2 * h1 + h0) / d0 + (h1 + 2 * h0) / d1);
+  };
+  // at the ends (the mouth's corners) the curve keeps bending as it did (a parabola's end), so
+  // the opening is round rather than pointed; never steeper than three times the end's secant
+  const end = (sec: number, next: number): number => {
+    const m = 2 * sec - next;
+    return Math.sign(m) === Math.sign(sec) ? Math.sign(m) * Math.min(Math.abs(m), 3 * Math.abs(sec)) : sec;
+  };
   const tangent = (k: number): number =>
-    k === 0 ? secant(0) : k === last ? secant(last - 1) : (secant(k - 1) + secant(k)) / 2;
+    last < 2
+      ? secant(0)
+      : k === 0
+        ? end(secant(0), inner(1))
+        : k === last
+          ? end(secant(last - 1), inner(last - 1))
+          : inner(k);
   let k = 0;
   for (let i = 0; i < n; i++) {
     const s = s0 + i * STEP;

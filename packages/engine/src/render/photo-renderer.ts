@@ -155,6 +155,7 @@ export function createPhotoRenderer(
   const n = rig.rest.length / 2;
   const src = new Float64Array(n * 2);
   const dst = new Float64Array(n * 2);
+  const moved = new Uint8Array(n);
   const out: Image32 = { px: new Uint8ClampedArray(width * height * 4), width, height };
   const motionScale = Math.min(width, height) / 512;
   const dTri = new Float64Array(6);
@@ -224,7 +225,16 @@ export function createPhotoRenderer(
           by1 = Math.max(by1, dTri[k + 1]!);
         }
       }
+      // a triangle none of whose vertices moved is the picture as copied (the neck at rest)
+      for (let v = 0; v < n; v++)
+        moved[v] =
+          Math.abs(dst[v * 2]! - src[v * 2]! - dx) > 0.01 ||
+          Math.abs(dst[v * 2 + 1]! - src[v * 2 + 1]! - dy) > 0.01
+            ? 1
+            : 0;
       for (const t of rig.mouthTris) {
+        if (!moved[rig.tris[t * 3]!] && !moved[rig.tris[t * 3 + 1]!] && !moved[rig.tris[t * 3 + 2]!])
+          continue;
         tri(t);
         warpTriangle(out, dTri, base, sTri);
       }

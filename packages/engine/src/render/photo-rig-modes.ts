@@ -124,7 +124,9 @@ export function mouthModes(f: FaceFrame, add: AddMode): void {
   }
   for (const i of [...OUTER_CORNERS, ...INNER_CORNERS])
     add('open', i, -0.04 * mouthW * Math.sign(x(i)), 0.12 * mouthW);
-  for (const i of INNER_CORNERS) add('round', i, -0.1 * mouthW * Math.sign(x(i)), 0);
+  // rounding gathers the opening most: its corners and the inner lips beside the middle
+  for (const i of INNER_CORNERS) add('round', i, -0.19 * mouthW * Math.sign(x(i)), 0);
+  for (const i of [61, 63, 65, 67]) add('round', i, -0.085 * mouthW * Math.sign(x(i)), 0);
   // the smile: how far the corners sit above the lips' meeting line (none for a photo that frowns)
   const meet = (along(f, f.L(62), f.u) + along(f, f.L(66), f.u)) / 2;
   const corners = (along(f, f.L(48), f.u) + along(f, f.L(54), f.u)) / 2;
