@@ -123,7 +123,8 @@ function fillColumns(f: InnerMouthFrame, origin: Vec, g: Geometry): void {
     const top = floor - dome * Math.sqrt(Math.max(0, 1 - d * d));
     const a = (s - sMid) / (0.42 * half);
     const tip = Math.sqrt(Math.max(0, 1 - a * a));
-    const tipTop = floor - Math.max(0, floor - tb.te[i]! - 0.6) * tip ** 0.6;
+    // (the tip rises behind the upper teeth, which hide its top)
+    const tipTop = floor - Math.max(0, floor - tb.te[i]! + 1.5) * tip ** 0.6;
     tb.tt[i] = top + (Math.min(top, tipTop) - top) * tg + AA * 0.6;
     // the tongue's middle groove, a little darker
     const groove = 1 - 0.15 * Math.exp(-(((s - sMid) / (0.025 * mouthW)) ** 2));
@@ -299,15 +300,16 @@ function interior(col: number[], f: InnerMouthFrame, tb: MouthTables, p: Pixel, 
   const ce = clamp01((te - t) / AA + 0.5);
   if (ce > 0) {
     const depth = Math.max(0, t - tu);
-    const vv = clamp01(depth / Math.max(1, te - tu));
+    // the teeth's visible height here (to the edge's arc) and how far down them the pixel is
+    const tall = Math.max(1, lerp(tb.ta, i, w) - tu);
+    const vv = clamp01(depth / tall);
     // the teeth stand at the front, lit from outside the mouth (a narrow opening dims them less)
     let lit = lerp(tb.ku, i, w) * (0.3 + 0.7 * ks) * (0.75 + 0.25 * sh.light);
-    // the upper lip's shadow at the top, soft gaps deepening towards the biting edge
-    const shadow = Math.min(sh.shadowPx, 0.35 * Math.max(1, te - tu));
-    // (a sliver of teeth shows no gaps: they would read as a ruled line)
-    const gaps = smoothstep(2, 6, te - tu);
-    lit *=
-      (0.45 + 0.55 * smoothstep(0, shadow, depth)) * (1 - lerp(tb.gu, i, w) * (0.05 + 0.3 * vv * vv) * gaps);
+    // the upper lip's shadow at the top; the gaps show towards the biting edge only, and not at
+    // all on a sliver of teeth (they would read as ruled lines)
+    const shadow = Math.min(sh.shadowPx, 0.35 * tall);
+    const gap = lerp(tb.gu, i, w) * 0.3 * smoothstep(0.5, 1, vv) * smoothstep(2, 6, tall);
+    lit *= (0.45 + 0.55 * smoothstep(0, shadow, depth)) * (1 - gap);
     if (te - t < 1.5) lit *= 0.9; // the biting edge is thin and lets the dark through
     mixLit(col, sh.dark, colours.teeth, lit, ce);
   }

@@ -17,8 +17,10 @@ export interface MouthTables {
   tl: Float32Array;
   nu: Float32Array;
   nl: Float32Array;
-  /** Upper teeth: t of the biting edge, brightness across the teeth, closeness to a gap (0..1). */
+  /** Upper teeth: t of the biting edge (and of its arc, without the teeth's rounded corners),
+   * brightness across the teeth, closeness to a gap (0..1). */
   te: Float32Array;
+  ta: Float32Array;
   ku: Float32Array;
   gu: Float32Array;
   /** Lower teeth: t of their top edge, brightness across them, closeness to a gap. */
@@ -32,7 +34,7 @@ export interface MouthTables {
   ks: Float32Array;
 }
 
-const FIELDS = ['tu', 'tl', 'nu', 'nl', 'te', 'ku', 'gu', 'le', 'kl', 'gl', 'tt', 'kt', 'ks'] as const;
+const FIELDS = ['tu', 'tl', 'nu', 'nl', 'te', 'ta', 'ku', 'gu', 'le', 'kl', 'gl', 'tt', 'kt', 'ks'] as const;
 
 /** Tables with room for `n` entries (grown, never shrunk, as a renderer's frames need). */
 export function ensureTables(tables: MouthTables | undefined, n: number): MouthTables {

@@ -67,33 +67,46 @@ export function jawWeight(j: number): number {
   return Math.max(0, Math.cos(((j - 8) / 6) * (Math.PI / 2))) ** 1.5;
 }
 
+/** How much of the photo's gap between the lips the upper lip closes at rest (the jaw, rising,
+ * closes the rest), so the skin under the nose stays as it is in the photo. */
+const UPPER_SHARE = 0.35;
+
 /**
- * close: lips that part in the photo (a smile with teeth) meet in the middle at rest; their inner
- * edges are taken a little onto the lips (`points` moves), so no tooth shows along the closed line.
+ * close: lips that part in the photo (a smile with teeth) meet at rest, the lower lip and the jaw
+ * rising most; their inner edges are taken a little onto the lips (`points` moves), so no tooth
+ * shows along the closed line.
  */
 export function closeMode(f: FaceFrame, points: Vec[], add: AddMode): void {
   const { u, mouthW } = f;
   const gap = (upper: number, lower: number): number =>
     Math.max(0, along(f, f.L(lower), u) - along(f, f.L(upper), u));
+  const share = (sign: number): number => (sign < 0 ? UPPER_SHARE : 1 - UPPER_SHARE);
   for (let k = 0; k < 3; k++) {
-    const g = gap(UPPER_IN[k]!, LOWER_IN[k]!) / 2;
-    const inset = Math.min(g * 0.4, 0.025 * mouthW);
+    const g = gap(UPPER_IN[k]!, LOWER_IN[k]!);
+    const inset = Math.min(g * 0.2, 0.025 * mouthW);
     for (const [i, sign] of [
       [UPPER_IN[k]!, -1],
       [LOWER_IN[k]!, 1],
     ] as const) {
       const p = points[i]!;
       points[i] = [p[0] + sign * inset * u[0], p[1] + sign * inset * u[1]];
-      add('close', i, 0, -sign * (g + inset));
+      add('close', i, 0, -sign * (g * share(sign) + inset));
     }
-    add('close', UPPER_OUT[k + 1]!, 0, g * 0.9);
-    add('close', LOWER_OUT[k + 1]!, 0, -g * 0.9);
+    add('close', UPPER_OUT[k + 1]!, 0, g * UPPER_SHARE * 0.9);
+    add('close', LOWER_OUT[k + 1]!, 0, -g * (1 - UPPER_SHARE) * 0.9);
   }
-  const gEdge = (gap(61, 67) + gap(63, 65)) / 4;
-  for (const i of [49, 53]) add('close', i, 0, gEdge * 0.5);
-  for (const i of [59, 55]) add('close', i, 0, -gEdge * 0.5);
-  const gMid = gap(62, 66) / 2;
-  for (let j = 4; j <= 12; j++) add('close', j, 0, -gMid * jawWeight(j));
+  const gEdge = (gap(61, 67) + gap(63, 65)) / 2;
+  for (const i of [49, 53]) add('close', i, 0, gEdge * UPPER_SHARE * 0.5);
+  for (const i of [59, 55]) add('close', i, 0, -gEdge * (1 - UPPER_SHARE) * 0.5);
+  const gMid = gap(62, 66);
+  for (let j = 4; j <= 12; j++) add('close', j, 0, -gMid * (1 - UPPER_SHARE) * jawWeight(j));
+}
+
+/** Where the lips meet at rest in the middle (photo pixels). */
+export function stomion(f: FaceFrame): Vec {
+  const a = f.L(62);
+  const b = f.L(66);
+  return [a[0] + (b[0] - a[0]) * UPPER_SHARE, a[1] + (b[1] - a[1]) * UPPER_SHARE];
 }
 
 /**
@@ -128,7 +141,7 @@ export function mouthModes(f: FaceFrame, add: AddMode): void {
   for (const i of INNER_CORNERS) add('round', i, -0.19 * mouthW * Math.sign(x(i)), 0);
   for (const i of [61, 63, 65, 67]) add('round', i, -0.085 * mouthW * Math.sign(x(i)), 0);
   // the smile: how far the corners sit above the lips' meeting line (none for a photo that frowns)
-  const meet = (along(f, f.L(62), f.u) + along(f, f.L(66), f.u)) / 2;
+  const meet = along(f, stomion(f), f.u);
   const corners = (along(f, f.L(48), f.u) + along(f, f.L(54), f.u)) / 2;
   const smile = Math.min(0.12 * mouthW, Math.max(0, meet - corners));
   for (let i = 48; i <= 67; i++) {

@@ -15,6 +15,7 @@ import {
   lidModes,
   mouthModes,
   neckPoints,
+  stomion,
   type FaceFrame,
   type Mode,
   type Vec,
@@ -89,10 +90,30 @@ function ring(f: FaceFrame): Vec[] {
   return out;
 }
 
+/**
+ * Fixed points on the cheeks, between the lower lids and the mouth and beside the nose, so no
+ * triangle joins a lid to the lips (a blink would move the mouth, and the mouth the lids).
+ */
+function cheeks(f: FaceFrame): Vec[] {
+  const at = (i: number, j: number, t: number): Vec => {
+    const a = f.L(i);
+    const b = f.L(j);
+    return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+  };
+  return [
+    at(41, 48, 0.45),
+    at(46, 54, 0.45),
+    at(40, 31, 0.5),
+    at(47, 35, 0.5),
+    at(36, 3, 0.5),
+    at(45, 13, 0.5),
+  ];
+}
+
 export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
   const f = faceFrame(landmarks);
   const neck = neckPoints(f);
-  const points: Vec[] = [...landmarks, ...neck.map((v) => v.p), ...ring(f)];
+  const points: Vec[] = [...landmarks, ...neck.map((v) => v.p), ...cheeks(f), ...ring(f)];
   const n = points.length;
   const modes = Object.fromEntries(MODES.map((m) => [m, new Float64Array(n * 2)])) as Record<
     Mode,
@@ -107,7 +128,6 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
   mouthModes(f, add);
   jawModes(f, neck, add);
   lidModes(f, add);
-  const L = f.L;
   return {
     ...mesh(f, points, modes),
     rest: Float64Array.from(points.flat()),
@@ -116,7 +136,7 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
     r: f.r,
     mouthW: f.mouthW,
     faceW: f.faceW,
-    stomion: [(L(62)[0] + L(66)[0]) / 2, (L(62)[1] + L(66)[1]) / 2],
+    stomion: stomion(f),
     innerUpper: [60, 61, 62, 63, 64],
     innerLower: [60, 67, 66, 65, 64],
   };

@@ -39,13 +39,13 @@ function cornerLift(d: number, rr: number): number {
   return rr - Math.sqrt(rr * rr - e * e);
 }
 
-/** Brightness across a tooth: a broad highlight, its sides turning away. */
+/** Brightness across a tooth: a broad highlight, its sides turning away into a soft valley. */
 function across(x: number): number {
-  const c = 2 * x - 1;
-  return 0.84 + 0.16 * (1 - c * c);
+  const c = Math.sin(Math.PI * x);
+  return 0.88 + 0.12 * c * c;
 }
 
-/** Fills the tables' teeth columns (te, ku, gu, le, kl, gl); needs the lip curves (tu, tl). */
+/** Fills the tables' teeth columns (te, ta, ku, gu, le, kl, gl); needs the lip curves (tu, tl). */
 export function teethTables(tb: MouthTables, p: TeethPlacement): void {
   for (let i = 0; i < tb.n; i++) {
     const a = Math.abs(tb.s0 + i * STEP - p.sMid) / p.half;
@@ -54,10 +54,11 @@ export function teethTables(tb: MouthTables, p: TeethPlacement): void {
     const up = toothAt(UPPER, a, p.half);
     const du = Math.min(up.x, 1 - up.x) * up.width;
     const arc = p.stomT + p.upperDrop - 0.07 * p.mouthW * a * a;
-    const rr = Math.min(0.2 * up.width, 0.35 * Math.max(0, arc - tb.tu[i]!));
+    const rr = Math.min(0.15 * up.width, 0.2 * Math.max(0, arc - tb.tu[i]!));
     tb.te[i] = arc - cornerLift(du, rr);
+    tb.ta[i] = arc;
     tb.ku[i] = across(up.x) * arch;
-    tb.gu[i] = Math.exp(-((du / 0.55) ** 2));
+    tb.gu[i] = Math.exp(-((du / 0.8) ** 2));
     const lo = toothAt(LOWER, a, p.half);
     const dl = Math.min(lo.x, 1 - lo.x) * lo.width;
     // the lower lip hides the lower teeth towards the corners
