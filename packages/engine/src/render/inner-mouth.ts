@@ -268,7 +268,8 @@ function frameShades(f: InnerMouthFrame, g: Geometry): Shades {
     light: 0.6 + 0.4 * smoothstep(0, 0.25 * mouthW, g.gapMax),
     shadowPx: Math.max(1.2, 0.03 * mouthW),
     lowerOn: f.mouth.open > 0.35 && f.mouth.teeth > 0,
-    dark: [Math.min(255, c[0] * 2.4), Math.min(255, c[1] * 2.2), Math.min(255, c[2] * 2.2)],
+    // teeth in shadow: their own colour darkened, warmed a little by the mouth around them
+    dark: [0, 1, 2].map((k) => Math.min(255, 0.3 * f.colours.teeth[k]! + 0.9 * c[k]!)),
   };
 }
 
@@ -308,8 +309,9 @@ function interior(col: number[], f: InnerMouthFrame, tb: MouthTables, p: Pixel, 
     // the upper lip's shadow at the top; the gaps show towards the biting edge only, and not at
     // all on a sliver of teeth (they would read as ruled lines)
     const shadow = Math.min(sh.shadowPx, 0.35 * tall);
-    const gap = lerp(tb.gu, i, w) * 0.3 * smoothstep(0.5, 1, vv) * smoothstep(2, 6, tall);
-    lit *= (0.45 + 0.55 * smoothstep(0, shadow, depth)) * (1 - gap);
+    const gap = lerp(tb.gu, i, w) * 0.3 * smoothstep(0.35, 1, vv) * smoothstep(2, 6, tall);
+    // (and the biting edge is a little translucent)
+    lit *= (0.45 + 0.55 * smoothstep(0, shadow, depth)) * (1 - gap) * (1 - 0.08 * smoothstep(0.6, 1, vv));
     if (te - t < 1.5) lit *= 0.9; // the biting edge is thin and lets the dark through
     mixLit(col, sh.dark, colours.teeth, lit, ce);
   }

@@ -24,25 +24,29 @@ export interface TeethPlacement {
   lowerShow: number;
 }
 
-/** The tooth a column crosses: how far across it (0..1) and its width in pixels. */
-function toothAt(edges: readonly number[], a: number, half: number): { x: number; width: number } {
+/** Each tooth's own tone, from the middle out: the front teeth brightest, canines a little duller. */
+const TONE = [1, 0.95, 0.9, 0.87, 0.85, 0.84, 0.83, 0.82, 0.81, 0.8];
+
+/** The tooth a column crosses: which (from the middle), how far across it (0..1), its width in pixels. */
+function toothAt(edges: readonly number[], a: number, half: number): { k: number; x: number; width: number } {
   let k = 0;
   while (k < edges.length - 2 && a > edges[k + 1]!) k++;
   const w = edges[k + 1]! - edges[k]!;
-  return { x: Math.min(1, (a - edges[k]!) / w), width: w * half };
+  return { k, x: Math.min(1, (a - edges[k]!) / w), width: w * half };
 }
 
-/** Lift of a rounded tooth corner at `d` pixels from the gap, for a corner radius `rr`. */
-function cornerLift(d: number, rr: number): number {
-  if (rr <= 0 || d >= rr) return 0;
-  const e = rr - d;
-  return rr - Math.sqrt(rr * rr - e * e);
+/** How far a tooth's edge draws back at `d` pixels from the gap: its rounded corner, `depth`
+ * deep and `w` wide (two neighbours' corners make a soft notch, not a line). */
+function cornerLift(d: number, depth: number, w: number): number {
+  if (depth <= 0 || d >= w) return 0;
+  const e = 1 - d / w;
+  return depth * e * e;
 }
 
 /** Brightness across a tooth: a broad highlight, its sides turning away into a soft valley. */
 function across(x: number): number {
   const c = Math.sin(Math.PI * x);
-  return 0.88 + 0.12 * c * c;
+  return 0.84 + 0.16 * c * c;
 }
 
 /** Fills the tables' teeth columns (te, ta, ku, gu, le, kl, gl); needs the lip curves (tu, tl). */
@@ -54,18 +58,19 @@ export function teethTables(tb: MouthTables, p: TeethPlacement): void {
     const up = toothAt(UPPER, a, p.half);
     const du = Math.min(up.x, 1 - up.x) * up.width;
     const arc = p.stomT + p.upperDrop - 0.07 * p.mouthW * a * a;
-    const rr = Math.min(0.15 * up.width, 0.2 * Math.max(0, arc - tb.tu[i]!));
-    tb.te[i] = arc - cornerLift(du, rr);
+    const notch = Math.min(0.9, 0.12 * Math.max(0, arc - tb.tu[i]!));
+    tb.te[i] = arc - cornerLift(du, notch, Math.min(3.5, 0.35 * up.width));
     tb.ta[i] = arc;
-    tb.ku[i] = across(up.x) * arch;
+    tb.ku[i] = across(up.x) * arch * TONE[up.k]!;
     tb.gu[i] = Math.exp(-((du / 0.8) ** 2));
     const lo = toothAt(LOWER, a, p.half);
     const dl = Math.min(lo.x, 1 - lo.x) * lo.width;
     // the lower lip hides the lower teeth towards the corners
     const show = p.lowerShow * Math.max(0, 1 - (a / 0.75) ** 2);
     // (placed so that no sliver of tooth shows along the lip where none should)
-    tb.le[i] = tb.tl[i]! - show + 0.7 + cornerLift(dl, Math.min(0.2 * lo.width, 0.3 * show));
-    tb.kl[i] = across(lo.x) * arch;
+    tb.le[i] =
+      tb.tl[i]! - show + 0.7 + cornerLift(dl, Math.min(1, 0.25 * show), Math.min(2.5, 0.3 * lo.width));
+    tb.kl[i] = across(lo.x) * arch * TONE[lo.k]!;
     tb.gl[i] = Math.exp(-((dl / 0.5) ** 2));
   }
 }
