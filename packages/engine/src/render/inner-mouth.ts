@@ -132,14 +132,20 @@ function fillColumns(f: InnerMouthFrame, origin: Vec, g: Geometry): void {
   }
 }
 
+type RGB = [number, number, number];
+
 const clamp01 = (v: number): number => (v < 0 ? 0 : v > 1 ? 1 : v);
 
 /** Table `a` at entry i + w. */
 const lerp = (a: Float32Array, i: number, w: number): number => a[i]! + (a[i + 1]! - a[i]!) * w;
 
-/** How far into the lips their inner edges are redrawn from the lip beyond (the photo's teeth
- * can show in the last pixel of a warped lip), in output pixels. */
-const EDGE = 1.5;
+/**
+ * Sizes of the inner mouth's shading, in mouth widths (so a bigger face shows the same mouth):
+ * how far into the lips their inner edges are redrawn from the lip beyond (the photo's teeth can
+ * show in the last pixel of a warped lip), and the width of the lips' shadow inside the mouth.
+ */
+const EDGE = 0.016;
+const SHADE = 0.013;
 
 interface Pixel {
   s: number;
@@ -159,8 +165,8 @@ function scan(f: InnerMouthFrame, origin: Vec, g: Geometry): void {
   const { tb } = g;
   const [x0, y0, x1, y1] = f.box;
   const shades = frameShades(f, g);
-  const col = [0, 0, 0];
-  const lip = [0, 0, 0];
+  const col: RGB = [0, 0, 0];
+  const lip: RGB = [0, 0, 0];
   const p: Pixel = { s: 0, t: 0, i: 0, w: 0, tu: 0, tl: 0, dU: 0, dL: 0 };
   for (let y = Math.max(0, y0); y <= Math.min(height - 1, y1); y++)
     for (let x = Math.max(0, x0); x <= Math.min(width - 1, x1); x++) {
@@ -178,25 +184,12 @@ function scan(f: InnerMouthFrame, origin: Vec, g: Geometry): void {
       p.tl = lerp(tb.tl, p.i, p.w);
       p.dU = (p.t - p.tu) * lerp(tb.nu, p.i, p.w);
       p.dL = (p.tl - p.t) * lerp(tb.nl, p.i, p.w);
-      if ((p.dU < -EDGE || p.dL < -EDGE) && px[o + 3] !== 0) continue;
+      if ((p.dU < -shades.edge || p.dL < -shades.edge) && px[o + 3] !== 0) continue;
       // coverage of the pixel by the upper lip, the lower lip and the opening between them
       const wU = clamp01(0.5 - p.dU / AA);
       const wL = clamp01(0.5 - p.dL / AA);
       const cov = Math.max(0, 1 - wU - wL);
-      col[0] = col[1] = col[2] = 0;
-      const open = smoothstep(0, 3, p.tl - p.tu);
-      if (wU > 0)
-        addLip(
-          col,
-          lip,
-          f,
-          origin,
-          p,
-          -1,
-          wU * (1 - (0.08 + 0.2 * open) * Math.exp(Math.min(0, p.dU) / 1.2)),
-        );
-      if (wL > 0)
-        addLip(col, lip, f, origin, p, 1, wL * (1 - (0.08 + 0.2 * open) * Math.exp(Math.min(0, p.dL) / 1.2)));
+      lips(col, lip, f, origin, p, shades, wU, wL);
       if (cov > 0) {
         interior(lip, f, tb, p, shades);
         col[0] += lip[0]! * cov;
@@ -212,31 +205,41 @@ function scan(f: InnerMouthFrame, origin: Vec, g: Geometry): void {
 }
 
 /**
- * Adds `weight` of the lip beyond the pixel's nearer inner edge (upper: side -1, lower: +1): the
- * warped lip EDGE + 1 pixels out from the edge, at the pixel's place along the mouth.
+ * The lips' share of a pixel at the opening (`wU`, `wL`: how much of it each covers) into `col`:
+ * each lip as it is `sh.edge` + 1 pixels out from its inner edge, at the pixel's place along the
+ * mouth, darkening a little towards the edge where the mouth is open.
  */
-function addLip(
-  col: number[],
-  tmp: number[],
+function lips(
+  col: RGB,
+  tmp: RGB,
   f: InnerMouthFrame,
   origin: Vec,
   p: Pixel,
-  side: -1 | 1,
-  weight: number,
+  sh: Shades,
+  wU: number,
+  wL: number,
 ): void {
-  const e = side < 0 ? -p.dU : -p.dL;
-  // far enough out the pixel is the lip itself
-  const t = e >= EDGE ? p.t : side < 0 ? p.tu - EDGE - 1 : p.tl + EDGE + 1;
-  const x = origin[0] + p.s * f.r[0] + t * f.u[0] - 0.5;
-  const y = origin[1] + p.s * f.r[1] + t * f.u[1] - 0.5;
-  sample(f.out, x, y, tmp);
-  col[0]! += tmp[0]! * weight;
-  col[1]! += tmp[1]! * weight;
-  col[2]! += tmp[2]! * weight;
+  col[0] = col[1] = col[2] = 0;
+  const dark = 0.08 + 0.2 * smoothstep(0, 2 * sh.edge, p.tl - p.tu);
+  for (const [side, weight, d] of [
+    [-1, wU, p.dU],
+    [1, wL, p.dL],
+  ] as const) {
+    if (weight <= 0) continue;
+    // far enough out the pixel is the lip itself
+    const t = -d >= sh.edge ? p.t : side < 0 ? p.tu - sh.edge - 1 : p.tl + sh.edge + 1;
+    const x = origin[0] + p.s * f.r[0] + t * f.u[0] - 0.5;
+    const y = origin[1] + p.s * f.r[1] + t * f.u[1] - 0.5;
+    sample(f.out, x, y, tmp);
+    const k = weight * (1 - dark * Math.exp(Math.min(0, d) / sh.shade));
+    col[0] += tmp[0]! * k;
+    col[1] += tmp[1]! * k;
+    col[2] += tmp[2]! * k;
+  }
 }
 
 /** Bilinear sample of the frame at pixel-centre coordinates (x, y). */
-function sample(img: Image32, x: number, y: number, to: number[]): void {
+function sample(img: Image32, x: number, y: number, to: RGB): void {
   const cx = Math.min(img.width - 1.001, Math.max(0, x));
   const cy = Math.min(img.height - 1.001, Math.max(0, y));
   const ix = cx | 0;
@@ -256,6 +259,9 @@ function sample(img: Image32, x: number, y: number, to: number[]): void {
 interface Shades {
   light: number;
   shadowPx: number;
+  /** EDGE and SHADE in output pixels. */
+  edge: number;
+  shade: number;
   lowerOn: boolean;
   /** The warm dark that teeth turn to in shadow. */
   dark: readonly number[];
@@ -267,6 +273,8 @@ function frameShades(f: InnerMouthFrame, g: Geometry): Shades {
   return {
     light: 0.6 + 0.4 * smoothstep(0, 0.25 * mouthW, g.gapMax),
     shadowPx: Math.max(1.2, 0.03 * mouthW),
+    edge: Math.max(1.2, EDGE * mouthW),
+    shade: Math.max(1, SHADE * mouthW),
     lowerOn: f.mouth.open > 0.35 && f.mouth.teeth > 0,
     // teeth in shadow: their own colour darkened, warmed a little by the mouth around them
     dark: [0, 1, 2].map((k) => Math.min(255, 0.3 * f.colours.teeth[k]! + 0.9 * c[k]!)),
@@ -274,12 +282,12 @@ function frameShades(f: InnerMouthFrame, g: Geometry): Shades {
 }
 
 /** The opening's colour at the pixel, back to front: cavity, tongue, lower teeth, upper teeth. */
-function interior(col: number[], f: InnerMouthFrame, tb: MouthTables, p: Pixel, sh: Shades): void {
+function interior(col: RGB, f: InnerMouthFrame, tb: MouthTables, p: Pixel, sh: Shades): void {
   const { colours } = f;
   const { i, w, t, tu, tl } = p;
   const ks = lerp(tb.ks, i, w);
   const v = clamp01((t - tu) / Math.max(1, tl - tu));
-  const lipShade = sh.light * (1 - 0.35 * Math.exp(-Math.max(0, p.dL) / 1.5));
+  const lipShade = sh.light * (1 - 0.35 * Math.exp(-Math.max(0, p.dL) / sh.edge));
   let k = ks * (0.7 + 0.3 * v) * lipShade;
   col[0] = colours.cavity[0] * k;
   col[1] = colours.cavity[1] * k;
@@ -287,7 +295,7 @@ function interior(col: number[], f: InnerMouthFrame, tb: MouthTables, p: Pixel, 
   const tt = lerp(tb.tt, i, w);
   const ct = clamp01((t - tt) / AA + 0.5);
   if (ct > 0) {
-    k = lerp(tb.kt, i, w) * ks * lipShade * (0.75 + 0.25 * smoothstep(0, 3, t - tt));
+    k = lerp(tb.kt, i, w) * ks * lipShade * (0.75 + 0.25 * smoothstep(0, 2 * sh.edge, t - tt));
     mix(col, colours.tongue, k, ct);
   }
   if (sh.lowerOn) {
@@ -312,19 +320,13 @@ function interior(col: number[], f: InnerMouthFrame, tb: MouthTables, p: Pixel, 
     const gap = lerp(tb.gu, i, w) * 0.3 * smoothstep(0.35, 1, vv) * smoothstep(2, 6, tall);
     // (and the biting edge is a little translucent)
     lit *= (0.45 + 0.55 * smoothstep(0, shadow, depth)) * (1 - gap) * (1 - 0.08 * smoothstep(0.6, 1, vv));
-    if (te - t < 1.5) lit *= 0.9; // the biting edge is thin and lets the dark through
+    if (te - t < sh.edge) lit *= 0.9; // the biting edge is thin and lets the dark through
     mixLit(col, sh.dark, colours.teeth, lit, ce);
   }
 }
 
 /** col = col + (dark + (colour − dark)·lit − col)·a: a surface lit by `lit`, its shadow warm. */
-function mixLit(
-  col: number[],
-  dark: readonly number[],
-  colour: readonly number[],
-  lit: number,
-  a: number,
-): void {
+function mixLit(col: RGB, dark: readonly number[], colour: readonly number[], lit: number, a: number): void {
   for (let k = 0; k < 3; k++) {
     const c = dark[k]! + (colour[k]! - dark[k]!) * lit;
     col[k] = col[k]! + (c - col[k]!) * a;
@@ -332,7 +334,7 @@ function mixLit(
 }
 
 /** col = col + (colour·k − col)·a */
-function mix(col: number[], colour: readonly number[], k: number, a: number): void {
+function mix(col: RGB, colour: readonly number[], k: number, a: number): void {
   col[0] = col[0]! + (colour[0]! * k - col[0]!) * a;
   col[1] = col[1]! + (colour[1]! * k - col[1]!) * a;
   col[2] = col[2]! + (colour[2]! * k - col[2]!) * a;

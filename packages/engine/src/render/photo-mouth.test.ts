@@ -170,7 +170,12 @@ describe('photo mouth', () => {
           errors.push(Math.abs(luma(f, x, y) - ref(x, y)));
         }
       errors.sort((a, b) => a - b);
-      console.log(shape, errors.length, errors[Math.floor(errors.length / 2)], errors[Math.floor(errors.length * 0.9)]);
+      console.log(
+        shape,
+        errors.length,
+        errors[Math.floor(errors.length / 2)],
+        errors[Math.floor(errors.length * 0.9)],
+      );
       expect(errors.length).toBeGreaterThan(20);
       expect(errors[Math.floor(errors.length / 2)]).toBeLessThan(10);
       expect(errors[Math.floor(errors.length * 0.9)]).toBeLessThan(35);
