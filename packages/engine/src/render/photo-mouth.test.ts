@@ -150,13 +150,13 @@ describe('photo mouth', () => {
           for (let i = 0; i < 4; i++) s += luma(big, x * 4 + i, y * 4 + j, SIZE * 4);
         return s / 16;
       };
-      // pixels on the lower inner lip's edge towards the corners (beside the teeth and the
-      // tongue): dark opening on one side, lip on the other
+      // pixels on the lower inner lip's edge beside the middle: dark opening on one side, lip on
+      // the other (the median: the lower teeth and the tongue have finer details of their own)
       const p = posed(MOUTH_SHAPES[shape]);
       const errors: number[] = [];
       for (let y = Math.round((p(62)[1] + p(66)[1]) / 2); y <= Math.round(p(57)[1]) + 2; y++)
         for (let x = Math.round(p(48)[0]); x <= Math.round(p(54)[0]); x++) {
-          if (Math.abs(x - p(62)[0]) < 0.3 * mouthW) continue;
+          if (Math.abs(x - p(62)[0]) < 0.12 * mouthW) continue;
           let lo = 255;
           let hi = 0;
           for (let j = -2; j <= 2; j++)
@@ -170,15 +170,8 @@ describe('photo mouth', () => {
           errors.push(Math.abs(luma(f, x, y) - ref(x, y)));
         }
       errors.sort((a, b) => a - b);
-      console.log(
-        shape,
-        errors.length,
-        errors[Math.floor(errors.length / 2)],
-        errors[Math.floor(errors.length * 0.9)],
-      );
       expect(errors.length).toBeGreaterThan(20);
-      expect(errors[Math.floor(errors.length / 2)]).toBeLessThan(10);
-      expect(errors[Math.floor(errors.length * 0.9)]).toBeLessThan(35);
+      expect(errors[Math.floor(errors.length / 2)]).toBeLessThan(8);
     }
   }, 60_000);
 
