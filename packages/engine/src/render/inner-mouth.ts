@@ -192,9 +192,9 @@ function scan(f: InnerMouthFrame, origin: Vec, g: Geometry): void {
       lips(col, lip, f, origin, p, shades, wU, wL);
       if (cov > 0) {
         interior(lip, f, tb, p, shades);
-        col[0] += lip[0]! * cov;
-        col[1] += lip[1]! * cov;
-        col[2] += lip[2]! * cov;
+        col[0] += lip[0] * cov;
+        col[1] += lip[1] * cov;
+        col[2] += lip[2] * cov;
       }
       const sum = Math.max(1e-6, wU + wL + cov);
       px[o] = col[0] / sum;
@@ -232,9 +232,9 @@ function lips(
     const y = origin[1] + p.s * f.r[1] + t * f.u[1] - 0.5;
     sample(f.out, x, y, tmp);
     const k = weight * (1 - dark * Math.exp(Math.min(0, d) / sh.shade));
-    col[0] += tmp[0]! * k;
-    col[1] += tmp[1]! * k;
-    col[2] += tmp[2]! * k;
+    col[0] += tmp[0] * k;
+    col[1] += tmp[1] * k;
+    col[2] += tmp[2] * k;
   }
 }
 
@@ -335,7 +335,7 @@ function mixLit(col: RGB, dark: readonly number[], colour: readonly number[], li
 
 /** col = col + (colour·k − col)·a */
 function mix(col: RGB, colour: readonly number[], k: number, a: number): void {
-  col[0] = col[0]! + (colour[0]! * k - col[0]!) * a;
-  col[1] = col[1]! + (colour[1]! * k - col[1]!) * a;
-  col[2] = col[2]! + (colour[2]! * k - col[2]!) * a;
+  col[0] = col[0] + (colour[0]! * k - col[0]) * a;
+  col[1] = col[1] + (colour[1]! * k - col[1]) * a;
+  col[2] = col[2] + (colour[2]! * k - col[2]) * a;
 }
