@@ -277,7 +277,7 @@ function frameShades(f: InnerMouthFrame, g: Geometry): Shades {
     shade: Math.max(1, SHADE * mouthW),
     lowerOn: f.mouth.open > 0.35 && f.mouth.teeth > 0,
     // teeth in shadow: their own colour darkened, warmed a little by the mouth around them
-    dark: [0, 1, 2].map((k) => Math.min(255, 0.3 * f.colours.teeth[k]! + 0.9 * c[k]!)),
+    dark: [0, 1, 2].map((k) => Math.min(255, 0.28 * f.colours.teeth[k]! + 1.2 * c[k]!)),
   };
 }
 
@@ -306,7 +306,8 @@ function interior(col: RGB, f: InnerMouthFrame, tb: MouthTables, p: Pixel, sh: S
     }
   }
   const te = lerp(tb.te, i, w);
-  const ce = clamp01((te - t) / AA + 0.5);
+  // (a hairline parting shows no teeth: only the dark between the lips)
+  const ce = clamp01((te - t) / AA + 0.5) * smoothstep(0.5, 2.5, tl - tu);
   if (ce > 0) {
     const depth = Math.max(0, t - tu);
     // the teeth's visible height here (to the edge's arc) and how far down them the pixel is
@@ -319,7 +320,7 @@ function interior(col: RGB, f: InnerMouthFrame, tb: MouthTables, p: Pixel, sh: S
     const shadow = Math.min(sh.shadowPx, 0.35 * tall);
     const gap = lerp(tb.gu, i, w) * 0.3 * smoothstep(0.35, 1, vv) * smoothstep(2, 6, tall);
     // (and the biting edge is a little translucent)
-    lit *= (0.45 + 0.55 * smoothstep(0, shadow, depth)) * (1 - gap) * (1 - 0.08 * smoothstep(0.6, 1, vv));
+    lit *= (0.55 + 0.45 * smoothstep(0, shadow, depth)) * (1 - gap) * (1 - 0.08 * smoothstep(0.6, 1, vv));
     if (te - t < sh.edge) lit *= 0.9; // the biting edge is thin and lets the dark through
     mixLit(col, sh.dark, colours.teeth, lit, ce);
   }

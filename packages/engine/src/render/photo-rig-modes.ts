@@ -11,6 +11,7 @@ export const MODES = [
   'open',
   'width',
   'round',
+  'roundOpen',
   'bite',
   'relax',
   'blinkL',
@@ -20,7 +21,7 @@ export const MODES = [
 export type Mode = (typeof MODES)[number];
 
 /** The mouth modes (every triangle with a vertex they move is warped each frame). */
-export const MOUTH_MODES: readonly Mode[] = ['close', 'open', 'width', 'round', 'bite', 'relax'];
+export const MOUTH_MODES: readonly Mode[] = ['close', 'open', 'width', 'round', 'roundOpen', 'bite', 'relax'];
 
 /** The face's frame in the photo, measured from its landmarks. */
 export interface FaceFrame {
@@ -124,11 +125,12 @@ export function mouthModes(f: FaceFrame, add: AddMode): void {
     add('bite', i, 0, -0.07 * mouthW * wx(i));
   }
   for (const i of UPPER_OUT) add('round', i, 0, -0.05 * mouthW * wx(i));
-  for (const i of UPPER_IN) add('round', i, 0, -0.03 * mouthW * wx(i));
+  // a rounded opening is taller (not a closed mouth: roundOpen grows with the opening)
+  for (const i of UPPER_IN) add('roundOpen', i, 0, -0.03 * mouthW * wx(i));
   for (const i of LOWER_IN) {
     add('open', i, 0, 0.42 * mouthW * wx(i));
     add('bite', i, 0, -0.05 * mouthW * wx(i));
-    add('round', i, 0, 0.04 * mouthW * wx(i));
+    add('roundOpen', i, 0, 0.04 * mouthW * wx(i));
   }
   for (const i of LOWER_OUT) {
     add('open', i, 0, 0.4 * mouthW * wx(i));

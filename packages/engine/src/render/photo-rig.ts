@@ -206,6 +206,7 @@ export function modeWeights(mouth: MouthParams, motion: FaceMotion): Record<Mode
     open: mouth.open,
     width: mouth.width - PHOTO_WIDTH,
     round: mouth.round,
+    roundOpen: mouth.round * Math.min(1, mouth.open / 0.15),
     bite: mouth.lipBite,
     relax: Math.min(1, mouth.round + 0.45 * Math.min(1, mouth.open / 0.4)),
     blinkL: blink,
