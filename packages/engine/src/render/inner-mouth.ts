@@ -107,7 +107,8 @@ function fillColumns(f: InnerMouthFrame, origin: Vec, g: Geometry): void {
     half,
     mouthW,
     stomT: sx * f.u[0] + sy * f.u[1],
-    upperDrop: mouthW * (0.01 + 0.085 * Math.max(mouth.teeth, mouth.lipBite)),
+    // (pursed lips (round) stand out in front of the teeth, which sit higher behind them)
+    upperDrop: mouthW * (0.01 + 0.085 * Math.max(mouth.teeth, mouth.lipBite) - 0.03 * mouth.round),
     lowerShow: mouthW * 0.06 * smoothstep(0.35, 0.85, mouth.open) * Math.min(1, 3 * mouth.teeth),
   });
   // the tongue: a dome low in the mouth once it opens; raised (l, th), its tip reaches the teeth
@@ -259,6 +260,8 @@ function sample(img: Image32, x: number, y: number, to: RGB): void {
 interface Shades {
   light: number;
   shadowPx: number;
+  /** Light on the teeth behind pursed lips. */
+  pursed: number;
   /** EDGE and SHADE in output pixels. */
   edge: number;
   shade: number;
@@ -274,6 +277,7 @@ function frameShades(f: InnerMouthFrame, g: Geometry): Shades {
     light: 0.6 + 0.4 * smoothstep(0, 0.25 * mouthW, g.gapMax),
     shadowPx: Math.max(1.2, 0.03 * mouthW),
     edge: Math.max(1.2, EDGE * mouthW),
+    pursed: 1 - 0.35 * f.mouth.round,
     shade: Math.max(1, SHADE * mouthW),
     lowerOn: f.mouth.open > 0.35 && f.mouth.teeth > 0,
     // teeth in shadow: their own colour darkened, warmed a little by the mouth around them
@@ -314,7 +318,7 @@ function interior(col: RGB, f: InnerMouthFrame, tb: MouthTables, p: Pixel, sh: S
     const tall = Math.max(1, lerp(tb.ta, i, w) - tu);
     const vv = clamp01(depth / tall);
     // the teeth stand at the front, lit from outside the mouth (a narrow opening dims them less)
-    let lit = lerp(tb.ku, i, w) * (0.3 + 0.7 * ks) * (0.75 + 0.25 * sh.light);
+    let lit = lerp(tb.ku, i, w) * (0.3 + 0.7 * ks) * (0.75 + 0.25 * sh.light) * sh.pursed;
     // the upper lip's shadow at the top; the gaps show towards the biting edge only, and not at
     // all on a sliver of teeth (they would read as ruled lines)
     const shadow = Math.min(sh.shadowPx, 0.35 * tall);
