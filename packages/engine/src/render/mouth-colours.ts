@@ -46,7 +46,7 @@ export function mouthColours(img: Image32, at: Float64Array, rig: PhotoRig): Mou
   const tint = (k: number): number => (Math.max(1, skin[k]!) / Math.max(1, luma)) ** 0.25;
   const clamp = (v: number): number => Math.max(0, Math.min(255, Math.round(v)));
   return {
-    cavity: [clamp(lips[0] * 0.2 + 8), clamp(lips[1] * 0.12 + 4), clamp(lips[2] * 0.12 + 5)],
+    cavity: [clamp(lips[0] * 0.28 + 8), clamp(lips[1] * 0.15 + 4), clamp(lips[2] * 0.15 + 5)],
     teeth: [clamp(238 * light * tint(0)), clamp(232 * light * tint(1)), clamp(220 * light * tint(2))],
     tongue: [
       clamp((lips[0] * 0.6 + 190 * 0.4) * light),
