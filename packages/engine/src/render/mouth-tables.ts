@@ -45,6 +45,30 @@ export function ensureTables(tables: MouthTables | undefined, n: number): MouthT
   return out;
 }
 
+/** The slopes of a chain's curve at its points. */
+function tangents(ss: readonly number[], ts: readonly number[]): number[] {
+  const last = ss.length - 1;
+  const h = (k: number): number => Math.max(1e-3, ss[k + 1]! - ss[k]!);
+  const secant = (k: number): number => (ts[k + 1]! - ts[k]!) / h(k);
+  // inside: monotone tangents (Fritsch–Butland), so the curve never bulges past a landmark
+  const inner = (k: number): number => {
+    const d0 = secant(k - 1);
+    const d1 = secant(k);
+    if (d0 * d1 <= 0) return 0;
+    return (3 * (h(k - 1) + h(k))) / ((2 * h(k) + h(k - 1)) / d0 + (h(k) + 2 * h(k - 1)) / d1);
+  };
+  // at the ends (the mouth's corners) the curve keeps bending as it did (a parabola's end), so
+  // the opening is round rather than pointed; never steeper than three times the end's secant
+  const end = (sec: number, next: number): number => {
+    const e = 2 * sec - next;
+    return Math.sign(e) === Math.sign(sec) ? Math.sign(e) * Math.min(Math.abs(e), 3 * Math.abs(sec)) : sec;
+  };
+  if (last < 2) return ss.map(() => secant(0));
+  return ss.map((_, k) =>
+    k === 0 ? end(secant(0), inner(1)) : k === last ? end(secant(last - 1), inner(last - 1)) : inner(k),
+  );
+}
+
 /**
  * A smooth curve t(s) through the chain's points (s increasing), written into `t` and its normal
  * factor into `norm` at s0 + i·STEP for i < n: cubic Hermite pieces with monotone tangents,
@@ -59,31 +83,7 @@ export function chainCurve(
   norm: Float32Array,
 ): void {
   const last = ss.length - 1;
-  const secant = (k: number): number => (ts[k + 1]! - ts[k]!) / Math.max(1e-3, ss[k + 1]! - ss[k]!);
-  const h = (k: number): number => Math.max(1e-3, ss[k + 1]! - ss[k]!);
-  // inside: monotone tangents (Fritsch–Butland), so the curve never bulges past a landmark
-  const inner = (k: number): number => {
-    const d0 = secant(k - 1);
-    const d1 = secant(k);
-    if (d0 * d1 <= 0) return 0;
-    const h0 = h(k - 1);
-    const h1 = h(k);
-    return (3 * (h0 + h1)) / ((2 * h1 + h0) / d0 + (h1 + 2 * h0) / d1);
-  };
-  // at the ends (the mouth's corners) the curve keeps bending as it did (a parabola's end), so
-  // the opening is round rather than pointed; never steeper than three times the end's secant
-  const end = (sec: number, next: number): number => {
-    const m = 2 * sec - next;
-    return Math.sign(m) === Math.sign(sec) ? Math.sign(m) * Math.min(Math.abs(m), 3 * Math.abs(sec)) : sec;
-  };
-  const tangent = (k: number): number =>
-    last < 2
-      ? secant(0)
-      : k === 0
-        ? end(secant(0), inner(1))
-        : k === last
-          ? end(secant(last - 1), inner(last - 1))
-          : inner(k);
+  const m = tangents(ss, ts);
   let k = 0;
   for (let i = 0; i < n; i++) {
     const s = s0 + i * STEP;
@@ -100,8 +100,8 @@ export function chainCurve(
     while (k < last - 1 && s > ss[k + 1]!) k++;
     const h = Math.max(1e-3, ss[k + 1]! - ss[k]!);
     const x = (s - ss[k]!) / h;
-    const m0 = tangent(k) * h;
-    const m1 = tangent(k + 1) * h;
+    const m0 = m[k]! * h;
+    const m1 = m[k + 1]! * h;
     const x2 = x * x;
     const x3 = x2 * x;
     t[i] =

@@ -175,6 +175,40 @@ export function createPhotoRenderer(
       sTri[k * 2 + 1] = src[v * 2 + 1]! + MARGIN;
     }
   };
+  /** Marks the cavity's pixels (alpha 0); the box around it, grown by 3 pixels. */
+  const markCavity = (): [number, number, number, number] | undefined => {
+    let bx0 = width;
+    let by0 = height;
+    let bx1 = 0;
+    let by1 = 0;
+    for (const t of rig.cavity) {
+      tri(t);
+      fillTriangle(out, dTri, mark);
+      for (let k = 0; k < 6; k += 2) {
+        bx0 = Math.min(bx0, dTri[k]!);
+        bx1 = Math.max(bx1, dTri[k]!);
+        by0 = Math.min(by0, dTri[k + 1]!);
+        by1 = Math.max(by1, dTri[k + 1]!);
+      }
+    }
+    return bx1 > bx0
+      ? [Math.floor(bx0) - 3, Math.floor(by0) - 3, Math.ceil(bx1) + 3, Math.ceil(by1) + 3]
+      : undefined;
+  };
+  /** Warps the mouth's triangles; one none of whose vertices moved is the picture as copied. */
+  const warpMoved = (base: Image32, dx: number, dy: number): void => {
+    for (let v = 0; v < n; v++)
+      moved[v] =
+        Math.abs(dst[v * 2]! - src[v * 2]! - dx) > 0.01 ||
+        Math.abs(dst[v * 2 + 1]! - src[v * 2 + 1]! - dy) > 0.01
+          ? 1
+          : 0;
+    for (const t of rig.mouthTris) {
+      if (!moved[rig.tris[t * 3]!] && !moved[rig.tris[t * 3 + 1]!] && !moved[rig.tris[t * 3 + 2]!]) continue;
+      tri(t);
+      warpTriangle(out, dTri, base, sTri);
+    }
+  };
   return {
     width,
     height,
@@ -209,36 +243,11 @@ export function createPhotoRenderer(
       const sin = Math.sin(angle);
       const r: Vec = [rig.r[0] * cos - rig.r[1] * sin, rig.r[0] * sin + rig.r[1] * cos];
       const u: Vec = [rig.u[0] * cos - rig.u[1] * sin, rig.u[0] * sin + rig.u[1] * cos];
-      // the cavity's pixels are marked (the lips are warped over their edges), then the inner
-      // mouth is drawn over the box where the lips part, blended into the lips
-      let bx0 = width;
-      let by0 = height;
-      let bx1 = 0;
-      let by1 = 0;
-      for (const t of rig.cavity) {
-        tri(t);
-        fillTriangle(out, dTri, mark);
-        for (let k = 0; k < 6; k += 2) {
-          bx0 = Math.min(bx0, dTri[k]!);
-          bx1 = Math.max(bx1, dTri[k]!);
-          by0 = Math.min(by0, dTri[k + 1]!);
-          by1 = Math.max(by1, dTri[k + 1]!);
-        }
-      }
-      // a triangle none of whose vertices moved is the picture as copied (the neck at rest)
-      for (let v = 0; v < n; v++)
-        moved[v] =
-          Math.abs(dst[v * 2]! - src[v * 2]! - dx) > 0.01 ||
-          Math.abs(dst[v * 2 + 1]! - src[v * 2 + 1]! - dy) > 0.01
-            ? 1
-            : 0;
-      for (const t of rig.mouthTris) {
-        if (!moved[rig.tris[t * 3]!] && !moved[rig.tris[t * 3 + 1]!] && !moved[rig.tris[t * 3 + 2]!])
-          continue;
-        tri(t);
-        warpTriangle(out, dTri, base, sTri);
-      }
-      if (bx1 > bx0)
+      // the cavity's pixels are marked, the lips warped over their edges, then the inner mouth is
+      // drawn over the box where the lips part, blended into the lips
+      const box = markCavity();
+      warpMoved(base, dx, dy);
+      if (box)
         inner.draw({
           out,
           pos: dst,
@@ -249,7 +258,7 @@ export function createPhotoRenderer(
           stomion: place(rig.stomion, s.scale, angle, s.pivot, dx, dy),
           mouth,
           colours: s.colours,
-          box: [Math.floor(bx0) - 3, Math.floor(by0) - 3, Math.ceil(bx1) + 3, Math.ceil(by1) + 3],
+          box,
         });
       const brow = weights.brow > 0.01;
       for (const [on, list] of [
