@@ -47,7 +47,7 @@ export function createInnerMouth(): { draw(f: InnerMouthFrame): void } {
 }
 
 function mouthOrigin(f: InnerMouthFrame): Vec {
-  const [c0, c1] = [f.rig.innerUpper[0]!, f.rig.innerUpper[4]!];
+  const [c0, c1] = [f.rig.innerUpper[0]!, f.rig.innerUpper.at(-1)!];
   return [(f.pos[c0 * 2]! + f.pos[c1 * 2]!) / 2, (f.pos[c0 * 2 + 1]! + f.pos[c1 * 2 + 1]!) / 2];
 }
 
