@@ -21,6 +21,7 @@ import {
   place,
   pose,
   type PhotoRig,
+  type PhotoSampler,
   type Vec,
 } from './photo-rig.js';
 import type { Renderer } from './renderer.js';
@@ -71,7 +72,10 @@ function sharedFor(
     const scale = Math.min(width / image.width, height / image.height);
     const left = (width - image.width * scale) / 2;
     const top = (height - image.height * scale) / 2;
-    const rig = buildRig(m.landmarks.map(([x, y]): Vec => [x + left / scale, y + top / scale]));
+    const rig = buildRig(
+      m.landmarks.map(([x, y]): Vec => [x + left / scale, y + top / scale]),
+      photoSampler(image, left / scale, top / scale),
+    );
     const chin: Vec = [rig.rest[16]! * scale, rig.rest[17]! * scale];
     s = {
       rig,
@@ -90,6 +94,20 @@ function sharedFor(
   }
   s.users++;
   return { key, s };
+}
+
+/** The portrait's colours at points in the rig's coordinates (the portrait offset by dx, dy). */
+function photoSampler(image: Image, dx: number, dy: number): PhotoSampler {
+  const c = createCanvas(image.width, image.height);
+  c.getContext('2d').drawImage(image, 0, 0);
+  const px = c.getContext('2d').getImageData(0, 0, image.width, image.height).data;
+  return (x, y) => {
+    const ix = Math.round(x - dx - 0.5);
+    const iy = Math.round(y - dy - 0.5);
+    if (ix < 0 || iy < 0 || ix >= image.width || iy >= image.height) return undefined;
+    const o = (iy * image.width + ix) * 4;
+    return [px[o]!, px[o + 1]!, px[o + 2]!];
+  };
 }
 
 function surround(image: Image): Canvas {

@@ -211,3 +211,100 @@ export function lidModes(f: FaceFrame, add: AddMode): void {
     }
   for (let i = 17; i <= 26; i++) add('brow', i, 0, -0.035 * f.faceW);
 }
+
+/** A colour of the photo at a point in the rig's coordinates (undefined off the picture). */
+export type PhotoSampler = (x: number, y: number) => readonly [number, number, number] | undefined;
+
+/** The inner lips' corner segments (upper 60–61, 63–64, then lower 60–67, 65–64), and where
+ * along each a vertex of its own is put. */
+const CORNER_SEGMENTS = [
+  [60, 61],
+  [63, 64],
+  [60, 67],
+  [65, 64],
+] as const;
+const SPLITS = [0.25, 0.5, 0.75];
+export const CORNER_VERTICES = CORNER_SEGMENTS.length * SPLITS.length;
+
+/** The inner lips as a polygon (upper corner to corner, then the lower back), the corner
+ * segments' vertices (from `first`) included. */
+export function innerPolygon(first: number): number[] {
+  const seg = (k: number, reverse: boolean): number[] => {
+    const v = SPLITS.map((_, j) => first + k * SPLITS.length + j);
+    return reverse ? v.reverse() : v;
+  };
+  return [
+    60,
+    ...seg(0, false),
+    61,
+    62,
+    63,
+    ...seg(1, false),
+    64,
+    ...seg(3, true),
+    65,
+    66,
+    67,
+    ...seg(2, true),
+  ];
+}
+
+/**
+ * Vertices along the inner lips' corner segments (`first`…, appended to `points`). In a smiling
+ * photo a straight segment there can cut across teeth near the mouth's corners, and the lips
+ * warped from there would show them: each vertex is placed past any teeth beside it in the photo
+ * (`photo`), so the lips are sampled from lip. Its mode `close` (always fully on) takes it back
+ * onto the segment, so in every frame it lies on the segment between its two landmarks and the
+ * mouth keeps its shape. Call after every other mode is made.
+ */
+export function cornerVertices(
+  f: FaceFrame,
+  points: Vec[],
+  modes: Record<Mode, Float64Array>,
+  first: number,
+  add: AddMode,
+  photo: PhotoSampler | undefined,
+): void {
+  const teeth = photo ? teethLike(f, photo) : () => false;
+  CORNER_SEGMENTS.forEach(([a, b], k) =>
+    SPLITS.forEach((s, j) => {
+      const i = first + k * SPLITS.length + j;
+      for (const m of MODES) {
+        const v = modes[m];
+        v[i * 2] = v[a * 2]! * (1 - s) + v[b * 2]! * s;
+        v[i * 2 + 1] = v[a * 2 + 1]! * (1 - s) + v[b * 2 + 1]! * s;
+      }
+      const c: Vec = [
+        points[a]![0] * (1 - s) + points[b]![0] * s,
+        points[a]![1] * (1 - s) + points[b]![1] * s,
+      ];
+      // out from the mouth: up for the upper lip, down for the lower one
+      const out = k < 2 ? -1 : 1;
+      let d = 0;
+      for (let step = 0; step * 0.5 <= 0.08 * f.mouthW; step++) {
+        const t = step * 0.5 * out;
+        if (teeth(c[0] + t * f.u[0], c[1] + t * f.u[1])) d = step * 0.5 + 1;
+        else if (step * 0.5 > d + 1) break;
+      }
+      points[i] = [c[0] + d * out * f.u[0], c[1] + d * out * f.u[1]];
+      add('close', i, 0, -d * out);
+    }),
+  );
+}
+
+/** Whether the photo shows a tooth at a point: far less red than the lips, and not dark. */
+function teethLike(f: FaceFrame, photo: PhotoSampler): (x: number, y: number) => boolean {
+  const mid = (i: number, j: number): Vec => [(f.L(i)[0] + f.L(j)[0]) / 2, (f.L(i)[1] + f.L(j)[1]) / 2];
+  const luma = (c: readonly number[]): number => 0.299 * c[0]! + 0.587 * c[1]! + 0.114 * c[2]!;
+  const red = (c: readonly number[]): number => c[0]! - c[1]!;
+  const lips = [mid(51, 62), mid(57, 66), mid(50, 61), mid(52, 63)]
+    .map(([x, y]) => photo(x, y))
+    .filter((c) => c !== undefined);
+  if (!lips.length) return () => false;
+  const lipLuma = lips.reduce((s, c) => s + luma(c), 0) / lips.length;
+  const lipRed = lips.reduce((s, c) => s + red(c), 0) / lips.length;
+  return (x, y) => {
+    const c = photo(x, y);
+    return c !== undefined && luma(c) > 0.6 * lipLuma && red(c) < 0.5 * lipRed;
+  };
+}

@@ -11,6 +11,9 @@ import {
   MOUTH_MODES,
   along,
   closeMode,
+  CORNER_VERTICES,
+  cornerVertices,
+  innerPolygon,
   jawModes,
   lidModes,
   mouthModes,
@@ -18,10 +21,11 @@ import {
   stomion,
   type FaceFrame,
   type Mode,
+  type PhotoSampler,
   type Vec,
 } from './photo-rig-modes.js';
 
-export { MODES, type Mode, type Vec } from './photo-rig-modes.js';
+export { MODES, type Mode, type PhotoSampler, type Vec } from './photo-rig-modes.js';
 
 export interface PhotoRig {
   /** Rest positions (the photo), x and y interleaved. */
@@ -110,10 +114,22 @@ function cheeks(f: FaceFrame): Vec[] {
   ];
 }
 
-export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
+/**
+ * The rig of a photo's landmarks; `photo` (its colours, in the landmarks' coordinates) lets the
+ * lips near the mouth's corners be sampled clear of teeth the photo shows.
+ */
+export function buildRig(landmarks: ReadonlyArray<Vec>, photo?: PhotoSampler): PhotoRig {
   const f = faceFrame(landmarks);
   const neck = neckPoints(f);
-  const points: Vec[] = [...landmarks, ...neck.map((v) => v.p), ...cheeks(f), ...ring(f)];
+  // the landmarks, the neck rows, the inner lips' corner vertices (placed below), cheeks, ring
+  const corners = 68 + neck.length;
+  const points: Vec[] = [
+    ...landmarks,
+    ...neck.map((v) => v.p),
+    ...Array.from({ length: CORNER_VERTICES }, (): Vec => [0, 0]),
+    ...cheeks(f),
+    ...ring(f),
+  ];
   const n = points.length;
   const modes = Object.fromEntries(MODES.map((m) => [m, new Float64Array(n * 2)])) as Record<
     Mode,
@@ -128,8 +144,9 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
   mouthModes(f, add);
   jawModes(f, neck, add);
   lidModes(f, add);
+  cornerVertices(f, points, modes, corners, add, photo);
   return {
-    ...mesh(f, points, modes),
+    ...mesh(f, points, modes, innerPolygon(corners)),
     rest: Float64Array.from(points.flat()),
     modes,
     u: f.u,
@@ -151,6 +168,7 @@ function mesh(
   f: FaceFrame,
   points: readonly Vec[],
   modes: Record<Mode, Float64Array>,
+  inner: readonly number[],
 ): Pick<PhotoRig, 'tris' | 'cavity' | 'mouthTris' | 'lidTris' | 'browTris'> {
   const { r, u, mc } = f;
   const layout = points.map((p, i): Vec => {
@@ -160,8 +178,16 @@ function mesh(
     if (i < 48 || i > 59) return q;
     return [mc[0] + (q[0] - mc[0]) * 1.25, mc[1] + (q[1] - mc[1]) * 1.25];
   });
+  // (the corner vertices lie on the inner lips' segments: a nudge out keeps triangles off them)
+  const upperEnd = inner.indexOf(64);
+  inner.forEach((i, k) => {
+    if (i < 68) return;
+    const out = k < upperEnd ? -0.5 : 0.5;
+    layout[i] = [layout[i]![0] + out * u[0], layout[i]![1] + out * u[1]];
+  });
   const tris = triangulate(layout);
-  const innerPoly = [60, 61, 62, 63, 64, 65, 66, 67].map((i) => layout[i]!);
+  const innerPoly = inner.map((i) => layout[i]!);
+  const isInner = new Set(inner);
   const out = {
     cavity: [] as number[],
     mouthTris: [] as number[],
@@ -175,7 +201,7 @@ function mesh(
       (layout[a]![0] + layout[b]![0] + layout[c]![0]) / 3,
       (layout[a]![1] + layout[b]![1] + layout[c]![1]) / 3,
     ];
-    if ([a, b, c].every((i) => i >= 60 && i <= 67) && inside(centroid, innerPoly)) out.cavity.push(t);
+    if ([a, b, c].every((i) => isInner.has(i)) && inside(centroid, innerPoly)) out.cavity.push(t);
     else if ([a, b, c].some((i) => moves(i, MOUTH_MODES))) out.mouthTris.push(t);
     else if ([a, b, c].some((i) => moves(i, ['blinkL', 'blinkR']))) out.lidTris.push(t);
     else if ([a, b, c].some((i) => moves(i, ['brow']))) out.browTris.push(t);
