@@ -80,7 +80,7 @@ function faceFrame(landmarks: ReadonlyArray<Vec>): FaceFrame {
 function ring(f: FaceFrame): Vec[] {
   const { L, r, u, mc, faceW } = f;
   const top = Math.min(...[19, 24].map((i) => along(f, L(i), u))) - 0.2 * faceW;
-  const bottom = along(f, L(8), u) + 0.5 * faceW;
+  const bottom = along(f, L(8), u) + 0.42 * faceW;
   const centreU = along(f, L(30), u);
   const rr = 0.64 * faceW;
   const centreR = along(f, [(L(0)[0] + L(16)[0]) / 2, (L(0)[1] + L(16)[1]) / 2], r);
