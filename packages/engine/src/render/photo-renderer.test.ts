@@ -10,7 +10,6 @@ import { REST_MOTION, REST_MOUTH, type FaceMotion, type MouthParams } from '../f
 import { MOUTH_SHAPES } from '../lipsync/mouth-shapes.js';
 import { portraitFixture } from '../testing/portrait-fixture.js';
 import { createAvatarRenderer } from './avatar-renderer.js';
-import { smoothEdges } from './mesh-warp.js';
 
 const SIZE = 512;
 let packs: string;
@@ -156,30 +155,5 @@ describe('photo renderer', () => {
     r.close();
     r.close();
     expect(() => r.render({ mouth: REST_MOUTH, motion: REST_MOTION })).toThrow(/closed/);
-  });
-});
-
-describe('smoothEdges', () => {
-  it('softens a hard stair-stepped edge inside the box and leaves smooth areas and the outside alone', () => {
-    const size = 16;
-    const img = { px: new Uint8ClampedArray(size * size * 4), width: size, height: size };
-    // a dark shape with a stair-stepped diagonal edge on a light, gently graded background
-    for (let y = 0; y < size; y++)
-      for (let x = 0; x < size; x++) {
-        const o = (y * size + x) * 4;
-        const v = x + y < 16 ? 20 : 200 + x;
-        img.px.set([v, v, v, 255], o);
-      }
-    const before = img.px.slice();
-    smoothEdges(img, 2, 2, 11, 11);
-    const at = (px: Uint8ClampedArray, x: number, y: number) => px[(y * size + x) * 4]!;
-    // on the edge: between the two sides now
-    expect(at(img.px, 8, 8)).toBeGreaterThan(40);
-    expect(at(img.px, 8, 8)).toBeLessThan(190);
-    // away from the edge (dark inside, graded light area) and outside the box: unchanged
-    expect(at(img.px, 3, 3)).toBe(at(before, 3, 3));
-    expect(at(img.px, 11, 10)).toBe(at(before, 11, 10));
-    expect(at(img.px, 14, 1)).toBe(at(before, 14, 1));
-    expect(at(img.px, 1, 14)).toBe(at(before, 1, 14));
   });
 });

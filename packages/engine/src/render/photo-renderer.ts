@@ -10,9 +10,20 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
 import type { PhotoAvatarManifest } from '../avatar/manifest.js';
-import { innerMouthShader, mouthColours, type MouthColours } from './inner-mouth.js';
-import { fillTriangle, smoothEdges, warpTriangle, type Image32 } from './mesh-warp.js';
-import { buildRig, modeWeights, MODES, PHOTO_POSE, pose, type PhotoRig, type Vec } from './photo-rig.js';
+import { createInnerMouth } from './inner-mouth.js';
+import { mouthColours, type MouthColours } from './mouth-colours.js';
+import { fillTriangle, warpTriangle, type Image32 } from './mesh-warp.js';
+import {
+  buildRig,
+  modeWeights,
+  MODES,
+  PHOTO_POSE,
+  place,
+  pose,
+  type PhotoRig,
+  type PhotoSampler,
+  type Vec,
+} from './photo-rig.js';
 import type { Renderer } from './renderer.js';
 
 /** Tilt is drawn in steps of this many radians; each step's picture is made once. */
@@ -61,7 +72,10 @@ function sharedFor(
     const scale = Math.min(width / image.width, height / image.height);
     const left = (width - image.width * scale) / 2;
     const top = (height - image.height * scale) / 2;
-    const rig = buildRig(m.landmarks.map(([x, y]): Vec => [x + left / scale, y + top / scale]));
+    const rig = buildRig(
+      m.landmarks.map(([x, y]): Vec => [x + left / scale, y + top / scale]),
+      photoSampler(image, left / scale, top / scale),
+    );
     const chin: Vec = [rig.rest[16]! * scale, rig.rest[17]! * scale];
     s = {
       rig,
@@ -80,6 +94,20 @@ function sharedFor(
   }
   s.users++;
   return { key, s };
+}
+
+/** The portrait's colours at points in the rig's coordinates (the portrait offset by dx, dy). */
+function photoSampler(image: Image, dx: number, dy: number): PhotoSampler {
+  const c = createCanvas(image.width, image.height);
+  c.getContext('2d').drawImage(image, 0, 0);
+  const px = c.getContext('2d').getImageData(0, 0, image.width, image.height).data;
+  return (x, y) => {
+    const ix = Math.round(x - dx - 0.5);
+    const iy = Math.round(y - dy - 0.5);
+    if (ix < 0 || iy < 0 || ix >= image.width || iy >= image.height) return undefined;
+    const o = (iy * image.width + ix) * 4;
+    return [px[o]!, px[o + 1]!, px[o + 2]!];
+  };
 }
 
 function surround(image: Image): Canvas {
@@ -151,10 +179,15 @@ export function createPhotoRenderer(
   const n = rig.rest.length / 2;
   const src = new Float64Array(n * 2);
   const dst = new Float64Array(n * 2);
+  const moved = new Uint8Array(n);
   const out: Image32 = { px: new Uint8ClampedArray(width * height * 4), width, height };
   const motionScale = Math.min(width, height) / 512;
   const dTri = new Float64Array(6);
   const sTri = new Float64Array(6);
+  const inner = createInnerMouth();
+  const mark = (_x: number, _y: number, o: number): void => {
+    out.px[o + 3] = 0;
+  };
   let closed = false;
   let last = '';
   const tri = (t: number): void => {
@@ -164,6 +197,40 @@ export function createPhotoRenderer(
       dTri[k * 2 + 1] = dst[v * 2 + 1]!;
       sTri[k * 2] = src[v * 2]! + MARGIN;
       sTri[k * 2 + 1] = src[v * 2 + 1]! + MARGIN;
+    }
+  };
+  /** Marks the cavity's pixels (alpha 0); the box around it, grown by 3 pixels. */
+  const markCavity = (): [number, number, number, number] | undefined => {
+    let bx0 = width;
+    let by0 = height;
+    let bx1 = 0;
+    let by1 = 0;
+    for (const t of rig.cavity) {
+      tri(t);
+      fillTriangle(out, dTri, mark);
+      for (let k = 0; k < 6; k += 2) {
+        bx0 = Math.min(bx0, dTri[k]!);
+        bx1 = Math.max(bx1, dTri[k]!);
+        by0 = Math.min(by0, dTri[k + 1]!);
+        by1 = Math.max(by1, dTri[k + 1]!);
+      }
+    }
+    return bx1 > bx0
+      ? [Math.floor(bx0) - 3, Math.floor(by0) - 3, Math.ceil(bx1) + 3, Math.ceil(by1) + 3]
+      : undefined;
+  };
+  /** Warps the mouth's triangles; one none of whose vertices moved is the picture as copied. */
+  const warpMoved = (base: Image32, dx: number, dy: number): void => {
+    for (let v = 0; v < n; v++)
+      moved[v] =
+        Math.abs(dst[v * 2]! - src[v * 2]! - dx) > 0.01 ||
+        Math.abs(dst[v * 2 + 1]! - src[v * 2 + 1]! - dy) > 0.01
+          ? 1
+          : 0;
+    for (const t of rig.mouthTris) {
+      if (!moved[rig.tris[t * 3]!] && !moved[rig.tris[t * 3 + 1]!] && !moved[rig.tris[t * 3 + 2]!]) continue;
+      tri(t);
+      warpTriangle(out, dTri, base, sTri);
     }
   };
   return {
@@ -200,32 +267,23 @@ export function createPhotoRenderer(
       const sin = Math.sin(angle);
       const r: Vec = [rig.r[0] * cos - rig.r[1] * sin, rig.r[0] * sin + rig.r[1] * cos];
       const u: Vec = [rig.u[0] * cos - rig.u[1] * sin, rig.u[0] * sin + rig.u[1] * cos];
-      const shade = innerMouthShader(out, dst, rig, r, u, rig.mouthW * s.scale, mouth, s.colours);
-      // the inner mouth's box and area (where the lips part): its edges are smoothed after the lips
-      let area = 0;
-      let bx0 = width;
-      let by0 = height;
-      let bx1 = 0;
-      let by1 = 0;
-      for (const t of rig.cavity) {
-        tri(t);
-        fillTriangle(out, dTri, shade);
-        area +=
-          Math.abs(
-            (dTri[2]! - dTri[0]!) * (dTri[5]! - dTri[1]!) - (dTri[4]! - dTri[0]!) * (dTri[3]! - dTri[1]!),
-          ) / 2;
-        for (let k = 0; k < 6; k += 2) {
-          bx0 = Math.min(bx0, dTri[k]!);
-          bx1 = Math.max(bx1, dTri[k]!);
-          by0 = Math.min(by0, dTri[k + 1]!);
-          by1 = Math.max(by1, dTri[k + 1]!);
-        }
-      }
-      for (const t of rig.mouthTris) {
-        tri(t);
-        warpTriangle(out, dTri, base, sTri);
-      }
-      if (area >= 4) smoothEdges(out, bx0 - 1, by0 - 1, bx1 + 1, by1 + 1);
+      // the cavity's pixels are marked, the lips warped over their edges, then the inner mouth is
+      // drawn over the box where the lips part, blended into the lips
+      const box = markCavity();
+      warpMoved(base, dx, dy);
+      if (box)
+        inner.draw({
+          out,
+          pos: dst,
+          rig,
+          r,
+          u,
+          scale: s.scale,
+          stomion: place(rig.stomion, s.scale, angle, s.pivot, dx, dy),
+          mouth,
+          colours: s.colours,
+          box,
+        });
       const brow = weights.brow > 0.01;
       for (const [on, list] of [
         [weights.blinkL > 0.01 || brow, rig.lidTris],

@@ -6,11 +6,26 @@
  */
 import type { FaceMotion, MouthParams } from '../face-state.js';
 import { triangulate } from './delaunay.js';
+import {
+  MODES,
+  MOUTH_MODES,
+  along,
+  closeMode,
+  CORNER_VERTICES,
+  cornerVertices,
+  innerPolygon,
+  jawModes,
+  lidModes,
+  mouthModes,
+  neckPoints,
+  stomion,
+  type FaceFrame,
+  type Mode,
+  type PhotoSampler,
+  type Vec,
+} from './photo-rig-modes.js';
 
-export type Vec = readonly [number, number];
-
-export const MODES = ['close', 'open', 'width', 'round', 'bite', 'blinkL', 'blinkR', 'brow'] as const;
-export type Mode = (typeof MODES)[number];
+export { MODES, type Mode, type PhotoSampler, type Vec } from './photo-rig-modes.js';
 
 export interface PhotoRig {
   /** Rest positions (the photo), x and y interleaved. */
@@ -31,48 +46,90 @@ export interface PhotoRig {
   /** Mouth width (corner to corner) and face width (jaw 0 to 16). */
   mouthW: number;
   faceW: number;
+  /** Where the lips meet at rest, in the middle (the upper teeth hang from above it). */
+  stomion: Vec;
   /** Inner lip vertices, corner to corner: upper 60,61,62,63,64 and lower 60,67,66,65,64. */
   innerUpper: readonly number[];
   innerLower: readonly number[];
 }
 
-const RING = 20;
-const UPPER_OUT = [49, 50, 51, 52, 53];
-const LOWER_OUT = [59, 58, 57, 56, 55];
-const UPPER_IN = [61, 62, 63];
-const LOWER_IN = [67, 66, 65];
-const CORNERS = [48, 54, 60, 64];
+const RING = 24;
 
 /** The width parameter at which the mouth is as wide as in the photo. */
 export const PHOTO_WIDTH = 0.35;
 
-export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
+function faceFrame(landmarks: ReadonlyArray<Vec>): FaceFrame {
   const L = (i: number): Vec => landmarks[i]!;
-  const sub = (a: Vec, b: Vec): Vec => [a[0] - b[0], a[1] - b[1]];
-  const len = (a: Vec): number => Math.hypot(a[0], a[1]);
-  const down = sub(L(8), L(27));
-  const u: Vec = [down[0] / len(down), down[1] / len(down)];
-  const r: Vec = [u[1], -u[0]];
-  const mouthW = len(sub(L(54), L(48)));
-  const faceW = len(sub(L(16), L(0)));
-  const mc: Vec = [(L(48)[0] + L(54)[0]) / 2, (L(48)[1] + L(54)[1]) / 2];
-  const along = (p: Vec, axis: Vec): number => (p[0] - mc[0]) * axis[0] + (p[1] - mc[1]) * axis[1];
-  const xRel = (i: number): number => along(L(i), r) / (mouthW / 2);
+  const down: Vec = [L(8)[0] - L(27)[0], L(8)[1] - L(27)[1]];
+  const dl = Math.hypot(down[0], down[1]);
+  const u: Vec = [down[0] / dl, down[1] / dl];
+  return {
+    L,
+    u,
+    r: [u[1], -u[0]],
+    mc: [(L(48)[0] + L(54)[0]) / 2, (L(48)[1] + L(54)[1]) / 2],
+    mouthW: Math.hypot(L(54)[0] - L(48)[0], L(54)[1] - L(48)[1]),
+    faceW: Math.hypot(L(16)[0] - L(0)[0], L(16)[1] - L(0)[1]),
+  };
+}
 
-  // a ring of fixed vertices around the face, from above the brows to below the chin
-  const top = Math.min(...[19, 24].map((i) => along(L(i), u))) - 0.2 * faceW;
-  const bottom = along(L(8), u) + 0.28 * faceW;
-  const centreU = (top + bottom) / 2;
-  const ru = (bottom - top) / 2;
+/**
+ * A ring of fixed vertices around the face, from above the brows to well below the chin (so the
+ * jaw's drop fades out over the neck), as the warp's fixed border.
+ */
+function ring(f: FaceFrame): Vec[] {
+  const { L, r, u, mc, faceW } = f;
+  const top = Math.min(...[19, 24].map((i) => along(f, L(i), u))) - 0.2 * faceW;
+  const bottom = along(f, L(8), u) + 0.42 * faceW;
+  const centreU = along(f, L(30), u);
   const rr = 0.64 * faceW;
-  const centreR = along([(L(0)[0] + L(16)[0]) / 2, (L(0)[1] + L(16)[1]) / 2], r);
-  const points: Vec[] = [...landmarks];
+  const centreR = along(f, [(L(0)[0] + L(16)[0]) / 2, (L(0)[1] + L(16)[1]) / 2], r);
+  const out: Vec[] = [];
   for (let k = 0; k < RING; k++) {
     const a = (k / RING) * Math.PI * 2;
     const pr = centreR + rr * Math.cos(a);
-    const pu = centreU + ru * Math.sin(a);
-    points.push([mc[0] + pr * r[0] + pu * u[0], mc[1] + pr * r[1] + pu * u[1]]);
+    const pu = centreU + (Math.sin(a) > 0 ? bottom - centreU : centreU - top) * Math.sin(a);
+    out.push([mc[0] + pr * r[0] + pu * u[0], mc[1] + pr * r[1] + pu * u[1]]);
   }
+  return out;
+}
+
+/**
+ * Fixed points on the cheeks, between the lower lids and the mouth and beside the nose, so no
+ * triangle joins a lid to the lips (a blink would move the mouth, and the mouth the lids).
+ */
+function cheeks(f: FaceFrame): Vec[] {
+  const at = (i: number, j: number, t: number): Vec => {
+    const a = f.L(i);
+    const b = f.L(j);
+    return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+  };
+  return [
+    at(41, 48, 0.45),
+    at(46, 54, 0.45),
+    at(40, 31, 0.5),
+    at(47, 35, 0.5),
+    at(36, 3, 0.5),
+    at(45, 13, 0.5),
+  ];
+}
+
+/**
+ * The rig of a photo's landmarks; `photo` (its colours, in the landmarks' coordinates) lets the
+ * lips near the mouth's corners be sampled clear of teeth the photo shows.
+ */
+export function buildRig(landmarks: ReadonlyArray<Vec>, photo?: PhotoSampler): PhotoRig {
+  const f = faceFrame(landmarks);
+  const neck = neckPoints(f);
+  // the landmarks, the neck rows, the inner lips' corner vertices (placed below), cheeks, ring
+  const corners = 68 + neck.length;
+  const points: Vec[] = [
+    ...landmarks,
+    ...neck.map((v) => v.p),
+    ...Array.from({ length: CORNER_VERTICES }, (): Vec => [0, 0]),
+    ...cheeks(f),
+    ...ring(f),
+  ];
   const n = points.length;
   const modes = Object.fromEntries(MODES.map((m) => [m, new Float64Array(n * 2)])) as Record<
     Mode,
@@ -83,76 +140,37 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
     v[i * 2] = v[i * 2]! + a;
     v[i * 2 + 1] = v[i * 2 + 1]! + b;
   };
-  const wx = (i: number): number => 1 - 0.5 * Math.min(1, xRel(i) ** 2);
-  const gap = (upper: number, lower: number): number => Math.max(0, along(L(lower), u) - along(L(upper), u));
+  closeMode(f, points, add);
+  mouthModes(f, add);
+  jawModes(f, neck, add);
+  lidModes(f, add);
+  cornerVertices(f, points, modes, corners, add, photo);
+  return {
+    ...mesh(f, points, modes, innerPolygon(corners)),
+    rest: Float64Array.from(points.flat()),
+    modes,
+    u: f.u,
+    r: f.r,
+    mouthW: f.mouthW,
+    faceW: f.faceW,
+    stomion: stomion(f),
+    innerUpper: [60, 61, 62, 63, 64],
+    innerLower: [60, 67, 66, 65, 64],
+  };
+}
 
-  // close: lips that part in the photo (a smile with teeth) meet in the middle at rest; their
-  // inner edges are taken a little onto the lips, so no tooth shows along the closed line
-  for (let k = 0; k < 3; k++) {
-    const g = gap(UPPER_IN[k]!, LOWER_IN[k]!) / 2;
-    const inset = Math.min(g * 0.4, 0.025 * mouthW);
-    for (const [i, sign] of [
-      [UPPER_IN[k]!, -1],
-      [LOWER_IN[k]!, 1],
-    ] as const) {
-      const p = points[i]!;
-      points[i] = [p[0] + sign * inset * u[0], p[1] + sign * inset * u[1]];
-      add('close', i, 0, -sign * (g + inset));
-    }
-    add('close', UPPER_OUT[k + 1]!, 0, g * 0.9);
-    add('close', LOWER_OUT[k + 1]!, 0, -g * 0.9);
-  }
-  const gEdge = (gap(61, 67) + gap(63, 65)) / 4;
-  for (const i of [49, 53]) add('close', i, 0, gEdge * 0.5);
-  for (const i of [59, 55]) add('close', i, 0, -gEdge * 0.5);
-  const gMid = gap(62, 66) / 2;
-  for (let j = 4; j <= 12; j++) add('close', j, 0, -gMid * jawWeight(j));
-
-  for (const i of [...UPPER_OUT, ...UPPER_IN]) {
-    add('open', i, 0, -0.07 * mouthW * wx(i));
-    add('bite', i, 0, -0.07 * mouthW * wx(i));
-  }
-  for (const i of UPPER_OUT) add('round', i, 0, -0.05 * mouthW * wx(i));
-  for (const i of LOWER_IN) {
-    add('open', i, 0, 0.42 * mouthW * wx(i));
-    add('bite', i, 0, -0.05 * mouthW * wx(i));
-  }
-  for (const i of LOWER_OUT) {
-    add('open', i, 0, 0.4 * mouthW * wx(i));
-    add('bite', i, 0, -0.03 * mouthW * wx(i));
-    add('round', i, 0, 0.06 * mouthW * wx(i));
-  }
-  for (const i of CORNERS) add('open', i, -0.04 * mouthW * Math.sign(xRel(i)), 0.12 * mouthW);
-  for (let i = 48; i <= 67; i++) {
-    add('width', i, 0.5 * mouthW * xRel(i) * 0.5, 0);
-    add('round', i, -0.3 * mouthW * xRel(i) * Math.min(1, Math.abs(xRel(i))) * 0.5, 0);
-  }
-  for (let j = 3; j <= 13; j++) add('open', j, 0, 0.4 * mouthW * jawWeight(j));
-
-  // blinks: the upper lid comes down to the lower one, which rises a little
-  for (const [m, up, low] of [
-    ['blinkL', [37, 38], [41, 40]],
-    ['blinkR', [43, 44], [47, 46]],
-  ] as const)
-    for (let k = 0; k < 2; k++) {
-      const d = sub(L(low[k]!), L(up[k]!));
-      add(
-        m,
-        up[k]!,
-        along([mc[0] + d[0], mc[1] + d[1]], r) * 0.88,
-        along([mc[0] + d[0], mc[1] + d[1]], u) * 0.88,
-      );
-      add(
-        m,
-        low[k]!,
-        -along([mc[0] + d[0], mc[1] + d[1]], r) * 0.12,
-        -along([mc[0] + d[0], mc[1] + d[1]], u) * 0.12,
-      );
-    }
-  for (let i = 17; i <= 26; i++) add('brow', i, 0, -0.035 * faceW);
-
-  // mesh the face with its mouth half open and the outer lips spread a little, so the inner lips
-  // bound triangles of their own (an outer corner close to an inner one would steal them)
+/**
+ * The mesh, made with the mouth half open and the outer lips spread a little, so the inner lips
+ * bound triangles of their own (an outer corner close to an inner one would steal them), and its
+ * triangles sorted by what moves them.
+ */
+function mesh(
+  f: FaceFrame,
+  points: readonly Vec[],
+  modes: Record<Mode, Float64Array>,
+  inner: readonly number[],
+): Pick<PhotoRig, 'tris' | 'cavity' | 'mouthTris' | 'lidTris' | 'browTris'> {
+  const { r, u, mc } = f;
   const layout = points.map((p, i): Vec => {
     const a = modes.close[i * 2]! + 0.6 * modes.open[i * 2]!;
     const b = modes.close[i * 2 + 1]! + 0.6 * modes.open[i * 2 + 1]!;
@@ -160,13 +178,22 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
     if (i < 48 || i > 59) return q;
     return [mc[0] + (q[0] - mc[0]) * 1.25, mc[1] + (q[1] - mc[1]) * 1.25];
   });
+  // (the corner vertices lie on the inner lips' segments: a nudge out keeps triangles off them)
+  const upperEnd = inner.indexOf(64);
+  inner.forEach((i, k) => {
+    if (i < 68) return;
+    const out = k < upperEnd ? -0.5 : 0.5;
+    layout[i] = [layout[i]![0] + out * u[0], layout[i]![1] + out * u[1]];
+  });
   const tris = triangulate(layout);
-  const inner = [60, 61, 62, 63, 64, 65, 66, 67];
   const innerPoly = inner.map((i) => layout[i]!);
-  const cavity: number[] = [];
-  const mouthTris: number[] = [];
-  const lidTris: number[] = [];
-  const browTris: number[] = [];
+  const isInner = new Set(inner);
+  const out = {
+    cavity: [] as number[],
+    mouthTris: [] as number[],
+    lidTris: [] as number[],
+    browTris: [] as number[],
+  };
   const moves = (i: number, ms: readonly Mode[]): boolean =>
     ms.some((m) => modes[m][i * 2] !== 0 || modes[m][i * 2 + 1] !== 0);
   tris.forEach(([a, b, c], t) => {
@@ -174,31 +201,12 @@ export function buildRig(landmarks: ReadonlyArray<Vec>): PhotoRig {
       (layout[a]![0] + layout[b]![0] + layout[c]![0]) / 3,
       (layout[a]![1] + layout[b]![1] + layout[c]![1]) / 3,
     ];
-    if ([a, b, c].every((i) => i >= 60 && i <= 67) && inside(centroid, innerPoly)) cavity.push(t);
-    else if ([a, b, c].some((i) => moves(i, ['close', 'open', 'width', 'round', 'bite']))) mouthTris.push(t);
-    else if ([a, b, c].some((i) => moves(i, ['blinkL', 'blinkR']))) lidTris.push(t);
-    else if ([a, b, c].some((i) => moves(i, ['brow']))) browTris.push(t);
+    if ([a, b, c].every((i) => isInner.has(i)) && inside(centroid, innerPoly)) out.cavity.push(t);
+    else if ([a, b, c].some((i) => moves(i, MOUTH_MODES))) out.mouthTris.push(t);
+    else if ([a, b, c].some((i) => moves(i, ['blinkL', 'blinkR']))) out.lidTris.push(t);
+    else if ([a, b, c].some((i) => moves(i, ['brow']))) out.browTris.push(t);
   });
-  return {
-    rest: Float64Array.from(points.flat()),
-    tris: Int32Array.from(tris.flat()),
-    cavity,
-    mouthTris,
-    lidTris,
-    browTris,
-    modes,
-    u,
-    r,
-    mouthW,
-    faceW,
-    innerUpper: [60, 61, 62, 63, 64],
-    innerLower: [60, 67, 66, 65, 64],
-  };
-}
-
-/** How much a jaw landmark follows the chin: 1 at the chin (8), fading towards the ears. */
-function jawWeight(j: number): number {
-  return Math.max(0, Math.cos(((j - 8) / 6) * (Math.PI / 2))) ** 1.5;
+  return { tris: Int32Array.from(tris.flat()), ...out };
 }
 
 function inside(p: Vec, poly: readonly Vec[]): boolean {
@@ -224,7 +232,9 @@ export function modeWeights(mouth: MouthParams, motion: FaceMotion): Record<Mode
     open: mouth.open,
     width: mouth.width - PHOTO_WIDTH,
     round: mouth.round,
+    roundOpen: mouth.round * Math.min(1, mouth.open / 0.15),
     bite: mouth.lipBite,
+    relax: Math.min(1, mouth.round + 0.45 * Math.min(1, mouth.open / 0.4)),
     blinkL: blink,
     blinkR: blink,
     brow: Math.min(1, Math.max(0, motion.brow)),
@@ -263,4 +273,13 @@ export function pose(
     out[i * 2] = pivot[0] + x * cos - y * sin + dx;
     out[i * 2 + 1] = pivot[1] + x * sin + y * cos + dy;
   }
+}
+
+/** A point of the photo (its pixels) in the frame, as pose() places the rig's vertices. */
+export function place(p: Vec, scale: number, angle: number, pivot: Vec, dx: number, dy: number): Vec {
+  const x = p[0] * scale - pivot[0];
+  const y = p[1] * scale - pivot[1];
+  const cos = Math.cos(angle);
+  const sin = Math.sin(angle);
+  return [pivot[0] + x * cos - y * sin + dx, pivot[1] + x * sin + y * cos + dy];
 }
