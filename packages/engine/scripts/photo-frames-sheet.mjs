@@ -20,7 +20,7 @@ import { REST_MOTION } from '../dist/face-state.js';
 import { buildMouthTrack } from '../dist/lipsync/mouth-track.js';
 import { MOUTH_SHAPES } from '../dist/lipsync/mouth-shapes.js';
 import { createAvatarRenderer } from '../dist/render/avatar-renderer.js';
-import { createTts } from '../dist/speech/tts.js';
+import { espeakSpeech } from '../dist/testing/espeak-speech.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -50,7 +50,7 @@ const zoom = Number(values.zoom);
 async function cells() {
   if (values.shapes)
     return [...'ABCDEFGHX'].map((v) => ({ label: v, mouth: MOUTH_SHAPES[v], motion: REST_MOTION }));
-  const tts = createTts();
+  const tts = espeakSpeech();
   const seg = await tts.synthesize({ text: values.text, voiceId: values.voice, speed: 1 });
   await tts.close();
   const track = buildMouthTrack({ phonemes: seg.phonemes, totalSamples: seg.pcm.length });
