@@ -52,7 +52,9 @@ describe('video import', () => {
     const { index } = readVideoPack(dir);
     expect(stats.trackedFraction).toBeGreaterThan(0.95);
     expect(stats.mouthScale).toBe('audio');
-    expect(index.library.frames).toBe(clip.frames);
+    // every tracked frame is in the library (a short clip needs no sampling)
+    expect(index.library.frames).toBeGreaterThanOrEqual(Math.floor(clip.frames * 0.95));
+    expect(index.library.frames).toBeLessThanOrEqual(clip.frames);
     expect(statSync(join(dir, 'mouths.i420')).size).toBe(
       index.library.frames * i420Bytes(index.library.box.width, index.library.box.height),
     );
