@@ -12,5 +12,5 @@ export {
 } from '../speech/voice-book.js';
 export { runVideoImport, type VideoImportRun, type FromVideoImport } from './video-import-client.js';
 export { VideoImportError, VIDEO_LIMITS, type VideoImportErrorCode } from '../video/import-errors.js';
-export { looksLikeVideo } from '../video/sniff.js';
+export { looksLikeVideo, fileLooksLikeVideo } from '../video/sniff.js';
 export type { ImportStage } from '../video/video-import.js';

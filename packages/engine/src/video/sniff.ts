@@ -1,3 +1,5 @@
+import { open } from 'node:fs/promises';
+
 /**
  * Whether bytes begin like a video container Mouthpiece imports: ISO base media (MP4, MOV,
  * 3GP: a `ftyp`, `moov`, `mdat`, `wide` or `free` box first) or Matroska/WebM (EBML magic).
@@ -9,4 +11,16 @@ export function looksLikeVideo(head: Uint8Array): boolean {
   if (head.length < 8) return false;
   const box = String.fromCharCode(head[4]!, head[5]!, head[6]!, head[7]!);
   return ['ftyp', 'moov', 'mdat', 'wide', 'free', 'skip'].includes(box);
+}
+
+/** Whether a file begins like a video (its first 16 bytes, by looksLikeVideo). */
+export async function fileLooksLikeVideo(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const head = new Uint8Array(16);
+    const { bytesRead } = await fh.read(head, 0, 16, 0);
+    return looksLikeVideo(head.subarray(0, bytesRead));
+  } finally {
+    await fh.close();
+  }
 }

@@ -26,7 +26,7 @@ import { calibrate, measureMouth, type RawMouth } from './mouth-measure.js';
 import { VIDEO_FILES, i420View, type VideoIndex } from './pack.js';
 import { extractCrop, ringMeans, rgbToI420, thumbDistance, thumbnail } from './pixels.js';
 import { previewPngOf } from './preview.js';
-import { looksLikeVideo } from './sniff.js';
+import { fileLooksLikeVideo } from './sniff.js';
 import { trackClip } from './track-clip.js';
 
 export interface VideoImportRequest {
@@ -48,17 +48,11 @@ async function checkClip(file: string): Promise<Awaited<ReturnType<typeof probeC
   const { size } = await stat(file);
   if (size > VIDEO_LIMITS.maxBytes)
     throw new VideoImportError('too_large', `The video is over ${VIDEO_LIMITS.maxBytes / 1024 / 1024} MiB`);
-  const head = new Uint8Array(16);
-  const fh = await open(file, 'r');
-  try {
-    await fh.read(head, 0, 16, 0);
-  } finally {
-    await fh.close();
-  }
+  const video = await fileLooksLikeVideo(file);
   const info = await probeClip(file).catch((err: unknown) => {
     if (err instanceof ClipUnreadableError)
       throw new VideoImportError(
-        !looksLikeVideo(head) || /no video stream/.test(err.message) ? 'not_a_video' : 'broken_file',
+        !video || /no video stream/.test(err.message) ? 'not_a_video' : 'broken_file',
         `The upload is not a usable video: ${err.message}; send an MP4, WebM or MOV clip`,
       );
     throw err;

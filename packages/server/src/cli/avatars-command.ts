@@ -3,8 +3,8 @@
  * (`<dataDir>/avatars`, the folder POST /admin/v1/avatars writes). A running server sees a change
  * at its next catalog read: its engine reads the pack folders at every session start.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { looksLikeVideo, runVideoImport, VideoImportError, VIDEO_LIMITS } from '@mouthpiece/engine/host';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { fileLooksLikeVideo, runVideoImport, VideoImportError, VIDEO_LIMITS } from '@mouthpiece/engine/host';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -103,9 +103,9 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
   if (!values.id) throw new UsageError('avatars add needs --id ID', AVATARS_USAGE);
   if (!values.name) throw new UsageError('avatars add needs --name NAME', AVATARS_USAGE);
   const file = positionals[0]!;
-  let head: Buffer;
+  let video: boolean;
   try {
-    head = readHead(file);
+    video = await fileLooksLikeVideo(file);
   } catch {
     io.stderr(`mouthpiece: cannot read ${file}\n`);
     return 2;
@@ -124,7 +124,7 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
     );
     return 0;
   };
-  if (looksLikeVideo(head)) return addVideo(file, req, dir, io, done);
+  if (video) return addVideo(file, req, dir, io, done);
   try {
     const m = await avatars.importPhotoAvatar({ ...req, image: readFileSync(file) }, dir);
     return done(m, 'photo');
@@ -134,17 +134,6 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
       return 3;
     }
     throw err;
-  }
-}
-
-function readHead(file: string): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(16);
-    const n = readSync(fd, buf, 0, 16, 0);
-    return buf.subarray(0, n);
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -8,13 +8,14 @@
  * restart.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
+  fileLooksLikeVideo,
   looksLikeVideo,
   runVideoImport,
   VideoImportError,
@@ -60,17 +61,6 @@ const VideoStatus: Record<VideoImportErrorCode, ErrorCode> = {
   invalid_manifest: 'INVALID_REQUEST',
   exists: 'AVATAR_EXISTS',
 };
-
-async function head(file: string): Promise<Uint8Array> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = new Uint8Array(16);
-    const { bytesRead } = await fh.read(buf, 0, 16, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
 
 /** Logs an import's stages at info and its tracking progress every 20 %. */
 function progressLogger(log: FastifyBaseLogger, avatarId: string) {
@@ -129,7 +119,7 @@ export const adminAvatarRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (
     file: string,
     log: FastifyBaseLogger,
   ) => {
-    if (!looksLikeVideo(await head(file)))
+    if (!(await fileLooksLikeVideo(file)))
       throw new ApiError(
         'INVALID_VIDEO',
         'The field "video" is not a video (it does not begin like an MP4, WebM or MOV file); send an MP4, WebM or MOV clip',
