@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { portraitFixture } from '@mouthpiece/engine/testing';
+import { makeTalkingClip, portraitFixture } from '@mouthpiece/engine/testing';
 import { runCli } from './run.js';
 
 const dirs: string[] = [];
@@ -23,6 +23,19 @@ async function cli(argv: string[], dataDir: string) {
 }
 
 describe('mouthpiece avatars', () => {
+  it('tells a video by its content, not its name: a clip named .png becomes a video avatar, with progress', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mp-cli-avatars-'));
+    dirs.push(dir);
+    const clip = await makeTalkingClip({ durationS: 22 });
+    const named = join(dir, 'not-a-picture.png');
+    copyFileSync(clip.file, named);
+    const add = await cli(['avatars', 'add', named, '--id', 'talker', '--name', 'Talker', '--json'], dir);
+    expect(add.code).toBe(0);
+    expect(JSON.parse(add.out)).toMatchObject({ id: 'talker', render: 'video' });
+    expect(add.err).toMatch(/importing .*: track \d+ %/);
+    expect(existsSync(join(dir, 'avatars', 'talker', 'base.i420'))).toBe(true);
+  }, 240_000);
+
   it('adds a photo avatar from a portrait, lists it, refuses a second with its id, removes it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mp-cli-avatars-'));
     dirs.push(dir);
