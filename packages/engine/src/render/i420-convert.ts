@@ -1,48 +1,8 @@
 /**
- * RGBA ↔ I420 in JavaScript, BT.601 limited range (what libyuv's ABGRToI420 behind
- * `wrtc.nonstandard.rgbaToI420` produces). For previews, tests and the synthetic video pack:
- * correctness over speed. The media path converts with libyuv, or not at all (renderI420).
- * Widths and heights are even.
+ * I420 → RGBA in JavaScript, BT.601 limited range (the inverse of libyuv's conversion behind
+ * `wrtc.nonstandard.rgbaToI420`; the other way is video/pixels.ts rgbToI420). For previews and
+ * tests: correctness over speed. Widths and heights are even.
  */
-import { i420Bytes } from '../video/pack.js';
-
-/** RGBA (4 bytes a pixel) → I420 (Y, then U, then V); chroma from each 2×2 block's mean colour. */
-export function rgbaToI420(
-  rgba: ArrayLike<number>,
-  width: number,
-  height: number,
-  out: Uint8Array = new Uint8Array(i420Bytes(width, height)),
-): Uint8Array {
-  const cw = width >> 1;
-  const ch = height >> 1;
-  const uOff = width * height;
-  const vOff = uOff + cw * ch;
-  const o = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) {
-      const i = (y * width + x) * 4;
-      o[y * width + x] = 16 + 0.257 * rgba[i]! + 0.504 * rgba[i + 1]! + 0.098 * rgba[i + 2]!;
-    }
-  for (let y = 0; y < ch; y++)
-    for (let x = 0; x < cw; x++) {
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      for (let dy = 0; dy < 2; dy++)
-        for (let dx = 0; dx < 2; dx++) {
-          const i = ((2 * y + dy) * width + 2 * x + dx) * 4;
-          r += rgba[i]!;
-          g += rgba[i + 1]!;
-          b += rgba[i + 2]!;
-        }
-      r /= 4;
-      g /= 4;
-      b /= 4;
-      o[uOff + y * cw + x] = 128 - 0.148 * r - 0.291 * g + 0.439 * b;
-      o[vOff + y * cw + x] = 128 + 0.439 * r - 0.368 * g - 0.071 * b;
-    }
-  return out;
-}
 
 /** I420 → opaque RGBA (each chroma sample serves its 2×2 block). */
 export function i420ToRgba(

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SKRSContext2D } from '@napi-rs/canvas';
 import type { VideoAvatarManifest } from '../avatar/manifest.js';
-import { rgbaToI420 } from '../render/i420-convert.js';
+import { rgbToI420 } from '../video/pixels.js';
 import { lowerFaceBox, seamMask } from '../video/mask.js';
 import {
   applySimilarity,
@@ -150,7 +150,7 @@ export async function writeSyntheticVideoPack(
     c.setTransform(t[0], t[1], -t[1], t[0], t[2], t[3]);
     drawFace(c, face, closed, 0);
     const px = c.getImageData(0, 0, size, size).data;
-    rgbaToI420(px, size, size, base.subarray(i * i420Bytes(size, size), (i + 1) * i420Bytes(size, size)));
+    rgbToI420(px, size, size, 4, base.subarray(i * i420Bytes(size, size), (i + 1) * i420Bytes(size, size)));
   }
 
   const cropBytes = i420Bytes(box.width, box.height);
@@ -168,7 +168,7 @@ export async function writeSyntheticVideoPack(
       cc.fillRect(0, 0, box.width, box.height);
     }
     const px = cc.getImageData(0, 0, box.width, box.height).data;
-    rgbaToI420(px, box.width, box.height, mouths.subarray(k * cropBytes, (k + 1) * cropBytes));
+    rgbToI420(px, box.width, box.height, 4, mouths.subarray(k * cropBytes, (k + 1) * cropBytes));
   });
 
   const zero = opts.rings === 'zero';

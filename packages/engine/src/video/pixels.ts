@@ -14,28 +14,33 @@ export const uOf = (r: number, g: number, b: number): number =>
 export const vOf = (r: number, g: number, b: number): number =>
   ((112 * r - 94 * g - 18 * b + 128) >> 8) + 128;
 
-/** A whole RGB frame as I420 (chroma from each 2×2 block's mean). */
-export function rgbToI420(rgb: Uint8Array, width: number, height: number): Uint8Array {
-  const out = new Uint8Array(i420Bytes(width, height));
+/**
+ * A whole frame as I420 (chroma from each 2×2 block's mean): RGB (3 bytes a pixel) or RGBA (4,
+ * alpha ignored), into `out` when given. The one JavaScript conversion of the engine.
+ */
+export function rgbToI420(
+  px: ArrayLike<number>,
+  width: number,
+  height: number,
+  channels: 3 | 4 = 3,
+  out: Uint8Array = new Uint8Array(i420Bytes(width, height)),
+): Uint8Array {
   const v = i420View(out, 0, width, height);
-  for (let i = 0, p = 0; i < width * height; i++, p += 3) v.y[i] = lumaOf(rgb[p]!, rgb[p + 1]!, rgb[p + 2]!);
+  for (let i = 0, p = 0; i < width * height; i++, p += channels)
+    v.y[i] = lumaOf(px[p]!, px[p + 1]!, px[p + 2]!);
   const cw = width >> 1;
   for (let y = 0; y < height >> 1; y++)
     for (let x = 0; x < cw; x++) {
       let r = 0;
       let g = 0;
       let b = 0;
-      for (const [dx, dy] of [
-        [0, 0],
-        [1, 0],
-        [0, 1],
-        [1, 1],
-      ] as const) {
-        const p = ((2 * y + dy) * width + 2 * x + dx) * 3;
-        r += rgb[p]!;
-        g += rgb[p + 1]!;
-        b += rgb[p + 2]!;
-      }
+      for (let dy = 0; dy < 2; dy++)
+        for (let dx = 0; dx < 2; dx++) {
+          const p = ((2 * y + dy) * width + 2 * x + dx) * channels;
+          r += px[p]!;
+          g += px[p + 1]!;
+          b += px[p + 2]!;
+        }
       v.u[y * cw + x] = uOf(r >> 2, g >> 2, b >> 2);
       v.v[y * cw + x] = vOf(r >> 2, g >> 2, b >> 2);
     }
