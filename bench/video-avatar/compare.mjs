@@ -142,9 +142,10 @@ export function pearson(a, b) {
  * A method's figures against the real frames: generated frame k is compared with real frame
  * k + shift (shift 1 with the real frames themselves: the ceiling row), over the frames both have.
  */
-export function score(real, made, box, shift = 0) {
+export function score(real, made, box, shift = 0, mask = undefined) {
   let s = 0;
   let d = 0;
+  const split = { in: 0, out: 0, nIn: 0, nOut: 0 };
   const openReal = [];
   const openMade = [];
   const n = Math.min(made.length, real.length - shift);
@@ -153,10 +154,28 @@ export function score(real, made, box, shift = 0) {
     const m = made[k];
     s += ssim(m.y, r.y, box.width, box.height);
     d += mad(m.y, r.y);
+    if (mask)
+      for (let i = 0; i < m.y.length; i++) {
+        const e = Math.abs(m.y[i] - r.y[i]);
+        if (mask.alpha[i] >= 128) {
+          split.in += e;
+          split.nIn++;
+        } else {
+          split.out += e;
+          split.nOut++;
+        }
+      }
     openReal.push(r.open);
     openMade.push(m.open);
   }
-  return { ssim: s / n, mad: d / n, openingR: pearson(openMade, openReal), frames: n };
+  return {
+    ssim: s / n,
+    mad: d / n,
+    madInside: split.nIn ? split.in / split.nIn : NaN,
+    madOutside: split.nOut ? split.out / split.nOut : NaN,
+    openingR: pearson(openMade, openReal),
+    frames: n,
+  };
 }
 
 /**

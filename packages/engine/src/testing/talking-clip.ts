@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FaceMotion, MouthParams, Viseme } from '../face-state.js';
 import { codecArgs, type ClipFormat } from './ffmpeg.js';
@@ -36,6 +36,13 @@ const GENERATOR_VERSION = 1;
  * package's src/: a change to any of them keys new clips.
  */
 const MADE_BY = ['testing', 'avatar', 'render', 'animation', 'lipsync', 'session', 'speech', 'face-state.ts'];
+/** Files in those folders that draw video avatars only (a clip is drawn by the photo renderer). */
+const NOT_MADE_BY = new Set([
+  'video-renderer.ts',
+  'i420-composite.ts',
+  'mouth-selector.ts',
+  'synthetic-video-pack.ts',
+]);
 
 let fingerprint: string | undefined;
 
@@ -51,7 +58,11 @@ function generatorFingerprint(): string {
   const h = createHash('sha256').update(String(GENERATOR_VERSION));
   const add = (path: string): void => {
     if (statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) add(join(path, f));
-    else if (/\.(ts|js)$/.test(path) && !/\.(test|d)\.ts$/.test(path))
+    else if (
+      /\.(ts|js)$/.test(path) &&
+      !/\.(test|d)\.ts$/.test(path) &&
+      !NOT_MADE_BY.has(basename(path).replace(/\.js$/, '.ts'))
+    )
       h.update(path.slice(root.length)).update(readFileSync(path));
   };
   for (const m of MADE_BY) add(join(root, m));
