@@ -1,10 +1,12 @@
 import { pino } from 'pino';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../clock.js';
 import { startRedis, type TestRedis } from '../testing/redis-server.js';
 import { Cluster } from './cluster.js';
 import { clusterKey } from './forwarder.js';
 import { connectRedis } from './redis.js';
+import { redisStores } from './redis-stores.js';
 
 const log = pino({ level: 'silent' });
 const KEY = clusterKey('placement-test-secret-of-32-characters!!');
@@ -33,6 +35,8 @@ describe('placement (real redis-server)', () => {
       loads[id] = 0;
       const node = new Cluster({
         redis: client,
+        sessions: redisStores(client, id).sessions,
+        clock: systemClock,
         self: { id, url: `http://${id}.internal`, publicUrl: `https://${id}.example.com`, max },
         load: () => loads[id]!,
         onNodeDead: () => Promise.resolve(0),

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../clock.js';
 import { startRedis, type TestRedis } from '../testing/redis-server.js';
 import { NodeDirectory } from './node-directory.js';
 import { connectRedis } from './redis.js';
@@ -30,6 +31,7 @@ describe('node directory (real redis-server)', () => {
     const client = await connectRedis({ url: redis.url, log, name: id });
     const dir = new NodeDirectory({
       redis: client,
+      clock: systemClock,
       self: { id, url: `http://${id}.internal:8080`, publicUrl: `https://${id}.example.com`, max: 4 },
       load,
       onNodeDead: (nodeId) => {
