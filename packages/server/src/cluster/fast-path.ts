@@ -25,6 +25,9 @@ const METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** What the fast path needs of the cluster: the owner cache and the raw forward. */
+export type FastPathCluster = Pick<Cluster, 'cachedOwner' | 'forwardRaw'>;
+
 /** What Fastify passes a server factory: its options, timeouts filled in with its defaults. */
 interface FactoryOptions {
   http?: ServerOptions | null;
@@ -39,7 +42,7 @@ interface FactoryOptions {
  * set up as Fastify sets up a server it makes itself (the `http` options and the timeouts).
  */
 export function fastPathServerFactory(
-  cluster: Cluster,
+  cluster: FastPathCluster,
   heldHere: (sessionId: string) => boolean,
   log: FastifyBaseLogger,
 ): (handler: Handler, opts: Record<string, unknown>) => Server {
@@ -61,7 +64,7 @@ export function fastPathServerFactory(
 
 function fastTarget(
   req: IncomingMessage,
-  cluster: Cluster,
+  cluster: FastPathCluster,
   heldHere: (sessionId: string) => boolean,
 ): { sessionId: string; url: string } | undefined {
   if (!METHODS.has(req.method ?? '') || headerValues(req, FORWARD_HEADER).length > 0) return undefined;
