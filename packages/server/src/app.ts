@@ -1,41 +1,30 @@
 /**
- * The app factory: every dependency comes in through `AppDeps`, so tests build the same app with
- * memory stores, the fake engine and a manual clock.
+ * The composition root: every dependency comes in through `AppDeps` (stores first: SQLite, Redis
+ * or memory), and the parts are built here in order, each handed what it needs: logger and
+ * metrics → session registry → cluster view (cluster mode) → the HTTP app (http-app.ts). Nothing
+ * is reached late through the app. Tests build the same app with memory stores, the fake engine
+ * and a manual clock.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import cors from '@fastify/cors';
-import swagger from '@fastify/swagger';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+import { pino } from 'pino';
 import type { EngineHost } from '@mouthpiece/engine/host';
-import { ErrorResponse } from '@mouthpiece/protocol';
-import type { AppContext } from './app-types.js';
-import { TokenService } from './auth/tokens.js';
 import type { Clock } from './clock.js';
 import type { Cluster } from './cluster/cluster.js';
-import { installFastPath } from './cluster/fast-path.js';
-import { RedisRateLimiter } from './cluster/redis-rate-limiter.js';
 import type { Config } from './config.js';
-import { finishOpenApi } from './openapi.js';
-import {
-  ApiError,
-  clientErrorHandler,
-  frameworkErrors,
-  MAX_PARAM_LENGTH,
-  refuseConnect,
-  registerErrorHandling,
-} from './errors.js';
-import { createMetrics, registerEngineMetrics, registerVoiceMetrics, type Metrics } from './metrics.js';
-import { adminRoutes } from './routes/admin.js';
-import { catalogRoutes } from './routes/catalog.js';
-import { createSessionRoutes } from './routes/create-session.js';
-import { operationsRoutes } from './routes/operations.js';
-import { registerAuthFailureLimit } from './auth/failure-limit.js';
-import { sessionRoutes } from './routes/session-scope.js';
-import { staticRoutes } from './routes/static-files.js';
-import { RateLimiter } from './sessions/rate-limiter.js';
+import { createHttpApp } from './http-app.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { RateLimiter, type Limiter } from './sessions/rate-limiter.js';
 import { SessionRegistry } from './sessions/session-registry.js';
-import { oneHeader } from './single-value.js';
 import type { Stores } from './storage/ports.js';
 import type { TurnSettings } from './turn/credentials.js';
+
+/** Cluster mode (docs/cluster.md): what the root builds once the registry exists (cluster/node-start.ts). */
+export interface ClusterPlan {
+  /** This node's cluster view over the registry (its load, its sessions). */
+  cluster(registry: SessionRegistry): Cluster;
+  /** Rate-limit buckets shared by every node, so a credential's rate holds across nodes. */
+  quotas: Limiter;
+}
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -50,7 +39,7 @@ export interface AppDeps {
   loggerInstance?: FastifyServerOptions['loggerInstance'];
   metrics?: Metrics;
   /** Cluster mode (docs/cluster.md); undefined on a single node. */
-  cluster?: Cluster;
+  cluster?: ClusterPlan;
 }
 
 export const REDACTED_PATHS = [
@@ -81,154 +70,47 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-const SESSION_ROUTE =
-  /^\/v1\/avatar-session\/[^/]+\/(init-client|say-text|say-audio|interrupt|keep-alive|end|whep)/;
+/** The one logger: a given instance, else one made from the `logger` option (false: silent). */
+function rootLogger(deps: AppDeps): FastifyBaseLogger {
+  if (deps.loggerInstance) return deps.loggerInstance;
+  const option = deps.logger ?? loggerOptions(deps.config.logLevel);
+  if (option === false) return pino({ level: 'silent' });
+  const options = option === true ? loggerOptions(deps.config.logLevel) : option;
+  return pino(options as pino.LoggerOptions);
+}
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
-    ...(deps.loggerInstance
-      ? { loggerInstance: deps.loggerInstance }
-      : { logger: deps.logger ?? loggerOptions(deps.config.logLevel) }),
-    trustProxy: deps.config.trustProxy,
-    bodyLimit: 1024 * 1024,
-    logController: new LogController({ disableRequestLogging: true }),
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
-    // `POST …/keep-alive/` is `POST …/keep-alive`; the WHEP resource keeps its own segment
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
-    // every answer ≥ 400 is our error body: routing errors, Node's parser errors, a missing Host
-    // and the 503 while draining go through our handlers instead of Fastify's or Node's own
-    frameworkErrors,
-    clientErrorHandler,
-    return503OnClosing: false,
-    http: { requireHostHeader: false },
-  });
-  app.server.on('connect', refuseConnect);
+  const log = rootLogger(deps);
   const metrics = deps.metrics ?? createMetrics({ defaultMetrics: true });
-  registerEngineMetrics(metrics, () => deps.engine.stats());
-  const offVoiceMetrics = registerVoiceMetrics(metrics, deps.engine);
-  app.addHook('onClose', (_app, done) => {
-    offVoiceMetrics();
-    done();
-  });
   const registry = new SessionRegistry({
     stores: deps.stores,
     engine: deps.engine,
     clock: deps.clock,
     config: deps.config,
-    log: app.log,
+    log,
     metrics,
   });
+  const cluster = deps.cluster?.cluster(registry);
   const limiter = new RateLimiter(deps.clock);
-  const ctx: AppContext = {
-    config: deps.config,
-    stores: deps.stores,
-    engine: deps.engine,
-    clock: deps.clock,
-    registry,
-    tokens: new TokenService(deps.jwtSecret, deps.clock),
-    limiter,
-    // cluster mode: one bucket per key in Redis, so a credential's rate holds across nodes
-    quotas: deps.cluster ? new RedisRateLimiter(deps.cluster.redis, deps.clock) : limiter,
-    metrics,
-    turn: deps.turn,
-    cluster: deps.cluster,
-  };
-  app.decorate('ctx', ctx);
-  const { cluster } = deps;
-  if (cluster) {
-    // placement reads each node's load from its heartbeat: publish a change at once
-    registry.onTransition(() => cluster.loadChanged());
-    cluster.registerMetrics(metrics.registry);
-    // calls for sessions of other nodes whose holder is known skip Fastify (fast-path.ts)
-    installFastPath(app.server, cluster, (id) => registry.isActive(id), app.log);
-    app.addHook('onRequest', async (_req, reply) => cluster.stamp(reply));
-  }
-  app.addHook('onClose', async () => {
+  try {
+    return await createHttpApp({
+      config: deps.config,
+      stores: deps.stores,
+      engine: deps.engine,
+      clock: deps.clock,
+      jwtSecret: deps.jwtSecret,
+      turn: deps.turn,
+      log,
+      metrics,
+      registry,
+      limiter,
+      quotas: deps.cluster?.quotas ?? limiter,
+      cluster,
+    });
+  } catch (err) {
+    // nothing built here outlives a failed start: the registry's timers and the forwarder's sockets
     await registry.close();
-  });
-
-  registerErrorHandling(app);
-  // one Host (RFC 9112 §3.2) and one Content-Type (the body parser is chosen by it), else a 400
-  app.addHook('onRequest', async (req) => {
-    oneHeader(req, 'host');
-    oneHeader(req, 'content-type');
-  });
-  registerAuthFailureLimit(app, ctx);
-  app.addSchema(ErrorResponse);
-  app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    metrics.requestDuration.observe(
-      { route, method: req.method, status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
-    done();
-  });
-
-  const anyOrigin = deps.config.corsOrigins === '*';
-  await app.register(cors, {
-    delegator: (req, cb) => {
-      let origin: string | undefined;
-      let requestMethod: string | undefined;
-      try {
-        origin = oneHeader(req, 'origin');
-        requestMethod = oneHeader(req, 'access-control-request-method');
-      } catch (err) {
-        return cb(err as ApiError, {});
-      }
-      if (req.method === 'OPTIONS' && (!origin || !requestMethod))
-        return cb(
-          new ApiError(
-            'INVALID_REQUEST',
-            'Invalid CORS preflight: an OPTIONS request needs Origin and Access-Control-Request-Method headers (browsers send them)',
-          ),
-          {},
-        );
-      const url = req.url ?? '';
-      // no page of another origin reads /metrics (engine pids, session counts)
-      if (url === '/metrics' || url.startsWith('/metrics?')) return cb(null, { origin: false });
-      const open = anyOrigin || SESSION_ROUTE.test(url);
-      cb(null, {
-        origin: open ? true : deps.config.corsOrigins,
-        methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match'],
-        exposedHeaders: ['Location', 'Link', 'ETag', 'Accept-Patch', 'Retry-After'],
-        maxAge: 600,
-      });
-    },
-  });
-
-  await app.register(swagger, {
-    transformObject: (doc) => finishOpenApi('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Mouthpiece avatar-session API',
-        version: '1.0.0',
-        description: 'Self-hosted real-time talking avatars. Error bodies: {success:false, error, code}.',
-      },
-      components: {
-        securitySchemes: {
-          KS: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'KS <session credential>' },
-          Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
-    },
-  });
-
-  await app.register(createSessionRoutes, { ctx });
-  await app.register(sessionRoutes, { ctx });
-  await app.register(catalogRoutes, { ctx });
-  await app.register(operationsRoutes, { ctx });
-  await app.register(adminRoutes, {
-    prefix: '/admin/v1',
-    stores: deps.stores,
-    registry,
-    config: deps.config,
-    clock: deps.clock,
-    ...(deps.cluster ? { cluster: deps.cluster } : {}),
-  });
-  await app.register(staticRoutes);
-  app.get('/v1/openapi.json', { schema: { hide: true } }, () => Promise.resolve(app.swagger()));
-  await app.ready();
-  return app;
+    await cluster?.close();
+    throw err;
+  }
 }

@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, errorBody, type ErrorBodyExtra, type ErrorCode } from '@mouthpiece/protocol';
-import { StorageBusyError } from './storage/retrying.js';
+import { StorageError } from './storage/errors.js';
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -33,14 +33,6 @@ export class ApiError extends Error {
 /** The `WWW-Authenticate` value for 401s of token routes and of credential routes. */
 export const BEARER_CHALLENGE = 'Bearer error="invalid_token"';
 export const KS_CHALLENGE = 'KS realm="mouthpiece"';
-
-/** A store that is locked (after its retries) or failing (disk full, read-only, I/O, Redis unreachable). */
-function isStorageError(err: Error & { code?: unknown }): boolean {
-  return (
-    err instanceof StorageBusyError ||
-    (typeof err.code === 'string' && (err.code.startsWith('SQLITE_') || err.code === 'REDIS_UNAVAILABLE'))
-  );
-}
 
 function fromFastifyError(err: FastifyError, req: FastifyRequest): ApiError {
   if (err.validation) {
@@ -80,7 +72,9 @@ function fromFastifyError(err: FastifyError, req: FastifyRequest): ApiError {
       break;
   }
   if (err instanceof SyntaxError) return new ApiError('INVALID_REQUEST', 'Body is not valid JSON');
-  if (isStorageError(err)) return new ApiError('STORAGE_UNAVAILABLE', undefined, { 'Retry-After': '2' });
+  // a store that is locked (after its retries) or failing (disk full, read-only, I/O, Redis unreachable)
+  if (err instanceof StorageError)
+    return new ApiError('STORAGE_UNAVAILABLE', undefined, { 'Retry-After': '2' });
   const status = err.statusCode ?? 500;
   if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE', `Payload too large: ${bodyLimitOf(req)}`);
   if (status === 415) return unsupportedMediaType(req);

@@ -14,10 +14,9 @@ import { EndReason } from '@mouthpiece/protocol';
 import { buildApp, loggerOptions } from './app.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
-import type { Cluster } from './cluster/cluster.js';
 import { openClusterNode } from './cluster/node-start.js';
+import { StorageBusy } from './storage/errors.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
-import { StorageBusyError } from './storage/retrying.js';
 import type { Stores } from './storage/ports.js';
 import { startManagedTurn, type ManagedTurn } from './turn/coturn.js';
 import type { TurnSettings } from './turn/credentials.js';
@@ -77,7 +76,7 @@ async function endPreviousRun(stores: Stores, log: FastifyBaseLogger): Promise<n
     try {
       return await stores.sessions.endAllActive(EndReason.SERVER_RESTART, Date.now());
     } catch (err) {
-      if (!(err instanceof StorageBusyError) || Date.now() > deadline) {
+      if (!(err instanceof StorageBusy) || Date.now() > deadline) {
         await stores.close();
         throw err;
       }
@@ -96,7 +95,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(uploadedAvatarsDir(config), { recursive: true });
   // cluster mode (docs/cluster.md): Redis instead of SQLite, a JWT secret shared by the nodes
-  const node = config.cluster ? await openClusterNode(config.cluster, config, log) : undefined;
+  const node = config.cluster ? await openClusterNode(config.cluster, config, log, systemClock) : undefined;
   const stores = node?.stores ?? openSqliteStores(join(config.dataDir, 'mouthpiece.db'));
   const ended = await endPreviousRun(stores, log);
   const jwtSecret = node
@@ -105,8 +104,8 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   let managed: ManagedTurn | undefined;
   let engine: EngineHost | undefined;
   let app: FastifyInstance | undefined;
-  const cluster: Cluster | undefined = node?.cluster(jwtSecret, () => app?.ctx.registry);
   const cleanup = async (): Promise<void> => {
+    const cluster = app?.ctx.cluster;
     await cluster?.leave(); // first: other nodes stop placing creates here while it drains
     await app?.close();
     await cluster?.close();
@@ -141,6 +140,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
       };
     }
     engine = opts.engine ?? (await createEngine(config, log, turn));
+    // the composition root (app.ts): registry → cluster view → app, over the stores above
     app = await buildApp({
       config,
       stores,
@@ -149,7 +149,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
       jwtSecret,
       turn,
       loggerInstance: log,
-      ...(cluster ? { cluster } : {}),
+      ...(node ? { cluster: node.plan(jwtSecret) } : {}),
     });
     if (ended > 0)
       log.info({ sessions: ended }, 'sessions of the previous run marked ended (server_restart)');
@@ -175,7 +175,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
       listenTextResolver: (address) => `HTTP server listening at ${address}`,
     });
     // heartbeat once listening: other nodes place creates and forward calls here from now on
-    await cluster?.start();
+    await app.ctx.cluster?.start();
     if (config.cluster)
       log.info({ nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl }, 'cluster node joined');
     log.info({ url: config.publicUrl, turn: turn.mode, dataDir: config.dataDir }, 'mouthpiece listening');

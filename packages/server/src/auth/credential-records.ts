@@ -36,7 +36,8 @@ export async function createCredential(
       requestsPerSecond: input.requestsPerSecond,
     },
   };
-  await stores.credentials.insert(record);
+  // ids are random: one already taken (all but impossible) is drawn again
+  if (!(await stores.credentials.insert(record)).ok) return createCredential(stores, input, now);
   return { record, secret };
 }
 

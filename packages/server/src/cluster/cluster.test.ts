@@ -1,10 +1,13 @@
 import { pino } from 'pino';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../clock.js';
 import { startRedis, type TestRedis } from '../testing/redis-server.js';
 import { Cluster } from './cluster.js';
 import { clusterKey } from './forwarder.js';
 import { connectRedis } from './redis.js';
+import { redisStores, type SessionOwner } from './redis-stores.js';
+import { StorageUnavailable } from '../storage/errors.js';
 
 const log = pino({ level: 'silent' });
 const KEY = clusterKey('placement-test-secret-of-32-characters!!');
@@ -33,6 +36,8 @@ describe('placement (real redis-server)', () => {
       loads[id] = 0;
       const node = new Cluster({
         redis: client,
+        sessions: redisStores(client, id).sessions,
+        clock: systemClock,
         self: { id, url: `http://${id}.internal`, publicUrl: `https://${id}.example.com`, max },
         load: () => loads[id]!,
         onNodeDead: () => Promise.resolve(0),
@@ -78,5 +83,50 @@ describe('placement (real redis-server)', () => {
   it('never places a create another node already placed here (it answers for itself)', async () => {
     await publish(4, 0, 0);
     expect(await nodes[0]!.place(req(true))).toBeUndefined();
+  });
+
+  describe('session routing reads the store port (ownerOf)', () => {
+    /** A node p-a whose session store answers `owner` (or fails) for every session. */
+    const routed = (owner: () => Promise<SessionOwner | undefined>) =>
+      new Cluster({
+        redis: clients[0]!,
+        sessions: { ownerOf: owner },
+        clock: systemClock,
+        self: { id: 'p-a', url: 'http://p-a.internal', publicUrl: 'https://p-a.example.com', max: 4 },
+        load: () => 0,
+        onNodeDead: () => Promise.resolve(0),
+        key: KEY,
+        log,
+      });
+    const call = () => ({ raw: req(), ip: '127.0.0.1', log }) as never;
+    const answer = { raw: {}, hijack: () => undefined, header: () => undefined } as never;
+
+    it('serves here a session this node holds, one that ended, and one the store does not know', async () => {
+      for (const owner of [
+        { nodeId: 'p-a', status: 'active' },
+        { nodeId: 'p-b', status: 'ended' },
+        undefined,
+      ] as const) {
+        const node = routed(() => Promise.resolve(owner));
+        expect(await node.routeSessionCall(call(), answer, 'S'.repeat(22), false)).toBe(false);
+        expect(node.cachedOwner('S'.repeat(22))).toBeUndefined();
+      }
+    });
+
+    it('answers 503 SERVER_BUSY when the store is unreachable (its StorageUnavailable)', async () => {
+      const node = routed(() => Promise.reject(new StorageUnavailable('redis: connection is closed')));
+      await expect(node.routeSessionCall(call(), answer, 'S'.repeat(22), false)).rejects.toMatchObject({
+        code: 'SERVER_BUSY',
+        status: 503,
+        headers: { 'Retry-After': '2' },
+      });
+    });
+
+    it('answers 503 ENGINE_UNAVAILABLE for an active session of a node whose heartbeat lapsed', async () => {
+      const node = routed(() => Promise.resolve({ nodeId: 'p-gone', status: 'active' }));
+      await expect(node.routeSessionCall(call(), answer, 'S'.repeat(22), false)).rejects.toMatchObject({
+        code: 'ENGINE_UNAVAILABLE',
+      });
+    });
   });
 });

@@ -1,20 +1,34 @@
 /**
  * A node's view of the cluster (docs/cluster.md): who owns a session, where a create goes, and the
- * forwarding of calls to the owner. Built by `startServer` when MOUTHPIECE_REDIS_URL is set; the
- * routes ask it before serving a session call or a create.
+ * forwarding of calls to the owner. Built by the composition root (app.ts) when
+ * MOUTHPIECE_REDIS_URL is set, after the session registry; the routes ask it before serving a
+ * session call or a create. It reads who holds a session through the session store's `ownerOf`
+ * (redis-stores.ts) and knows nothing of the framework: a call is an `InboundCall` and its answer
+ * a `CallAnswer` (forwarder.ts), which Fastify's request and reply are.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ApiError } from '../errors.js';
 import type { Registry } from 'prom-client';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors.js';
+import { StorageError } from '../storage/errors.js';
 import { registerClusterMetrics, type ClusterMetrics } from './cluster-metrics.js';
-import { Forwarder, NODE_HEADER } from './forwarder.js';
+import { Forwarder, NODE_HEADER, type CallAnswer, type InboundCall } from './forwarder.js';
 import { NodeDirectory, type NodeInfo } from './node-directory.js';
-import { keys } from './redis.js';
+import type { SessionOwner } from './redis-stores.js';
+
+/** Who holds a session: the port of the session store the cluster reads (RedisSessionStore). */
+export interface SessionOwnership {
+  /** Rejects with a StorageError when the store cannot be reached. */
+  ownerOf(sessionId: string): Promise<SessionOwner | undefined>;
+}
 
 export interface ClusterDeps {
+  /** Where the node directory writes heartbeats. */
   redis: Redis;
+  sessions: SessionOwnership;
+  clock: Clock;
   self: { id: string; url: string; publicUrl: string; max: number };
   /** Sessions holding a slot on this node now. */
   load: () => number;
@@ -36,11 +50,11 @@ const storeDown = (): ApiError =>
 
 export class Cluster {
   readonly nodeId: string;
-  readonly redis: Redis;
   readonly directory: NodeDirectory;
   readonly forwarder: Forwarder;
   readonly #self: ClusterDeps['self'];
   readonly #load: () => number;
+  readonly #sessions: SessionOwnership;
   #beatQueued = false;
   /** Session id → its holder's URL, oldest first (a session never moves to another node). */
   readonly #owners = new Map<string, string>();
@@ -48,11 +62,12 @@ export class Cluster {
 
   constructor(deps: ClusterDeps) {
     this.nodeId = deps.self.id;
-    this.redis = deps.redis;
     this.#self = deps.self;
     this.#load = deps.load;
+    this.#sessions = deps.sessions;
     this.directory = new NodeDirectory({
       redis: deps.redis,
+      clock: deps.clock,
       self: deps.self,
       load: deps.load,
       onNodeDead: async (nodeId) => {
@@ -95,12 +110,7 @@ export class Cluster {
   }
 
   /** Sends a call on to another node (counted); see Forwarder.forward. */
-  async forward(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    url: string,
-    kind: 'session' | 'create',
-  ): Promise<void> {
+  async forward(req: InboundCall, reply: CallAnswer, url: string, kind: 'session' | 'create'): Promise<void> {
     this.#metrics?.forwarded.inc({ kind });
     try {
       await this.forwarder.forward(req, reply, url);
@@ -125,7 +135,7 @@ export class Cluster {
   }
 
   /** Marks every answer with the node that served it. */
-  stamp(reply: FastifyReply): void {
+  stamp(reply: Pick<CallAnswer, 'header'>): void {
     void reply.header(NODE_HEADER, this.nodeId);
   }
 
@@ -135,8 +145,8 @@ export class Cluster {
    * sessions that ended or never existed are served here (the store answers 410/404).
    */
   async routeSessionCall(
-    req: FastifyRequest,
-    reply: FastifyReply,
+    req: InboundCall,
+    reply: CallAnswer,
     sessionId: string,
     heldHere: boolean,
   ): Promise<boolean> {
@@ -158,14 +168,12 @@ export class Cluster {
    * or undefined when this node should answer (ended, unknown, or its own).
    */
   async #ownerUrl(sessionId: string): Promise<string | undefined> {
-    let owner: Array<string | null>;
-    try {
-      owner = await this.redis.hmget(keys.session(sessionId), 'node', 'status');
-    } catch {
-      throw storeDown();
-    }
-    const [nodeId, status] = owner;
-    if (!nodeId || status !== 'active' || nodeId === this.nodeId) return undefined;
+    const owner = await this.#sessions.ownerOf(sessionId).catch((err: unknown) => {
+      if (err instanceof StorageError) throw storeDown();
+      throw err;
+    });
+    if (owner?.status !== 'active' || owner.nodeId === this.nodeId) return undefined;
+    const { nodeId } = owner;
     const node = await this.directory.node(nodeId).catch(() => {
       throw storeDown();
     });
@@ -184,7 +192,7 @@ export class Cluster {
    * Where a create goes: undefined for this node (it has room), else the least-loaded live node
    * with room. 503 SERVER_BUSY when no node has room, or when this node cannot reach Redis.
    */
-  async place(req: FastifyRequest): Promise<NodeInfo | undefined> {
+  async place(req: InboundCall): Promise<NodeInfo | undefined> {
     if (!this.directory.healthy) throw storeDown();
     if (this.#load() < this.#self.max || this.forwarder.isForwarded(req)) return undefined;
     const nodes = await this.directory.nodes().catch(() => {

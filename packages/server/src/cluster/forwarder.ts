@@ -13,7 +13,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import { errorBody } from '@mouthpiece/protocol';
 import { ApiError } from '../errors.js';
 import { headerValues, type HeaderSource } from '../single-value.js';
@@ -40,6 +40,22 @@ const HOP_BY_HOP = new Set([
  * first of these, so a repeat is forwarded as sent, and the holder answers it as it would directly.
  */
 const SINGLE_VALUED = ['authorization', 'content-type'];
+
+/** What forwarding needs of an incoming call (a Fastify request is one). */
+export interface InboundCall {
+  raw: IncomingMessage;
+  /** The caller's address (with trustProxy, the client's). */
+  ip: string;
+  log: FastifyBaseLogger;
+}
+
+/** What forwarding needs of the call's answer (a Fastify reply is one). */
+export interface CallAnswer {
+  raw: ServerResponse;
+  /** Takes the answer over from the framework: it is written on `raw` from now on. */
+  hijack(): unknown;
+  header(name: string, value: string): unknown;
+}
 
 /** The key nodes prove membership with: derived from the shared JWT secret. */
 export function clusterKey(jwtSecret: string): string {
@@ -69,7 +85,7 @@ export class Forwarder {
    * Sends `req` to `baseUrl` + its path and answers with what comes back. Resolves once the answer
    * is piped; rejects with a 503 ApiError (before anything was answered) when the node is unreachable.
    */
-  async forward(req: FastifyRequest, reply: FastifyReply, baseUrl: string): Promise<void> {
+  async forward(req: InboundCall, reply: CallAnswer, baseUrl: string): Promise<void> {
     const upstream = await this.#send(req.raw, req.ip, baseUrl, req.log);
     reply.hijack();
     await answer(upstream, reply.raw, this.#nodeId);

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../clock.js';
+import { ManualClock } from '@mouthpiece/engine/testing';
 import { startRedis, type TestRedis } from '../testing/redis-server.js';
 import { NodeDirectory } from './node-directory.js';
 import { connectRedis } from './redis.js';
@@ -30,6 +32,7 @@ describe('node directory (real redis-server)', () => {
     const client = await connectRedis({ url: redis.url, log, name: id });
     const dir = new NodeDirectory({
       redis: client,
+      clock: systemClock,
       self: { id, url: `http://${id}.internal:8080`, publicUrl: `https://${id}.example.com`, max: 4 },
       load,
       onNodeDead: (nodeId) => {
@@ -85,5 +88,28 @@ describe('node directory (real redis-server)', () => {
     await b.close();
     clientA.disconnect();
     clientB.disconnect();
+  });
+
+  it('runs on the injected clock: heartbeat times, health and the beat timer are its own', async () => {
+    const clock = new ManualClock(5_000_000);
+    const client = await connectRedis({ url: redis.url, log, name: 'mc' });
+    const dir = new NodeDirectory({
+      redis: client,
+      clock,
+      self: { id: 'mc', url: 'http://mc.internal', publicUrl: 'https://mc.example.com', max: 2 },
+      load: () => 0,
+      onNodeDead: () => Promise.resolve(0),
+      log,
+      ...fast,
+    });
+    await dir.start();
+    expect((await dir.node('mc'))?.at).toBe(5_000_000);
+    expect(dir.healthy).toBe(true);
+    clock.advance(fast.ttlMs - 1); // the next beat is due after heartbeatMs of this clock: it ran
+    await until(async () => ((await dir.node('mc'))?.at === 5_000_100 ? true : undefined), 'beat');
+    clock.advance(1000); // past a TTL on the injected clock (the beat this starts has not landed yet)
+    expect(dir.healthy).toBe(false); // its last landed beat is a whole TTL old on that clock
+    await dir.close();
+    client.disconnect();
   });
 });

@@ -8,6 +8,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
 import { keys } from './redis.js';
 
 export interface NodeInfo {
@@ -26,6 +27,8 @@ export interface NodeInfo {
 
 export interface NodeDirectoryDeps {
   redis: Redis;
+  /** Heartbeat times and the beat timer (systemClock in a server; its timers do not hold the process). */
+  clock: Clock;
   self: { id: string; url: string; publicUrl: string; max: number };
   /** Sessions holding a slot on this node now. */
   load: () => number;
@@ -51,7 +54,7 @@ export class NodeDirectory {
   /** Since when this node has heartbeaten without a gap (0: not now). */
   #connectedSince = 0;
   readonly #missingSince = new Map<string, number>();
-  #timer: NodeJS.Timeout | undefined;
+  #timer: unknown;
   #closed = false;
 
   constructor(deps: NodeDirectoryDeps) {
@@ -73,7 +76,7 @@ export class NodeDirectory {
 
   /** True while this node's heartbeats land: it may take creates. */
   get healthy(): boolean {
-    return this.#lastBeatAt !== 0 && Date.now() - this.#lastBeatAt < this.#ttlMs;
+    return this.#lastBeatAt !== 0 && this.#d.clock.now() - this.#lastBeatAt < this.#ttlMs;
   }
 
   /** Writes the heartbeat now (after a change of load, so placement sees it at once). */
@@ -82,8 +85,8 @@ export class NodeDirectory {
   }
 
   async #beat(): Promise<void> {
-    const { redis, self } = this.#d;
-    const now = Date.now();
+    const { redis, self, clock } = this.#d;
+    const now = clock.now();
     await redis
       .multi()
       .hset(keys.node(self.id), {
@@ -121,7 +124,7 @@ export class NodeDirectory {
 
   /** One round of watching: reaps nodes whose heartbeat stayed missing. Returns the reaped ids. */
   async watch(): Promise<string[]> {
-    const now = Date.now();
+    const now = this.#d.clock.now();
     // a watcher that was itself cut off cannot tell a dead node from an outage: wait a whole TTL
     const steady = this.#connectedSince !== 0 && now - this.#connectedSince >= this.#ttlMs;
     const ids = (await this.#d.redis.smembers(keys.nodes)).filter((id) => id !== this.id);
@@ -154,7 +157,7 @@ export class NodeDirectory {
 
   #schedule(): void {
     if (this.#closed) return;
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#d.clock.setTimeout(() => {
       const wasHealthy = this.healthy;
       this.#beat()
         .then(() => this.watch())
@@ -164,14 +167,13 @@ export class NodeDirectory {
         })
         .finally(() => this.#schedule());
     }, this.#heartbeatMs);
-    this.#timer.unref();
   }
 
   /** Stops beating and removes this node's heartbeat (a clean leave is not a death). */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#timer);
+    this.#d.clock.clearTimeout(this.#timer);
     await this.#d.redis
       .multi()
       .del(keys.node(this.id))

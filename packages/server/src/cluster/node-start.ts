@@ -1,17 +1,21 @@
 /**
  * What `startServer` does differently in cluster mode (docs/cluster.md): the Redis connection and
- * stores, the JWT secret shared by every node (made once, kept in Redis), this node's cluster
- * view, and the catch-up after an outage: sessions that another node marked ended while this one
- * was cut off (`node_failed`) end here too.
+ * stores, the JWT secret shared by every node (made once, kept in Redis), the plan of this node's
+ * cluster view (built by the composition root, app.ts, once the registry exists), and the catch-up
+ * after an outage: sessions that another node marked ended while this one was cut off
+ * (`node_failed`) end here too.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { ClusterPlan } from '../app.js';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { SessionRegistry } from '../sessions/session-registry.js';
 import { Cluster } from './cluster.js';
 import { clusterKey } from './forwarder.js';
 import { connectRedis, keys } from './redis.js';
+import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { reapNode, redisStores, type RedisStores } from './redis-stores.js';
 
 export interface ClusterNodeStart {
@@ -19,14 +23,15 @@ export interface ClusterNodeStart {
   stores: RedisStores;
   /** The session-token secret every node signs with (MOUTHPIECE_JWT_SECRET wins). */
   jwtSecret(configured: string | undefined): Promise<string>;
-  /** This node's cluster view; `registry` is read late (the app builds it). */
-  cluster(jwtSecret: string, registry: () => SessionRegistry | undefined): Cluster;
+  /** What the composition root builds in cluster mode: the cluster view and the shared rate buckets. */
+  plan(jwtSecret: string): ClusterPlan;
 }
 
 export async function openClusterNode(
   settings: NonNullable<Config['cluster']>,
   config: Readonly<Config>,
   log: FastifyBaseLogger,
+  clock: Clock,
 ): Promise<ClusterNodeStart> {
   const redis = await connectRedis({ url: settings.redisUrl, log, name: `mouthpiece:${settings.nodeId}` });
   const stores = redisStores(redis, settings.nodeId);
@@ -40,29 +45,35 @@ export async function openClusterNode(
       if (!secret) throw new Error('Redis lost the shared JWT secret while starting');
       return secret;
     },
-    cluster(jwtSecret, registry) {
-      const cluster = new Cluster({
-        redis,
-        self: {
-          id: settings.nodeId,
-          url: settings.nodeUrl,
-          publicUrl: config.publicUrl,
-          max: config.maxSessions,
-        },
-        load: () => registry()?.listActive().length ?? 0,
-        onNodeDead: (nodeId) => reapNode(stores, nodeId),
-        key: clusterKey(jwtSecret),
-        log: log.child({ component: 'cluster' }),
-      });
-      let first = true;
-      redis.on('ready', () => {
-        if (first) return void (first = false);
-        const r = registry();
-        if (r) void catchUp(r, stores, log);
-      });
-      return cluster;
-    },
+    plan: (jwtSecret) => ({
+      quotas: new RedisRateLimiter(redis, clock),
+      cluster: (registry) => clusterView(registry, jwtSecret),
+    }),
   };
+
+  function clusterView(registry: SessionRegistry, jwtSecret: string): Cluster {
+    const cluster = new Cluster({
+      redis,
+      sessions: stores.sessions,
+      clock,
+      self: {
+        id: settings.nodeId,
+        url: settings.nodeUrl,
+        publicUrl: config.publicUrl,
+        max: config.maxSessions,
+      },
+      load: () => registry.listActive().length,
+      onNodeDead: (nodeId) => reapNode(stores, nodeId, clock),
+      key: clusterKey(jwtSecret),
+      log: log.child({ component: 'cluster' }),
+    });
+    let first = true;
+    redis.on('ready', () => {
+      if (first) return void (first = false);
+      void catchUp(registry, stores, log);
+    });
+    return cluster;
+  }
 }
 
 /** Ends here the live sessions the store says ended (another node reaped them during an outage). */

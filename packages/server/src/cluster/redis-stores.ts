@@ -7,18 +7,21 @@
  */
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { EndReason } from '@mouthpiece/protocol';
-import { ApiError } from '../errors.js';
+import { EndReason, type SessionStatus } from '@mouthpiece/protocol';
+import type { Clock } from '../clock.js';
+import { asStorageError } from '../storage/errors.js';
 import type {
+  CredentialInsertResult,
   CredentialRecord,
   CredentialStore,
+  SessionInsertResult,
   SessionRecord,
   SessionStore,
   Stores,
   Usage,
   UsageStore,
 } from '../storage/ports.js';
-import { connectRedis, keys } from './redis.js';
+import { connectRedis, keyParts, keys } from './redis.js';
 
 const ZERO: Usage = { sessionSeconds: 0, charactersSpoken: 0, audioSeconds: 0, sessionsCreated: 0 };
 
@@ -60,13 +63,17 @@ redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 return 1`;
 
-/** KEYS: session, ended zset. ARGV: id, reason, at, prefix of credential/node keys. 0 if not active. */
+/**
+ * KEYS: session, ended zset. ARGV: id, reason, at, then the prefix and suffix of a credential's and
+ * of a node's session set (redis.ts keyParts: the script reads which credential and node). 0 if
+ * not active.
+ */
 const END_SESSION = `
 local h = redis.call('HMGET', KEYS[1], 'node', 'status', 'credentialId')
 if h[2] ~= 'active' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'ended', 'endReason', ARGV[2], 'endedAt', ARGV[3])
-redis.call('SREM', 'mp:cred:' .. h[3] .. ':sessions', ARGV[1])
-redis.call('SREM', 'mp:node:' .. h[1] .. ':sessions', ARGV[1])
+redis.call('SREM', ARGV[4] .. h[3] .. ARGV[5], ARGV[1])
+redis.call('SREM', ARGV[6] .. h[1] .. ARGV[7], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1`;
 
@@ -91,10 +98,16 @@ function parseCredential(raw: string | null, revokedAt: string | null): Credenti
   return c;
 }
 
+/** Who holds a session (cluster.ts routes a call to that node while the session is active). */
+export interface SessionOwner {
+  nodeId: string;
+  status: SessionStatus;
+}
+
 class RedisCredentialStore implements CredentialStore {
   constructor(private readonly redis: Redis) {}
 
-  async insert(record: CredentialRecord): Promise<void> {
+  async insert(record: CredentialRecord): Promise<CredentialInsertResult> {
     const ok = await this.redis.eval(
       INSERT_CREDENTIAL,
       3,
@@ -105,7 +118,7 @@ class RedisCredentialStore implements CredentialStore {
       JSON.stringify(record),
       record.revokedAt === null ? '' : String(record.revokedAt),
     );
-    if (ok !== 1) throw new Error(`credential ${record.id} exists`);
+    return ok === 1 ? { ok: true } : { ok: false, reason: 'exists' };
   }
 
   async get(id: string): Promise<CredentialRecord | undefined> {
@@ -141,8 +154,8 @@ export class RedisSessionStore implements SessionStore {
     private readonly nodeId: string,
   ) {}
 
-  /** Stores a session this node holds; 429 when its credential holds all its sessions cluster-wide. */
-  async insert(record: SessionRecord): Promise<void> {
+  /** Stores a session this node holds; refused when its credential holds all its sessions cluster-wide. */
+  async insert(record: SessionRecord): Promise<SessionInsertResult> {
     const n = await this.redis.eval(
       INSERT_SESSION,
       4,
@@ -155,26 +168,36 @@ export class RedisSessionStore implements SessionStore {
       this.nodeId,
       record.credentialId,
     );
-    if (n === -1)
-      throw new ApiError(
-        'SESSION_LIMIT',
-        'This credential holds all the sessions it may at once (counted across the cluster)',
-        { 'Retry-After': '5' },
-      );
+    return n === -1 ? { ok: false, reason: 'limit' } : { ok: true };
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
     return parseSession(await this.redis.hmget(keys.session(id), ...SESSION_FIELDS));
   }
 
-  /** The node holding a session (active or ended), or undefined. */
-  async ownerOf(id: string): Promise<string | undefined> {
-    return (await this.redis.hget(keys.session(id), 'node')) ?? undefined;
+  /** The node holding a session and the session's status, or undefined when there is no record. */
+  async ownerOf(id: string): Promise<SessionOwner | undefined> {
+    const [nodeId, status] = await this.redis.hmget(keys.session(id), 'node', 'status');
+    if (!nodeId || (status !== 'active' && status !== 'ended')) return undefined;
+    return { nodeId, status };
   }
 
   async markEnded(id: string, reason: EndReason, at: number): Promise<boolean> {
-    const n = await this.redis.eval(END_SESSION, 2, keys.session(id), keys.endedSessions, id, reason, at);
-    return n === 1;
+    const { credentialSessions: c, nodeSessions: n } = keyParts;
+    const ended = await this.redis.eval(
+      END_SESSION,
+      2,
+      keys.session(id),
+      keys.endedSessions,
+      id,
+      reason,
+      at,
+      c.prefix,
+      c.suffix,
+      n.prefix,
+      n.suffix,
+    );
+    return ended === 1;
   }
 
   /** The active sessions this node holds. */
@@ -251,8 +274,8 @@ export interface RedisStores extends Stores {
 }
 
 /**
- * Every failing call of a store rejects with `code: 'REDIS_UNAVAILABLE'` (a retryable 503
- * STORAGE_UNAVAILABLE for the caller); our own ApiErrors (the session limit) pass unchanged.
+ * Every failing call of a store rejects with `StorageUnavailable` (storage/errors.ts; a retryable
+ * 503 STORAGE_UNAVAILABLE for an HTTP caller), the Redis client's error as its cause.
  */
 function guarded<T extends object>(store: T): T {
   return new Proxy(store, {
@@ -261,10 +284,7 @@ function guarded<T extends object>(store: T): T {
       if (typeof v !== 'function') return v;
       return (...args: unknown[]) =>
         (v as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch((err: unknown) => {
-          if (err instanceof ApiError) throw err;
-          throw Object.assign(new Error(`redis: ${(err as Error).message}`, { cause: err }), {
-            code: 'REDIS_UNAVAILABLE',
-          });
+          throw asStorageError(err, 'redis');
         });
     },
   });
@@ -279,7 +299,7 @@ export function redisStores(redis: Redis, nodeId: string): RedisStores {
     async check() {
       try {
         // a write, as /readyz asks of every store: a read-only replica or a full disk says so
-        await redis.set('mp:probe', String(Date.now()), 'PX', 10_000);
+        await redis.set(keys.probe, String(Date.now()), 'PX', 10_000);
         return 'ok';
       } catch (err) {
         return `redis failing: ${(err as Error).message}`;
@@ -292,8 +312,8 @@ export function redisStores(redis: Redis, nodeId: string): RedisStores {
 }
 
 /** Ends a dead node's sessions as `node_failed` (the directory's onNodeDead). */
-export function reapNode(stores: RedisStores, nodeId: string): Promise<number> {
-  return stores.sessions.endAllOfNode(nodeId, EndReason.NODE_FAILED, Date.now());
+export function reapNode(stores: RedisStores, nodeId: string, clock: Clock): Promise<number> {
+  return stores.sessions.endAllOfNode(nodeId, EndReason.NODE_FAILED, clock.now());
 }
 
 /** Stores for a command-line tool (`mouthpiece credentials` in cluster mode). */

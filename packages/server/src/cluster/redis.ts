@@ -6,6 +6,18 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 
+/**
+ * The keys a Lua script builds from an id it reads inside Redis (a session's credential and node):
+ * prefix and suffix, passed to the script as ARGV, so `keys` below stays the one place names live.
+ */
+export const keyParts = {
+  credentialSessions: { prefix: 'mp:cred:', suffix: ':sessions' },
+  nodeSessions: { prefix: 'mp:node:', suffix: ':sessions' },
+} as const;
+
+const named = (part: { prefix: string; suffix: string }, id: string): string =>
+  part.prefix + id + part.suffix;
+
 /** Every key the cluster writes, in one place (docs/cluster.md lists them). */
 export const keys = {
   credential: (id: string) => `mp:cred:${id}`,
@@ -13,12 +25,12 @@ export const keys = {
   /** Bumped on every credential write: the registry's revocation poll compares it. */
   credentialsVersion: 'mp:creds:version',
   /** Set of session ids of a credential that hold a slot (cluster-wide concurrent limit). */
-  credentialSessions: (id: string) => `mp:cred:${id}:sessions`,
+  credentialSessions: (id: string) => named(keyParts.credentialSessions, id),
   session: (id: string) => `mp:session:${id}`,
   /** Sorted set: ended session ids scored by end time (retention purge). */
   endedSessions: 'mp:sessions:ended',
   /** Set of the active session ids a node owns. */
-  nodeSessions: (nodeId: string) => `mp:node:${nodeId}:sessions`,
+  nodeSessions: (nodeId: string) => named(keyParts.nodeSessions, nodeId),
   usage: (credentialId: string) => `mp:usage:${credentialId}`,
   usageIds: 'mp:usage',
   /** A node's heartbeat: a hash with a TTL. */
@@ -29,6 +41,8 @@ export const keys = {
   reap: (nodeId: string) => `mp:reap:${nodeId}`,
   rate: (key: string) => `mp:rate:${key}`,
   jwtSecret: 'mp:jwt-secret',
+  /** Written by the readiness check (a write, as /readyz asks of every store). */
+  probe: 'mp:probe',
 } as const;
 
 export interface RedisOptions {

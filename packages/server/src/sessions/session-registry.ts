@@ -17,9 +17,17 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import type { CredentialRecord, SessionRecord, Stores, Usage } from '../storage/ports.js';
+import type {
+  CredentialRecord,
+  SessionInsertResult,
+  SessionRecord,
+  Stores,
+  Usage,
+} from '../storage/ports.js';
 import { transition, type SessionPhase } from './session-state.js';
 import { EndWriter } from './end-writer.js';
+import { followEngineEvents } from './engine-events.js';
+import { RevocationWatch } from './revocation-watch.js';
 import { UsageRecorder } from './usage-recorder.js';
 
 interface Live {
@@ -46,7 +54,6 @@ export interface CreateSessionInput {
 }
 
 const PURGE_INTERVAL_MS = 60_000;
-const REVOCATION_POLL_MS = 1000;
 
 export function newId(bytes = 16): string {
   return randomBytes(bytes).toString('base64url');
@@ -64,8 +71,7 @@ export class SessionRegistry {
   readonly #metrics: Metrics;
   readonly #live = new Map<string, Live>();
   #purgeTimer: unknown;
-  #revocationTimer: unknown;
-  #credentialsVersion: Promise<number | undefined>;
+  readonly #revocations: RevocationWatch;
   #closed = false;
   readonly #offEngine: () => void;
   readonly #endedListeners = new Set<(sessionId: string, reason: EndReason) => void>();
@@ -92,30 +98,20 @@ export class SessionRegistry {
       // a retried end landed: the store answers 410 for it now, the live entry can go
       if (this.#live.get(id)?.released) this.#live.delete(id);
     });
-    this.#credentialsVersion = this.#stores.credentials.changeVersion().catch(() => undefined);
-    this.#offEngine = this.#engine.onEvent((e) => {
-      switch (e.type) {
-        case 'sessionFailed':
-          if (!this.#live.has(e.sessionId)) break;
-          this.#log.error({ sessionId: e.sessionId, message: e.message }, 'session media failed');
-          this.#metrics.engineFailures.inc();
-          void this.end(e.sessionId, EndReason.ENGINE_FAILED);
-          break;
-        case 'viewerConnected':
-          this.#log.info({ sessionId: e.sessionId, viewerId: e.viewerId }, 'viewer connected');
-          break;
-        case 'viewerDisconnected':
-          this.#log.info({ sessionId: e.sessionId, viewerId: e.viewerId }, 'viewer disconnected');
-          break;
-        case 'speakingStart':
-        case 'speakingEnd':
-        case 'turnFailed': // logged by the engine pool; the session lives
-        case 'voiceRequest': // counted by the metrics
-          break;
-      }
+    this.#offEngine = followEngineEvents(deps.engine, {
+      log: deps.log,
+      metrics: deps.metrics,
+      isLive: (id) => this.#live.has(id),
+      end: (id, reason) => this.end(id, reason),
     });
     this.#schedulePurge();
-    this.#scheduleRevocationPoll();
+    this.#revocations = new RevocationWatch({
+      credentials: deps.stores.credentials,
+      clock: deps.clock,
+      log: deps.log,
+      liveCredentials: () => [...this.#live.values()].map((l) => l.record.credentialId),
+      endAllFor: (id) => this.endAllForCredential(id, EndReason.CREDENTIAL_REVOKED),
+    });
   }
 
   /**
@@ -139,19 +135,25 @@ export class SessionRegistry {
       this.#log.error({ err }, 'engine could not create a session');
       throw new ApiError('ENGINE_UNAVAILABLE', undefined, { 'Retry-After': '5' });
     }
+    let stored: SessionInsertResult;
     try {
-      await this.#stores.sessions.insert(record);
+      stored = await this.#stores.sessions.insert(record);
     } catch (err) {
-      // nothing is left behind: the engine session and the slot go, the caller may retry
-      this.#live.delete(record.id);
-      await this.#engine.closeSession(record.id, 'not_created').catch(() => undefined);
-      // the cluster store refuses a create over the credential's limit counted on every node
-      if (err instanceof ApiError) throw err;
+      await this.#abandon(record.id);
       this.#log.error({ err, sessionId: record.id }, 'storing a new session failed');
       throw new ApiError(
         'STORAGE_UNAVAILABLE',
         'Storage is unavailable (locked or failing); the session was not created, retry in a moment',
         { 'Retry-After': '2' },
+      );
+    }
+    if (!stored.ok) {
+      // the store counts every writer's sessions (in cluster mode, every node's): over the limit
+      await this.#abandon(record.id);
+      throw new ApiError(
+        'SESSION_LIMIT',
+        'This credential holds all the sessions it may at once (counted across the cluster)',
+        { 'Retry-After': '5' },
       );
     }
     this.recordUsage(record.credentialId, { sessionsCreated: 1 });
@@ -163,6 +165,12 @@ export class SessionRegistry {
     this.touch(record.id);
     this.#metrics.sessionsCreated.inc();
     return this.#view(live)!;
+  }
+
+  /** Nothing of a create that failed is left behind: the engine session and the slot go. */
+  async #abandon(sessionId: string): Promise<void> {
+    this.#live.delete(sessionId);
+    await this.#engine.closeSession(sessionId, 'not_created').catch(() => undefined);
   }
 
   /** 503 when the server is full, 429 when the credential holds all the sessions it may. */
@@ -285,22 +293,8 @@ export class SessionRegistry {
   }
 
   /** Checks for credentials revoked by another writer (the CLI) and ends their sessions. */
-  async checkRevocations(): Promise<number> {
-    const version = await this.#stores.credentials.changeVersion();
-    const seen = await this.#credentialsVersion;
-    if (version === seen) return 0;
-    this.#credentialsVersion = Promise.resolve(version);
-    const now = this.#clock.now();
-    const revoked = new Set<string>();
-    for (const credentialId of new Set([...this.#live.values()].map((l) => l.record.credentialId))) {
-      const c = await this.#stores.credentials.get(credentialId);
-      if (!c || c.revokedAt !== null || (c.expiresAt !== null && c.expiresAt <= now))
-        revoked.add(credentialId);
-    }
-    const n = await Promise.all(
-      [...revoked].map((id) => this.endAllForCredential(id, EndReason.CREDENTIAL_REVOKED)),
-    );
-    return n.reduce((a, b) => a + b, 0);
+  checkRevocations(): Promise<number> {
+    return this.#revocations.check();
   }
 
   /** Called on every state change of a session (after it happened). */
@@ -325,7 +319,7 @@ export class SessionRegistry {
     this.#closed = true;
     this.#ends.close();
     this.#clock.clearTimeout(this.#purgeTimer);
-    this.#clock.clearTimeout(this.#revocationTimer);
+    this.#revocations.close();
     await Promise.all([...this.#live.keys()].map((id) => this.end(id, EndReason.SERVER_RESTART)));
     // the ends and usage under way land before the store closes
     await Promise.all([this.#ends.drain(), this.#usage.drain()]);
@@ -394,14 +388,5 @@ export class SessionRegistry {
       this.purge().catch((err: unknown) => this.#log.warn({ err }, 'purging ended sessions failed'));
       this.#schedulePurge();
     }, PURGE_INTERVAL_MS);
-  }
-
-  #scheduleRevocationPoll(): void {
-    if (this.#closed) return;
-    this.#revocationTimer = this.#clock.setTimeout(() => {
-      this.checkRevocations()
-        .catch((err: unknown) => this.#log.warn({ err }, 'revocation check failed'))
-        .finally(() => this.#scheduleRevocationPoll());
-    }, REVOCATION_POLL_MS);
   }
 }

@@ -4,6 +4,7 @@
  * retried until it lands.
  */
 import { afterEach, expect, it } from 'vitest';
+import { errorBody } from '@mouthpiece/protocol';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
 let t: TestApp;
@@ -13,9 +14,31 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 
+/** What a store's driver throws: the adapters' retrying layer turns it into StorageUnavailable. */
 const busy = (): never => {
   throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
 };
+
+it('a store failing under a route answers 503 STORAGE_UNAVAILABLE with Retry-After, as it always did', async () => {
+  t = await createTestApp();
+  t.stores.credentials.get = () => {
+    throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+  };
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/avatar-session',
+    headers: { authorization: `KS ${t.secret}` },
+    payload: { visualConfig: { avatarId: 'amara' } },
+  });
+  expect(res.statusCode).toBe(503);
+  expect(res.headers['retry-after']).toBe('2');
+  expect(res.json()).toEqual({
+    success: false,
+    code: 'STORAGE_UNAVAILABLE',
+    error: errorBody('STORAGE_UNAVAILABLE').error,
+  });
+  expect(t.engine.sessionIds()).toEqual([]);
+});
 
 it('a failed insert on create answers 503 and leaves no engine session and no used slot', async () => {
   t = await createTestApp({ limits: { maxSessions: 1 } });

@@ -1,7 +1,9 @@
 /** In-memory adapters of the storage ports (tests, and a server run with no data dir). */
 import type {
+  CredentialInsertResult,
   CredentialRecord,
   CredentialStoreSync,
+  SessionInsertResult,
   SessionRecord,
   SessionStoreSync,
   Stores,
@@ -15,10 +17,11 @@ const clone = <T>(v: T): T => structuredClone(v);
 class MemoryCredentialStore implements CredentialStoreSync {
   readonly #rows = new Map<string, CredentialRecord>();
   #version = 0;
-  insert(record: CredentialRecord): void {
-    if (this.#rows.has(record.id)) throw new Error(`credential ${record.id} exists`);
+  insert(record: CredentialRecord): CredentialInsertResult {
+    if (this.#rows.has(record.id)) return { ok: false, reason: 'exists' };
     this.#rows.set(record.id, clone(record));
     this.#version++;
+    return { ok: true };
   }
   get(id: string): CredentialRecord | undefined {
     const r = this.#rows.get(id);
@@ -43,8 +46,22 @@ class MemoryCredentialStore implements CredentialStoreSync {
 
 class MemorySessionStore implements SessionStoreSync {
   readonly #rows = new Map<string, SessionRecord>();
-  insert(record: SessionRecord): void {
+  /** The credentials' limits (the session limit is checked where the sessions are). */
+  readonly #credentials: MemoryCredentialStore;
+  constructor(credentials: MemoryCredentialStore) {
+    this.#credentials = credentials;
+  }
+  insert(record: SessionRecord): SessionInsertResult {
+    const max = this.#credentials.get(record.credentialId)?.limits.maxSessions;
+    if (max !== undefined && this.#activeOf(record.credentialId) >= max)
+      return { ok: false, reason: 'limit' };
     this.#rows.set(record.id, clone(record));
+    return { ok: true };
+  }
+  #activeOf(credentialId: string): number {
+    let n = 0;
+    for (const r of this.#rows.values()) if (r.credentialId === credentialId && r.status === 'active') n++;
+    return n;
   }
   get(id: string): SessionRecord | undefined {
     const r = this.#rows.get(id);
@@ -105,9 +122,10 @@ export function createMemoryStores(): Stores {
 }
 
 export function createMemorySyncStores() {
+  const credentials = new MemoryCredentialStore();
   return {
-    credentials: new MemoryCredentialStore(),
-    sessions: new MemorySessionStore(),
+    credentials,
+    sessions: new MemorySessionStore(credentials),
     usage: new MemoryUsageStore(),
     probeWrite: () => undefined,
     close: () => undefined,

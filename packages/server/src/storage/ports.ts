@@ -3,6 +3,10 @@
  * default), both synchronous inside and served through `retrying.ts`, which makes every call a
  * promise and retries a locked store off the event loop, so a lock held by another process never
  * blocks a request, a keep-alive or a timer. All times are epoch milliseconds.
+ *
+ * Ports speak results, not HTTP: an expected outcome is a result union (`{ ok: false, reason }`),
+ * and a failure of the store itself is one typed error family, `StorageError` (errors.ts), which
+ * every adapter throws; the routes and the error handler map both to statuses.
  */
 import type { EndReason, SessionStatus } from '@mouthpiece/protocol';
 
@@ -29,8 +33,11 @@ export interface CredentialRecord {
   limits: PlanLimits;
 }
 
+/** A credential insert: refused, changing nothing, when a credential with that id exists. */
+export type CredentialInsertResult = { ok: true } | { ok: false; reason: 'exists' };
+
 export interface CredentialStoreSync {
-  insert(record: CredentialRecord): void;
+  insert(record: CredentialRecord): CredentialInsertResult;
   get(id: string): CredentialRecord | undefined;
   list(): CredentialRecord[];
   /** Returns false when there is no such credential. Revoking twice keeps the first time. */
@@ -55,8 +62,14 @@ export interface SessionRecord {
   endReason: EndReason | null;
 }
 
+/**
+ * A session insert: refused, changing nothing, when the session's credential already holds its
+ * `limits.maxSessions` active sessions in this store (with Redis: counted over every node).
+ */
+export type SessionInsertResult = { ok: true } | { ok: false; reason: 'limit' };
+
 export interface SessionStoreSync {
-  insert(record: SessionRecord): void;
+  insert(record: SessionRecord): SessionInsertResult;
   get(id: string): SessionRecord | undefined;
   /** Marks an active session ended; false when it was not active. */
   markEnded(id: string, reason: EndReason, at: number): boolean;

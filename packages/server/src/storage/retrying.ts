@@ -1,18 +1,13 @@
 /**
  * Serves synchronous stores (SQLite, memory) as the promise ports of `ports.ts`. A call the store
  * refuses because another connection holds its lock (a `sqlite3` shell, a backup, the CLI) is
- * retried on a timer until `waitMs` has passed, then fails with `StorageBusyError`: the store's own
+ * retried on a timer until `waitMs` has passed, then fails with `StorageBusy`: the store's own
  * busy wait (which would block the event loop, and with it every request, keep-alive and timer of
- * the process) stays at zero. `check()` reports a lock or a failing store for `/readyz`.
+ * the process) stays at zero. Any other failure of the store is thrown as `StorageUnavailable`
+ * (errors.ts), its driver error as `cause`. `check()` reports a lock or a failing store for `/readyz`.
  */
+import { asStorageError, StorageBusy, StorageUnavailable } from './errors.js';
 import type { Async, Stores, SyncStores } from './ports.js';
-
-export class StorageBusyError extends Error {
-  constructor(waitedMs: number, cause: unknown) {
-    super(`storage is locked by another connection (waited ${waitedMs} ms)`, { cause });
-    this.name = 'StorageBusyError';
-  }
-}
 
 export interface RetryOptions {
   /** True for the store's "locked, try again" errors. */
@@ -34,10 +29,12 @@ export function retryingStores(sync: SyncStores, o: RetryOptions): Stores {
   let writeFailure: { message: string; at: number } | undefined;
   /** Since when writes have been finding the store locked (reads go on under a write lock). */
   let lockedSince: number | undefined;
+  let closed = false;
 
   async function run<R>(fn: () => R, limitMs: number, kind: 'read' | 'write' | 'probe'): Promise<R> {
     const start = Date.now();
     for (let attempt = 0; ; attempt++) {
+      if (closed) throw new StorageUnavailable('storage is closed');
       try {
         const result = fn();
         if (kind !== 'read') lockedSince = undefined;
@@ -47,11 +44,11 @@ export function retryingStores(sync: SyncStores, o: RetryOptions): Stores {
         if (!o.isBusy(err)) {
           if (kind === 'write')
             writeFailure = { message: err instanceof Error ? err.message : String(err), at: Date.now() };
-          throw err;
+          throw asStorageError(err, 'storage failed');
         }
         if (kind !== 'read') lockedSince ??= start;
         const waited = Date.now() - start;
-        if (waited >= limitMs) throw new StorageBusyError(waited, err);
+        if (waited >= limitMs) throw new StorageBusy(waited, { cause: err });
         await sleep(Math.min(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!, limitMs - waited));
       }
     }
@@ -78,16 +75,18 @@ export function retryingStores(sync: SyncStores, o: RetryOptions): Stores {
       try {
         await run(() => sync.probeWrite(), o.checkWaitMs ?? 250, 'probe');
       } catch (err) {
-        if (err instanceof StorageBusyError) {
+        if (err instanceof StorageBusy) {
           const s = Math.round((Date.now() - (lockedSince ?? Date.now())) / 1000);
           return `locked by another connection (writes waiting for ${s} s)`;
         }
-        return `failing: ${err instanceof Error ? err.message : String(err)}`;
+        const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
+        return `failing: ${cause instanceof Error ? cause.message : String(cause)}`;
       }
       if (writeFailure) return `failing: ${writeFailure.message}`;
       return 'ok';
     },
     close() {
+      closed = true;
       sync.close();
       return Promise.resolve();
     },

@@ -1,7 +1,7 @@
 /**
  * SQLite locked by another process (a real second process holding `BEGIN EXCLUSIVE`): calls wait
  * on timers, never on the thread, so the event loop keeps running; reads go on (WAL); a write
- * lands once the lock goes, or fails with StorageBusyError after its wait and changes nothing.
+ * lands once the lock goes, or fails with StorageBusy after its wait and changes nothing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { holdSqliteLock, type HeldLock } from '../testing/sqlite-lock.js';
 import type { SessionRecord } from './ports.js';
-import { StorageBusyError } from './retrying.js';
+import { StorageBusy } from './errors.js';
 import { openSqliteStores } from './sqlite/index.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -69,12 +69,12 @@ it('a write under another process lock waits without blocking the thread and lan
   expect(await stores.check()).toBe('ok');
 });
 
-it('a write that outwaits its limit fails with StorageBusyError and changes nothing', async () => {
+it('a write that outwaits its limit fails with StorageBusy and changes nothing', async () => {
   const file = tempDb();
   const stores = openSqliteStores(file, { waitMs: 100 });
   cleanups.push(() => stores.close());
   const held = await lock(file);
-  await expect(stores.sessions.insert(session('s1'))).rejects.toBeInstanceOf(StorageBusyError);
+  await expect(stores.sessions.insert(session('s1'))).rejects.toBeInstanceOf(StorageBusy);
   await held.release();
   expect(await stores.sessions.get('s1')).toBeUndefined();
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openRedisStores } from '../cluster/redis-stores.js';
 import { startRedis, type TestRedis } from '../testing/redis-server.js';
+import { StorageError, StorageUnavailable } from './errors.js';
 import { createMemoryStores } from './memory.js';
 import type { CredentialRecord, SessionRecord, Stores } from './ports.js';
 import { openSqliteStores } from './sqlite/index.js';
@@ -90,8 +91,49 @@ for (const [name, open] of adapters) {
       expect(await s.credentials.revoke('c1', 8000)).toBe(true);
       expect((await s.credentials.get('c1'))?.revokedAt).toBe(7000);
       expect(await s.credentials.revoke('nope', 1)).toBe(false);
-      await expect(s.credentials.insert(credential('c1'))).rejects.toThrow();
       await s.close();
+    });
+
+    it('credentials: a second insert of an id answers exists and changes nothing', async () => {
+      const s = await open();
+      expect(await s.credentials.insert(credential('c1'))).toEqual({ ok: true });
+      const v = await s.credentials.changeVersion();
+      expect(await s.credentials.insert(credential('c1', { name: 'other' }))).toEqual({
+        ok: false,
+        reason: 'exists',
+      });
+      expect((await s.credentials.get('c1'))?.name).toBe('name-c1');
+      expect(await s.credentials.changeVersion()).toBe(v);
+      await s.close();
+    });
+
+    it("sessions: an insert over the credential's maxSessions answers limit; an end frees a slot", async () => {
+      const s = await open();
+      await s.credentials.insert(
+        credential('c1', { limits: { ...credential('c1').limits, maxSessions: 2 } }),
+      );
+      expect(await s.sessions.insert(session('s1'))).toEqual({ ok: true });
+      expect(await s.sessions.insert(session('s2'))).toEqual({ ok: true });
+      expect(await s.sessions.insert(session('s3'))).toEqual({ ok: false, reason: 'limit' });
+      expect(await s.sessions.get('s3')).toBeUndefined(); // refused: nothing stored
+      expect(await s.sessions.markEnded('s1', 'ended_by_client', 3000)).toBe(true);
+      expect(await s.sessions.insert(session('s3'))).toEqual({ ok: true });
+      // another credential's sessions do not count; one the store does not know has no limit
+      expect(await s.sessions.insert(session('x1', { credentialId: 'unknown' }))).toEqual({ ok: true });
+      await s.close();
+    });
+
+    it('a store that fails rejects with StorageUnavailable (a StorageError), whatever the driver threw', async () => {
+      const s = await open();
+      await s.close();
+      const failed: unknown = await s.sessions.get('s1').then(
+        () => 'resolved',
+        (err: unknown) => err,
+      );
+      expect(failed).toBeInstanceOf(StorageUnavailable);
+      expect(failed).toBeInstanceOf(StorageError);
+      expect(failed).toMatchObject({ code: StorageUnavailable.code, name: 'StorageUnavailable' });
+      await expect(s.credentials.insert(credential('c9'))).rejects.toBeInstanceOf(StorageUnavailable);
     });
 
     it('sessions: insert, markEnded once, listActive, endAllActive, purge', async () => {

@@ -8,9 +8,11 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EndReason } from '@mouthpiece/protocol';
 import type {
+  CredentialInsertResult,
   CredentialRecord,
   CredentialStoreSync,
   Permission,
+  SessionInsertResult,
   SessionRecord,
   SessionStoreSync,
   Stores,
@@ -30,7 +32,11 @@ export interface SqliteOptions {
   waitMs?: number;
 }
 
-/** `SQLITE_BUSY*` and `SQLITE_LOCKED*`: another connection holds the lock, try again later. */
+/**
+ * `SQLITE_BUSY*` and `SQLITE_LOCKED*`: another connection holds the lock, try again later. The
+ * driver's codes are read here, in the adapter, and nowhere else: retrying.ts turns a lock that
+ * outlasts its wait into `StorageBusy` and every other failure into `StorageUnavailable`.
+ */
 export function isSqliteBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
@@ -133,14 +139,15 @@ class SqliteCredentialStore implements CredentialStoreSync {
     this.#db = db;
     this.#insert =
       db.prepare(`INSERT INTO credentials VALUES (@id, @name, @secret_hash, @permissions, @created_at,
-      @expires_at, @revoked_at, @max_sessions, @max_session_duration_ms, @max_text_length, @requests_per_second)`);
+      @expires_at, @revoked_at, @max_sessions, @max_session_duration_ms, @max_text_length, @requests_per_second)
+      ON CONFLICT(id) DO NOTHING`);
     this.#get = db.prepare('SELECT * FROM credentials WHERE id = ?');
     this.#list = db.prepare('SELECT * FROM credentials ORDER BY created_at, id');
     this.#revoke = db.prepare('UPDATE credentials SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?');
   }
 
-  insert(c: CredentialRecord): void {
-    this.#insert.run({
+  insert(c: CredentialRecord): CredentialInsertResult {
+    const { changes } = this.#insert.run({
       id: c.id,
       name: c.name,
       secret_hash: c.secretHash,
@@ -153,7 +160,9 @@ class SqliteCredentialStore implements CredentialStoreSync {
       max_text_length: c.limits.maxTextLength,
       requests_per_second: c.limits.requestsPerSecond,
     });
+    if (changes === 0) return { ok: false, reason: 'exists' };
     this.#localWrites++;
+    return { ok: true };
   }
   get(id: string): CredentialRecord | undefined {
     const r = this.#get.get(id) as CredentialRow | undefined;
@@ -211,9 +220,12 @@ class SqliteSessionStore implements SessionStoreSync {
   readonly #purge: Database.Statement;
 
   constructor(db: Db) {
+    // one statement, so the count and the insert are atomic across connections
     this.#insert =
-      db.prepare(`INSERT INTO sessions VALUES (@id, @credential_id, @avatar_id, @voice_id, @voice_speed,
-      @viewer_token, @status, @created_at, @expires_at, @ended_at, @end_reason)`);
+      db.prepare(`INSERT INTO sessions SELECT @id, @credential_id, @avatar_id, @voice_id, @voice_speed,
+      @viewer_token, @status, @created_at, @expires_at, @ended_at, @end_reason
+      WHERE (SELECT count(*) FROM sessions WHERE credential_id = @credential_id AND status = 'active') <
+        COALESCE((SELECT max_sessions FROM credentials WHERE id = @credential_id), 9223372036854775807)`);
     this.#get = db.prepare('SELECT * FROM sessions WHERE id = ?');
     this.#end = db.prepare(
       "UPDATE sessions SET status = 'ended', end_reason = ?, ended_at = ? WHERE id = ? AND status = 'active'",
@@ -225,8 +237,8 @@ class SqliteSessionStore implements SessionStoreSync {
     this.#purge = db.prepare("DELETE FROM sessions WHERE status = 'ended' AND ended_at < ?");
   }
 
-  insert(s: SessionRecord): void {
-    this.#insert.run({
+  insert(s: SessionRecord): SessionInsertResult {
+    const { changes } = this.#insert.run({
       id: s.id,
       credential_id: s.credentialId,
       avatar_id: s.avatarId,
@@ -239,6 +251,7 @@ class SqliteSessionStore implements SessionStoreSync {
       ended_at: s.endedAt,
       end_reason: s.endReason,
     });
+    return changes === 0 ? { ok: false, reason: 'limit' } : { ok: true };
   }
   get(id: string): SessionRecord | undefined {
     const r = this.#get.get(id) as SessionRow | undefined;
