@@ -112,9 +112,7 @@ describe('AvatarSession (fake browser, fake timers)', () => {
 
   it('trickles late candidates by PATCH to the WHEP resource, and endSession DELETEs it and ends', async () => {
     const { s } = await started();
-    FakePeer.last!.onicecandidate?.({
-      candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.2 5000 typ host', sdpMid: '0' },
-    });
+    FakePeer.last!.candidate({ candidate: 'candidate:1 1 udp 1 127.0.0.2 5000 typ host', sdpMid: '0' });
     await vi.advanceTimersByTimeAsync(0);
     const patch = calls.find((c) => c.method === 'PATCH');
     expect(patch?.url).toBe(`${BASE}/v1/avatar-session/${SID}/whep/viewer1`);
@@ -274,8 +272,8 @@ describe('AvatarSession (fake browser, fake timers)', () => {
   });
 });
 
-function serverSays(message: object): void {
-  FakePeer.last!.channel.onmessage?.({ data: JSON.stringify(message) });
+function serverSays(message: object, peer = FakePeer.last!): void {
+  peer.channel.receive(JSON.stringify(message));
 }
 
 function listenerCalls(method: 'addEventListener' | 'removeEventListener'): Array<[string, () => void]> {
