@@ -48,7 +48,7 @@ export interface WhepTransportOptions {
   iceTransportPolicy: RTCIceTransportPolicy;
   speakingDetection: 'auto' | 'audio';
   /** The page's video element, when one is attached (the first frame is seen there). */
-  video(): HTMLVideoElement | undefined;
+  video: () => HTMLVideoElement | undefined;
   log: Logger;
 }
 

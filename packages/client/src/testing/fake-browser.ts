@@ -11,14 +11,14 @@ export interface Call {
   headers: Record<string, string>;
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
 }
 
 /** The fake server: an answer now, or a promise of one (an answer that takes its time). */
-type Handler = (call: Call) => Answer | Promise<Answer>;
+export type Handler = (call: Call) => Answer | Promise<Answer>;
 
 /** The `events` data channel of a FakePeer: open at once; the test delivers server messages. */
 export class FakeChannel extends EventTarget {
@@ -65,8 +65,10 @@ export class FakePeer extends EventTarget {
   setRemoteDescription(): Promise<void> {
     return Promise.resolve();
   }
+  /** What getStats() answers; a test puts inbound-rtp entries here. */
+  stats = new Map<string, unknown>();
   getStats(): Promise<Map<string, unknown>> {
-    return Promise.resolve(new Map<string, unknown>());
+    return Promise.resolve(this.stats);
   }
   close(): void {
     this.closed = true;
@@ -80,6 +82,14 @@ export class FakePeer extends EventTarget {
   candidate(candidate: { candidate: string; sdpMid: string }): void {
     this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate }));
   }
+}
+
+/** A stream without tracks: the speech fallback finds no audio to listen to. */
+export class FakeMediaStream {
+  getAudioTracks(): unknown[] {
+    return [];
+  }
+  addTrack(): void {}
 }
 
 /** A fetch that records each call and answers it from `route`. */
@@ -116,15 +126,7 @@ export function installFakeBrowser(route: Handler): { calls: Call[] } {
   FakePeer.all = [];
   vi.stubGlobal('fetch', fakeFetch(route, calls));
   vi.stubGlobal('RTCPeerConnection', FakePeer);
-  vi.stubGlobal(
-    'MediaStream',
-    class {
-      getAudioTracks() {
-        return [];
-      }
-      addTrack() {}
-    },
-  );
+  vi.stubGlobal('MediaStream', FakeMediaStream);
   vi.stubGlobal('window', { addEventListener: vi.fn(), removeEventListener: vi.fn() });
   vi.stubGlobal('document', { getElementById: () => null });
   return { calls };
