@@ -33,7 +33,7 @@ export function misspeltSessionEvents(session: AvatarSession): void {
   // @ts-expect-error: an event the SDK does not have
   session.on('connected', () => undefined);
   // @ts-expect-error: the payload of `word` has no `turnID`
-  session.on('word', (w) => w.turnID);
+  session.on('word', (w) => void w.turnID);
 }
 
 export function misspeltPartEvents(transport: WhepTransport, lifetime: SessionLifetime): void {
