@@ -285,11 +285,10 @@ export class AvatarSession {
       void this.#lifetime?.probe();
     });
     transport.on('firstFrame', (size) => this.#events.emit('videoReady', size));
-    transport.on('audioSpeaking', ({ speaking }) => {
-      if (speaking)
-        this.#speaking.start(''); // without the events channel: turnId ''
-      else this.#speaking.end('', false);
-    });
+    // speech heard in the audio, without the events channel: turnId ''
+    transport.on('audioSpeaking', ({ speaking }) =>
+      speaking ? this.#speaking.start('') : this.#speaking.end('', false),
+    );
   }
 
   #onPeerState(state: RTCPeerConnectionState): void {
