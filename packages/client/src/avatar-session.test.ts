@@ -7,6 +7,8 @@ const SID = 'S'.repeat(22);
 let keepAliveStatus = 200;
 let idleTimeoutMs: number | undefined = 30_000;
 /** How the WHEP resource's DELETE is answered: at once with 200 unless a test says otherwise. */
+/** Held while a test keeps the WHEP offer's answer back; resolved when it lets it go. */
+let offerHeld: Promise<void> = Promise.resolve();
 let deleteAnswer: () => Promise<{ status: number; body?: unknown }> | { status: number; body?: unknown };
 
 function server(call: Call) {
@@ -27,14 +29,14 @@ function server(call: Call) {
     };
   }
   if (path.includes('/whep') && call.method === 'POST') {
-    return {
+    return offerHeld.then(() => ({
       status: 201,
       body: 'v=0\r\n',
       headers: {
         Location: `/v1/avatar-session/${SID}/whep/viewer1`,
         'Accept-Patch': 'application/trickle-ice-sdpfrag',
       },
-    };
+    }));
   }
   if (path.endsWith('/keep-alive'))
     return {
@@ -53,6 +55,7 @@ beforeEach(() => {
   keepAliveStatus = 200;
   idleTimeoutMs = 30_000;
   deleteAnswer = () => ({ status: 200, body: { success: true } });
+  offerHeld = Promise.resolve();
   calls = installFakeBrowser(server).calls;
 });
 afterEach(() => {
@@ -112,9 +115,7 @@ describe('AvatarSession (fake browser, fake timers)', () => {
 
   it('trickles late candidates by PATCH to the WHEP resource, and endSession DELETEs it and ends', async () => {
     const { s } = await started();
-    FakePeer.last!.onicecandidate?.({
-      candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.2 5000 typ host', sdpMid: '0' },
-    });
+    FakePeer.last!.candidate({ candidate: 'candidate:1 1 udp 1 127.0.0.2 5000 typ host', sdpMid: '0' });
     await vi.advanceTimersByTimeAsync(0);
     const patch = calls.find((c) => c.method === 'PATCH');
     expect(patch?.url).toBe(`${BASE}/v1/avatar-session/${SID}/whep/viewer1`);
@@ -258,6 +259,53 @@ describe('AvatarSession (fake browser, fake timers)', () => {
     expect(calls.some((c) => c.url.endsWith('/end'))).toBe(false);
   });
 
+  it('a reconnect replaces the connection whole: the old one is DELETEd and its late events are ignored', async () => {
+    const { s, events } = await started();
+    const old = FakePeer.last!;
+    serverSays({ type: 'speakingStart', turnId: 't1' });
+    old.set('failed');
+    await vi.advanceTimersByTimeAsync(0);
+    const current = FakePeer.last!;
+    expect(current).not.toBe(old);
+    expect(old.closed).toBe(true);
+    expect(calls.filter((c) => c.method === 'DELETE').map((c) => c.url)).toEqual([
+      `${BASE}/v1/avatar-session/${SID}/whep/viewer1`,
+    ]);
+    current.set('connected');
+    // the old connection, late: a state, a speaking turn, even an end; none reaches the page
+    old.set('failed');
+    old.set('connected');
+    serverSays({ type: 'speakingStart', turnId: 't2' }, old);
+    serverSays({ type: 'sessionEnded', reason: 'ended_by_admin' }, old);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(FakePeer.all).toHaveLength(2); // no second reconnect
+    expect(s.getSessionState()).toBe('READY');
+    serverSays({ type: 'speakingStart', turnId: 't3' }); // the new connection speaks
+    expect(events.slice(4)).toEqual([
+      'start:t1',
+      'end:t1:true',
+      'conn:CONNECTING',
+      'conn:CONNECTED',
+      'start:t3',
+    ]);
+  });
+
+  it('a connection still opening when the session ends is closed when it arrives, never used', async () => {
+    const { s, events } = await started();
+    let release!: () => void;
+    offerHeld = new Promise((r) => (release = r));
+    FakePeer.last!.set('failed'); // a reconnect starts; its offer waits for an answer
+    await vi.advanceTimersByTimeAsync(0);
+    const opening = FakePeer.last!;
+    await s.endSession();
+    release();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(opening.closed).toBe(true);
+    opening.set('connected');
+    expect(s.getConnectionState()).toBe('CLOSED');
+    expect(events.filter((e) => e.startsWith('conn:')).slice(-2)).toEqual(['conn:CONNECTING', 'conn:CLOSED']);
+  });
+
   it('replaced: another page took the session; this one closes with REPLACED and stops for good', async () => {
     const { s, events } = await started();
     serverSays({ type: 'speakingStart', turnId: 't1' });
@@ -274,8 +322,8 @@ describe('AvatarSession (fake browser, fake timers)', () => {
   });
 });
 
-function serverSays(message: object): void {
-  FakePeer.last!.channel.onmessage?.({ data: JSON.stringify(message) });
+function serverSays(message: object, peer = FakePeer.last!): void {
+  peer.channel.receive(JSON.stringify(message));
 }
 
 function listenerCalls(method: 'addEventListener' | 'removeEventListener'): Array<[string, () => void]> {

@@ -9,10 +9,10 @@ import {
   RTC_CONNECTION_TIMEOUT_MS,
   SessionState,
   TypedEmitter,
-  parseServerMessage,
   type CreateSessionResponse,
   type InitClientResponse,
   type SayTextResponse,
+  type ServerMessage,
 } from '@mouthpiece/protocol';
 import { ApiClient } from './api-client.js';
 import { MouthpieceError } from './errors.js';
@@ -20,24 +20,21 @@ import { createLogger, type Logger } from './logger.js';
 import { retryConfig } from './retry.js';
 import { CONNECTION_TRANSITIONS, SESSION_TRANSITIONS, StateMachine } from './states.js';
 import { iceServersFor } from './turn.js';
-import { closeWhep, connectWhep, whepFailure, type WhepConnection } from './whep-client.js';
-import { SpeechFallback } from './speech-detector.js';
+import { WhepTransport } from './whep-transport.js';
 import { SessionLifetime } from './session-lifetime.js';
-import { MediaWatchdog } from './media-watchdog.js';
 import { SpeakingTracker } from './speaking-tracker.js';
-import { playWithFallback, styleVideo, watchFirstFrame } from './video-element.js';
+import { playWithFallback, styleVideo } from './video-element.js';
 import {
   audioForm,
   createBody,
   dispatchServerMessage,
   REPLACED_ERROR,
+  type AvatarSessionCallbacks,
   type AvatarSessionConfig,
   type AvatarSessionEvents,
 } from './session-types.js';
 
-export type { AvatarSessionConfig, AvatarSessionEvents } from './session-types.js';
-
-type EventName = keyof AvatarSessionEvents & string;
+export type { AvatarSessionCallbacks, AvatarSessionConfig, AvatarSessionEvents } from './session-types.js';
 
 export class AvatarSession {
   readonly #log: Logger;
@@ -48,13 +45,12 @@ export class AvatarSession {
   readonly #connection: StateMachine<ConnectionState>;
   #sessionId: string | null = null;
   #token: string | null = null;
-  #whep: WhepConnection | undefined;
+  /** The current WHEP connection; replaced as a whole on reconnect. */
+  #transport: WhepTransport | undefined;
   #init: InitClientResponse | undefined;
   #video: HTMLVideoElement | undefined;
   #lifetime: SessionLifetime | undefined;
-  #watchdog: MediaWatchdog | undefined;
   #connectTimer: ReturnType<typeof setTimeout> | undefined;
-  readonly #speechFallback = new SpeechFallback();
   readonly #speaking: SpeakingTracker;
 
   constructor(config: AvatarSessionConfig) {
@@ -84,11 +80,11 @@ export class AvatarSession {
     });
   }
 
-  on<K extends EventName>(event: K, listener: (payload: AvatarSessionEvents[K]) => void): () => void {
+  on<K extends keyof AvatarSessionEvents>(event: K, listener: AvatarSessionCallbacks[K]): () => void {
     return this.#events.on(event, listener);
   }
 
-  off<K extends EventName>(event: K, listener: (payload: AvatarSessionEvents[K]) => void): void {
+  off<K extends keyof AvatarSessionEvents>(event: K, listener: AvatarSessionCallbacks[K]): void {
     this.#events.off(event, listener);
   }
 
@@ -152,7 +148,7 @@ export class AvatarSession {
     if (!container)
       throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, `No element with id "${containerId}"`);
     const video = styleVideo(this.#video ?? document.createElement('video'));
-    if (this.#whep) video.srcObject = this.#whep.stream;
+    if (this.#transport) video.srcObject = this.#transport.stream;
     container.appendChild(video);
     this.#video = video;
     this.#play();
@@ -233,23 +229,26 @@ export class AvatarSession {
       kind: 'safe',
     });
     await this.#connect();
-    this.#lifetime = new SessionLifetime({
+    const lifetime = new SessionLifetime({
       api: this.#api,
       sessionId,
       token,
       idleTimeoutMs: this.#init.idleTimeoutMs,
       endOnPageHide: this.#config.endOnPageHide !== false,
-      ended: (err) => this.#ended(err.message, err),
-      error: (e) => this.#events.emit('error', e),
-      pageHide: () => {
-        this.#speaking.interruptAll();
-        if (this.#whep) void closeWhep(this.#whep, { keepalive: true });
-      },
+      log: this.#log,
     });
+    lifetime.on('ended', ({ error }) => this.#ended(error.message, error));
+    lifetime.on('error', (e) => this.#events.emit('error', e));
+    lifetime.on('pageHide', () => {
+      this.#speaking.interruptAll();
+      void this.#transport?.close({ keepalive: true });
+    });
+    this.#lifetime = lifetime;
     this.#session.transition(SessionState.READY);
     if (videoContainerId) this.attachVideo(videoContainerId);
   }
 
+  /** Opens a new WHEP transport and listens to it; the previous one, if any, is already closed. */
   async #connect(): Promise<void> {
     const init = this.#init!;
     this.#connection.transition(ConnectionState.CONNECTING);
@@ -258,37 +257,42 @@ export class AvatarSession {
       () => this.#connectionFailed('WebRTC connection timed out (30 s)'),
       RTC_CONNECTION_TIMEOUT_MS,
     );
-    let whep: WhepConnection;
+    let transport: WhepTransport;
     try {
-      whep = await connectWhep(
-        init.whepUrl,
-        iceServersFor(init.turn, init.iceServers),
-        this.#config.iceTransportPolicy ?? 'all',
-      );
+      transport = await WhepTransport.open({
+        whepUrl: init.whepUrl,
+        iceServers: iceServersFor(init.turn, init.iceServers),
+        iceTransportPolicy: this.#config.iceTransportPolicy ?? 'all',
+        speakingDetection: this.#config.speakingDetection ?? 'auto',
+        video: () => this.#video,
+        log: this.#log,
+      });
     } catch (err) {
       clearTimeout(this.#connectTimer);
       this.#connection.transition(ConnectionState.FAILED);
-      throw whepFailure(err);
+      throw err;
     }
-    this.#whep = whep;
-    if (this.#video) this.#video.srcObject = whep.stream;
-    whep.channel.onmessage = (e: MessageEvent<string>) => {
-      if (this.#config.speakingDetection !== 'audio') this.#onMessage(e.data);
-      else if (parseServerMessage(e.data)?.type === 'sessionEnded') this.#onMessage(e.data);
-    };
-    whep.pc.onconnectionstatechange = () => this.#onPeerState(whep);
-    this.#watchdog?.stop();
-    this.#watchdog = new MediaWatchdog(whep.pc, () => {
+    if (this.#connection.state === ConnectionState.CLOSED) {
+      void transport.close(); // the session was torn down while this one was opening
+      return;
+    }
+    this.#transport = transport;
+    if (this.#video) this.#video.srcObject = transport.stream;
+    transport.on('message', (m) => this.#onMessage(m));
+    transport.on('peerState', ({ state }) => this.#onPeerState(state));
+    transport.on('stall', () => {
       this.#log.warn('video stalled; asking the server whether the session lives');
       void this.#lifetime?.probe();
     });
-    this.#watchFirstFrame(whep);
-    this.#detectSpeechFallback(whep);
+    transport.on('firstFrame', (size) => this.#events.emit('videoReady', size));
+    // speech heard in the audio, without the events channel: turnId ''
+    transport.on('audioSpeaking', ({ speaking }) =>
+      speaking ? this.#speaking.start('') : this.#speaking.end('', false),
+    );
   }
 
-  #onPeerState(whep: WhepConnection): void {
-    if (whep !== this.#whep) return;
-    switch (whep.pc.connectionState) {
+  #onPeerState(state: RTCPeerConnectionState): void {
+    switch (state) {
       case 'connected':
         clearTimeout(this.#connectTimer);
         this.#connection.transition(ConnectionState.CONNECTED);
@@ -305,11 +309,11 @@ export class AvatarSession {
     }
   }
 
+  /** Reconnecting is closing the old transport (its late events go nowhere) and opening a new one. */
   async #reconnect(): Promise<void> {
     this.#log.warn('connection lost; reconnecting');
-    if (this.#whep) void closeWhep(this.#whep);
-    this.#whep = undefined;
-    this.#speechFallback.stop();
+    void this.#transport?.close();
+    this.#transport = undefined;
     try {
       await this.#connect();
     } catch (err) {
@@ -325,31 +329,10 @@ export class AvatarSession {
     this.#events.emit('error', { code: ClientErrorCode.RTC_CONNECTION_FAILED, message });
   }
 
-  /** Without the events channel, speaking is detected from the received audio (turnId ''). */
-  #detectSpeechFallback(whep: WhepConnection): void {
-    this.#speechFallback.arm(whep, this.#config.speakingDetection ?? 'auto', () => whep === this.#whep, {
-      started: () => this.#log.info('speaking events from the received audio'),
-      start: () => this.#speaking.start(''),
-      end: () => this.#speaking.end('', false),
-    });
-  }
-
-  #watchFirstFrame(whep: WhepConnection): void {
-    watchFirstFrame(
-      whep,
-      () => this.#video,
-      () => whep === this.#whep,
-      (width, height) => {
-        const send = (): void => whep.channel.send(JSON.stringify({ type: 'ready' }));
-        if (whep.channel.readyState === 'open') send();
-        else whep.channel.addEventListener('open', send, { once: true });
-        this.#events.emit('videoReady', { width, height });
-      },
-    );
-  }
-
-  #onMessage(raw: string): void {
-    dispatchServerMessage(raw, this.#events, this.#speaking, {
+  #onMessage(m: ServerMessage): void {
+    // with speakingDetection 'audio', speaking comes from the audio; only the end is read here
+    if (this.#config.speakingDetection === 'audio' && m.type !== 'sessionEnded') return;
+    dispatchServerMessage(m, this.#events, this.#speaking, {
       ended: (reason) => this.#ended(`The session ended (${reason})`),
       replaced: () => this.#replaced(),
     });
@@ -374,12 +357,9 @@ export class AvatarSession {
     this.#speaking.interruptAll();
     this.#lifetime?.stop();
     this.#lifetime = undefined;
-    this.#watchdog?.stop();
-    this.#watchdog = undefined;
-    this.#speechFallback.stop();
     clearTimeout(this.#connectTimer);
-    const viewerClosed = this.#whep ? closeWhep(this.#whep, o) : Promise.resolve();
-    this.#whep = undefined;
+    const viewerClosed = this.#transport?.close(o) ?? Promise.resolve();
+    this.#transport = undefined;
     if (this.#connection.can(ConnectionState.CLOSED)) this.#connection.transition(ConnectionState.CLOSED);
     return viewerClosed;
   }

@@ -1,4 +1,9 @@
-export { AvatarSession, type AvatarSessionConfig, type AvatarSessionEvents } from './avatar-session.js';
+export {
+  AvatarSession,
+  type AvatarSessionCallbacks,
+  type AvatarSessionConfig,
+  type AvatarSessionEvents,
+} from './avatar-session.js';
 export { MouthpieceError, errorForStatus } from './errors.js';
 export { ClientErrorCode as ErrorCode, ConnectionState, SessionState } from '@mouthpiece/protocol';
 export { iceServersFor, type TurnConfig } from './turn.js';

@@ -1,10 +1,11 @@
 /** The configuration and events of AvatarSession, and how server messages become events. */
-import {
-  parseServerMessage,
-  type ClientErrorCode,
-  type ConnectionState,
-  type SessionState,
-  type TypedEmitter,
+import type {
+  ClientErrorCode,
+  ConnectionState,
+  EventCallbacks,
+  ServerMessage,
+  SessionState,
+  TypedEmitter,
 } from '@mouthpiece/protocol';
 import type { LogLevel } from './logger.js';
 import type { SpeakingTracker } from './speaking-tracker.js';
@@ -30,6 +31,10 @@ export interface AvatarSessionConfig extends Partial<RetryConfig> {
   endOnPageHide?: boolean;
 }
 
+/**
+ * The events of an AvatarSession and their payloads (docs/client.md, "States and events"). A closed
+ * map, with no index signature: `session.on('stateChnage', …)` does not compile.
+ */
 export interface AvatarSessionEvents {
   stateChange: SessionState;
   connectionChange: ConnectionState;
@@ -39,18 +44,18 @@ export interface AvatarSessionEvents {
   word: { turnId: string; text: string; startMs: number; endMs: number };
   videoReady: { width: number; height: number };
   autoplayBlocked: Record<string, never>;
-  [k: string]: unknown;
 }
+
+/** The listener of each AvatarSession event, by name (LiveKit's `RoomEventCallbacks` shape). */
+export type AvatarSessionCallbacks = EventCallbacks<AvatarSessionEvents>;
 
 /** Turns one `events` channel message into session events. */
 export function dispatchServerMessage(
-  raw: string,
+  m: ServerMessage,
   events: TypedEmitter<AvatarSessionEvents>,
   speaking: SpeakingTracker,
   on: { ended(reason: string): void; replaced(): void },
 ): void {
-  const m = parseServerMessage(raw);
-  if (!m) return;
   switch (m.type) {
     case 'speakingStart':
       speaking.start(m.turnId);

@@ -48,31 +48,31 @@ export function detectSpeech(
 }
 
 /**
- * Arms the audio fallback for one connection: with `speakingDetection: 'audio'` it starts at once
- * (200 ms), otherwise only if the events channel has not opened after 3 s.
+ * The audio fallback of one connection: with `speakingDetection: 'audio'` it starts at once
+ * (200 ms), otherwise only if the events channel has not opened after 3 s. `stop()` ends it.
  */
 export class SpeechFallback {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #detector: SpeechDetector | undefined;
+  #stopped = false;
 
-  arm(
-    o: { stream: MediaStream; channel: RTCDataChannel },
+  constructor(
+    o: { stream: MediaStream; channel: Pick<RTCDataChannel, 'readyState'> },
     mode: 'auto' | 'audio',
-    isCurrent: () => boolean,
     on: { start(): void; end(): void; started(): void },
-  ): void {
+  ) {
     const start = (): void => {
       const track = o.stream.getAudioTracks()[0];
-      if (!track || !isCurrent() || this.#detector) return;
+      if (!track || this.#stopped || this.#detector) return;
       on.started();
       this.#detector = detectSpeech(track, on);
     };
-    clearTimeout(this.#timer);
     if (mode === 'audio') this.#timer = setTimeout(start, 200);
     else this.#timer = setTimeout(() => o.channel.readyState !== 'open' && start(), 3000);
   }
 
   stop(): void {
+    this.#stopped = true;
     clearTimeout(this.#timer);
     this.#detector?.stop();
     this.#detector = undefined;

@@ -3,8 +3,6 @@
  * (autoplay, playsinline, 100 %), playing with sound and falling back to muted when autoplay is
  * blocked, and spotting the first decoded frame.
  */
-import type { WhepConnection } from './whep-client.js';
-
 export function styleVideo(video: HTMLVideoElement): HTMLVideoElement {
   video.autoplay = true;
   video.playsInline = true;
@@ -26,41 +24,48 @@ export function playWithFallback(video: HTMLVideoElement, onBlocked: () => void)
 
 /**
  * Calls `onFirstFrame` once, at the first frame of this connection: from the video element's
- * frame callback when one is attached, else from the receiver's `framesDecoded`. Stops when
- * `isCurrent` turns false (the connection was replaced or closed).
+ * frame callback when one is attached, else from the receiver's `framesDecoded`. Returns the
+ * function that stops watching (the connection was replaced or closed).
  */
 export function watchFirstFrame(
-  whep: WhepConnection,
+  pc: Pick<RTCPeerConnection, 'getStats'>,
   video: () => HTMLVideoElement | undefined,
-  isCurrent: () => boolean,
   onFirstFrame: (width: number, height: number) => void,
-): void {
-  let sent = false;
+): () => void {
+  let done = false;
   const ready = (width: number, height: number): void => {
-    if (sent || !isCurrent()) return;
-    sent = true;
+    if (done) return;
+    stop();
     onFirstFrame(width, height);
   };
   const poll = setInterval(() => {
-    if (sent || !isCurrent()) return clearInterval(poll);
     const v = video();
     if (v && 'requestVideoFrameCallback' in v && v.videoWidth > 0) {
+      clearInterval(poll);
       v.requestVideoFrameCallback(() => ready(v.videoWidth, v.videoHeight));
-      return clearInterval(poll);
+      return;
     }
-    void whep.pc.getStats().then((stats) =>
-      stats.forEach(
-        (s: {
-          type: string;
-          kind?: string;
-          framesDecoded?: number;
-          frameWidth?: number;
-          frameHeight?: number;
-        }) => {
-          if (s.type === 'inbound-rtp' && s.kind === 'video' && (s.framesDecoded ?? 0) > 0)
-            ready(s.frameWidth ?? 0, s.frameHeight ?? 0);
-        },
-      ),
-    );
+    void pc
+      .getStats()
+      .then((stats) =>
+        stats.forEach(
+          (s: {
+            type: string;
+            kind?: string;
+            framesDecoded?: number;
+            frameWidth?: number;
+            frameHeight?: number;
+          }) => {
+            if (s.type === 'inbound-rtp' && s.kind === 'video' && (s.framesDecoded ?? 0) > 0)
+              ready(s.frameWidth ?? 0, s.frameHeight ?? 0);
+          },
+        ),
+      )
+      .catch(() => undefined); // a closed peer connection: its owner stops this
   }, 50);
+  function stop(): void {
+    done = true;
+    clearInterval(poll);
+  }
+  return stop;
 }

@@ -2,10 +2,16 @@
  * A small typed event emitter for Node and the browser. One payload per event; `on()` returns an
  * unsubscribe function; a throwing listener is reported to `onListenerError` and never breaks
  * the emitter or the other listeners.
+ *
+ * `Events` maps each event name to its payload. Give it an interface with no index signature (a
+ * closed map): a misspelt event name is then a compile error at `on`, `off` and `emit`.
  */
 export type Listener<T> = (payload: T) => void;
 
-export class TypedEmitter<Events extends Record<string, unknown>> {
+/** The listener of each event of a closed map, by name (LiveKit's `RoomEventCallbacks` shape). */
+export type EventCallbacks<Events extends object> = { [K in keyof Events]: Listener<Events[K]> };
+
+export class TypedEmitter<Events extends object> {
   readonly #listeners = new Map<keyof Events, Set<Listener<never>>>();
   readonly #onListenerError: (err: unknown, event: keyof Events) => void;
 

@@ -11,39 +11,48 @@ export interface Call {
   headers: Record<string, string>;
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
 }
 
 /** The fake server: an answer now, or a promise of one (an answer that takes its time). */
-type Handler = (call: Call) => Answer | Promise<Answer>;
+export type Handler = (call: Call) => Answer | Promise<Answer>;
 
-export class FakePeer {
+/** The `events` data channel of a FakePeer: open at once; the test delivers server messages. */
+export class FakeChannel extends EventTarget {
+  readyState = 'open';
+  readonly sent: string[] = [];
+  send(m: string): void {
+    this.sent.push(m);
+  }
+  close(): void {
+    this.readyState = 'closed';
+  }
+  /** Test hook: a message from the server (delivered even after close, as a late one would be). */
+  receive(data: string): void {
+    this.dispatchEvent(new MessageEvent('message', { data }));
+  }
+}
+
+/** A peer connection whose events the test fires (as DOM events, to whoever listens). */
+export class FakePeer extends EventTarget {
   static last: FakePeer | undefined;
+  /** Every peer made, oldest first: a reconnect makes a new one. */
+  static all: FakePeer[] = [];
   connectionState = 'new';
   iceGatheringState = 'complete';
   localDescription: { type: string; sdp: string } | null = null;
-  onconnectionstatechange: (() => void) | null = null;
-  onicecandidate: ((e: { candidate: unknown }) => void) | null = null;
-  ontrack: ((e: { track: unknown }) => void) | null = null;
-  channel = {
-    readyState: 'open',
-    sent: [] as string[],
-    send(m: string) {
-      this.sent.push(m);
-    },
-    close() {},
-    addEventListener() {},
-    onmessage: null as null | ((e: { data: string }) => void),
-  };
+  readonly channel = new FakeChannel();
   closed = false;
   constructor(readonly config: unknown) {
+    super();
     FakePeer.last = this;
+    FakePeer.all.push(this);
   }
   addTransceiver(): void {}
-  createDataChannel(): FakePeer['channel'] {
+  createDataChannel(): FakeChannel {
     return this.channel;
   }
   createOffer(): Promise<{ type: string; sdp: string }> {
@@ -56,23 +65,39 @@ export class FakePeer {
   setRemoteDescription(): Promise<void> {
     return Promise.resolve();
   }
-  addEventListener(): void {}
+  /** What getStats() answers; a test puts inbound-rtp entries here. */
+  stats = new Map<string, unknown>();
   getStats(): Promise<Map<string, unknown>> {
-    return Promise.resolve(new Map<string, unknown>());
+    return Promise.resolve(this.stats);
   }
   close(): void {
     this.closed = true;
   }
-  /** Test hook: move the connection state. */
+  /** Test hook: move the connection state (fired even after close, as a late event would be). */
   set(state: string): void {
     this.connectionState = state;
-    this.onconnectionstatechange?.();
+    this.dispatchEvent(new Event('connectionstatechange'));
+  }
+  /** Test hook: ICE found a candidate. */
+  candidate(candidate: { candidate: string; sdpMid: string }): void {
+    this.dispatchEvent(Object.assign(new Event('icecandidate'), { candidate }));
   }
 }
 
-export function installFakeBrowser(route: Handler): { calls: Call[] } {
-  const calls: Call[] = [];
-  vi.stubGlobal('fetch', (url: string, init: RequestInit = {}) => {
+/** A stream without tracks: the speech fallback finds no audio to listen to. */
+export class FakeMediaStream {
+  getAudioTracks(): unknown[] {
+    return [];
+  }
+  addTrack(): void {}
+}
+
+/** A fetch that records each call and answers it from `route`. */
+export function fakeFetch(
+  route: Handler,
+  calls: Call[],
+): (url: string, init?: RequestInit) => Promise<Response> {
+  return (url: string, init: RequestInit = {}) => {
     const headers = Object.fromEntries(
       Object.entries((init.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
     );
@@ -91,19 +116,17 @@ export function installFakeBrowser(route: Handler): { calls: Call[] } {
         headers: { get: (k: string) => h.get(k.toLowerCase()) ?? null },
         json: () => Promise.resolve(r.body ?? {}),
         text: () => Promise.resolve(typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {})),
-      };
+      } as unknown as Response;
     });
-  });
+  };
+}
+
+export function installFakeBrowser(route: Handler): { calls: Call[] } {
+  const calls: Call[] = [];
+  FakePeer.all = [];
+  vi.stubGlobal('fetch', fakeFetch(route, calls));
   vi.stubGlobal('RTCPeerConnection', FakePeer);
-  vi.stubGlobal(
-    'MediaStream',
-    class {
-      getAudioTracks() {
-        return [];
-      }
-      addTrack() {}
-    },
-  );
+  vi.stubGlobal('MediaStream', FakeMediaStream);
   vi.stubGlobal('window', { addEventListener: vi.fn(), removeEventListener: vi.fn() });
   vi.stubGlobal('document', { getElementById: () => null });
   return { calls };

@@ -1,0 +1,46 @@
+/**
+ * Type-level tests of the client's closed event maps. Not run: compiled by session-events.test.ts,
+ * which fails if any `@ts-expect-error` below meets no error (a misspelt event name that compiles)
+ * or if anything else here does not compile (a documented event or payload that went missing).
+ */
+import type { ConnectionState, SessionState } from '@mouthpiece/protocol';
+import type { AvatarSession } from './avatar-session.js';
+import type { AvatarSessionCallbacks } from './session-types.js';
+import type { SessionLifetime } from './session-lifetime.js';
+import type { WhepTransport } from './whep-transport.js';
+
+/** Every documented event (docs/client.md, "States and events") with its payload. */
+export function documentedEvents(session: AvatarSession): void {
+  session.on('stateChange', (s: SessionState) => s);
+  session.on('connectionChange', (s: ConnectionState) => s);
+  session.on('speakingStart', (e: { turnId: string }) => e);
+  session.on('speakingEnd', (e: { turnId: string; interrupted: boolean }) => e);
+  session.on('word', (e: { turnId: string; text: string; startMs: number; endMs: number }) => e);
+  session.on('videoReady', (e: { width: number; height: number }) => e);
+  session.on('autoplayBlocked', () => undefined);
+  session.on('error', (e) => [e.code, e.message, e.details]);
+  const off = session.on('error', () => undefined);
+  off();
+  const onWord: AvatarSessionCallbacks['word'] = (w) => w.text;
+  session.off('word', onWord);
+}
+
+export function misspeltSessionEvents(session: AvatarSession): void {
+  // @ts-expect-error: a misspelt event name does not compile
+  session.on('stateChnage', () => undefined);
+  // @ts-expect-error: event names are case-sensitive
+  session.off('speakingstart', () => undefined);
+  // @ts-expect-error: an event the SDK does not have
+  session.on('connected', () => undefined);
+  // @ts-expect-error: the payload of `word` has no `turnID`
+  session.on('word', (w) => void w.turnID);
+}
+
+export function misspeltPartEvents(transport: WhepTransport, lifetime: SessionLifetime): void {
+  transport.on('peerState', (e) => e.state);
+  lifetime.on('ended', (e) => e.error.code);
+  // @ts-expect-error: the transport's events are closed too
+  transport.on('peerstate', () => undefined);
+  // @ts-expect-error: and the lifetime's
+  lifetime.on('end', () => undefined);
+}

@@ -1,0 +1,180 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from './logger.js';
+import { FakeMediaStream, FakePeer, fakeFetch, type Answer, type Call } from './testing/fake-browser.js';
+import type { WhepIo } from './whep-client.js';
+import { WhepTransport, type WhepTransportEvents } from './whep-transport.js';
+
+const WHEP = 'http://mp.test/v1/avatar-session/S/whep?vt=v';
+const RESOURCE = 'http://mp.test/v1/avatar-session/S/whep/viewer1';
+let calls: Call[];
+let offerAnswer: () => Answer;
+
+/** The transport's I/O, injected: fake peers and a fetch that records (no global fetch or peer). */
+function io(): WhepIo {
+  return {
+    peer: (config) => new FakePeer(config) as unknown as RTCPeerConnection,
+    fetch: fakeFetch(
+      (call) =>
+        call.method === 'POST'
+          ? offerAnswer()
+          : { status: call.method === 'PATCH' ? 204 : 200, body: { success: true } },
+      calls,
+    ),
+  };
+}
+
+const open = () =>
+  WhepTransport.open(
+    {
+      whepUrl: WHEP,
+      iceServers: [],
+      iceTransportPolicy: 'all',
+      speakingDetection: 'auto',
+      video: () => undefined,
+      log: createLogger('error'),
+    },
+    io(),
+  );
+
+/** Everything a transport reports, as `name:payload` lines. */
+function record(t: WhepTransport): string[] {
+  const seen: string[] = [];
+  const names: Array<keyof WhepTransportEvents> = [
+    'message',
+    'peerState',
+    'firstFrame',
+    'stall',
+    'audioSpeaking',
+  ];
+  for (const name of names) t.on(name, (p: unknown) => seen.push(`${name}:${JSON.stringify(p)}`));
+  return seen;
+}
+
+const sent = () => calls.map((c) => `${c.method} ${c.url}`);
+const candidate = (n: number) => ({
+  candidate: `candidate:${n} 1 udp 1 127.0.0.2 500${n} typ host`,
+  sdpMid: '0',
+});
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.stubGlobal('MediaStream', FakeMediaStream);
+  calls = [];
+  FakePeer.all = [];
+  offerAnswer = () => ({
+    status: 201,
+    body: 'v=0\r\n',
+    headers: {
+      Location: '/v1/avatar-session/S/whep/viewer1',
+      'Accept-Patch': 'application/trickle-ice-sdpfrag',
+    },
+  });
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('WhepTransport', () => {
+  it('POSTs the offer, then reports its connection: peer states and server messages (unknown ones dropped)', async () => {
+    const t = await open();
+    const seen = record(t);
+    const peer = FakePeer.last!;
+    expect(sent()).toEqual([`POST ${WHEP}`]);
+    expect(calls[0]!.body).toContain('m=video');
+    peer.set('connected');
+    peer.channel.receive('{"type":"speakingStart","turnId":"t1"}');
+    peer.channel.receive('{"type":"noSuchThing"}');
+    peer.channel.receive('not json');
+    expect(seen).toEqual([
+      'peerState:{"state":"connected"}',
+      'message:{"type":"speakingStart","turnId":"t1"}',
+    ]);
+  });
+
+  it('trickles candidates found after the offer by PATCH to the resource, none when the server takes no PATCH', async () => {
+    const t = await open();
+    FakePeer.last!.candidate(candidate(1));
+    expect(sent()).toEqual([`POST ${WHEP}`, `PATCH ${RESOURCE}`]);
+    expect(calls[1]!.body).toBe(`a=mid:0\r\na=${candidate(1).candidate}\r\n`);
+    await t.close();
+    offerAnswer = () => ({
+      status: 201,
+      body: 'v=0\r\n',
+      headers: { Location: '/v1/avatar-session/S/whep/viewer2' },
+    });
+    calls.length = 0;
+    await open();
+    FakePeer.last!.candidate(candidate(2));
+    expect(sent()).toEqual([`POST ${WHEP}`]);
+  });
+
+  it("a closed transport is silent: its connection's late events reach no listener and send nothing", async () => {
+    const t = await open();
+    const seen = record(t);
+    const peer = FakePeer.last!;
+    peer.stats.set('v', { type: 'inbound-rtp', kind: 'video', packetsReceived: 10, framesDecoded: 0 });
+    await vi.advanceTimersByTimeAsync(600); // the watchdog has seen video flow
+    const closing = t.close();
+    expect(t.closed).toBe(true);
+    expect(peer.closed).toBe(true);
+    expect(peer.channel.readyState).toBe('closed');
+    peer.set('failed');
+    peer.channel.receive('{"type":"sessionEnded","reason":"ended_by_admin"}');
+    peer.candidate(candidate(3));
+    peer.stats.set('v', { type: 'inbound-rtp', kind: 'video', packetsReceived: 10, framesDecoded: 5 });
+    await vi.advanceTimersByTimeAsync(10_000); // no first frame, no stall, no speech fallback
+    t.send({ type: 'ready' });
+    await closing;
+    expect(seen).toEqual([]);
+    expect(sent()).toEqual([`POST ${WHEP}`, `DELETE ${RESOURCE}`]);
+    expect(peer.channel.sent).toEqual([]);
+  });
+
+  it('close is idempotent: one DELETE, the same promise; a session known gone sends none', async () => {
+    const t = await open();
+    const first = t.close({ keepalive: true });
+    expect(t.close()).toBe(first);
+    await first;
+    expect(sent().filter((c) => c.startsWith('DELETE'))).toEqual([`DELETE ${RESOURCE}`]);
+    const gone = await open();
+    await gone.close({ sessionGone: true });
+    expect(sent().filter((c) => c.startsWith('DELETE'))).toHaveLength(1);
+  });
+
+  it('at the first decoded frame: tells the server `ready` (once its channel opens) and reports the size once', async () => {
+    const t = await open();
+    const seen = record(t);
+    const peer = FakePeer.last!;
+    peer.channel.readyState = 'connecting';
+    peer.stats.set('v', {
+      type: 'inbound-rtp',
+      kind: 'video',
+      packetsReceived: 3,
+      framesDecoded: 1,
+      frameWidth: 640,
+      frameHeight: 480,
+    });
+    await vi.advanceTimersByTimeAsync(200);
+    expect(seen).toEqual(['firstFrame:{"width":640,"height":480}']);
+    expect(peer.channel.sent).toEqual([]);
+    peer.channel.readyState = 'open';
+    peer.channel.dispatchEvent(new Event('open'));
+    expect(peer.channel.sent).toEqual(['{"type":"ready"}']);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('an offer answered 404 or 410 rejects with SESSION_NOT_FOUND, another with RTC_CONNECTION_FAILED; the peer is closed', async () => {
+    for (const [status, code] of [
+      [404, 'SESSION_NOT_FOUND'],
+      [410, 'SESSION_NOT_FOUND'],
+      [503, 'RTC_CONNECTION_FAILED'],
+    ] as const) {
+      offerAnswer = () => ({ status, body: { success: false } });
+      await expect(open()).rejects.toMatchObject({ code, details: { status } });
+      expect(FakePeer.last!.closed).toBe(true);
+    }
+    expect(sent().filter((c) => !c.startsWith('POST'))).toEqual([]);
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * One WHEP viewer connection, whole: its peer connection (recvonly video and audio), the `events`
+ * data channel, every DOM handler on them, ICE trickle, and the watchers of its media (first
+ * frame, stalled video, speech heard in its audio). It tells its owner what happens through one
+ * typed emitter. `close()` removes every handler at once (one AbortSignal), stops the watchers
+ * and silences the emitter, so a closed transport's late events never reach anyone: reconnecting
+ * is "close the old transport, open a new one", with nothing to compare.
+ */
+import {
+  DATA_CHANNEL_LABEL,
+  TypedEmitter,
+  parseServerMessage,
+  type ClientMessage,
+  type EventCallbacks,
+  type ServerMessage,
+} from '@mouthpiece/protocol';
+import type { Logger } from './logger.js';
+import { MediaWatchdog } from './media-watchdog.js';
+import { SpeechFallback } from './speech-detector.js';
+import { watchFirstFrame } from './video-element.js';
+import {
+  browserWhepIo,
+  deleteResource,
+  gathered,
+  patchCandidate,
+  postOffer,
+  whepFailure,
+  type WhepIo,
+} from './whep-client.js';
+
+/** What a transport reports, by event name (a closed map: a misspelt name does not compile). */
+export interface WhepTransportEvents {
+  /** A server message on the events channel (unknown or malformed ones are dropped). */
+  message: ServerMessage;
+  /** The peer connection's state moved. */
+  peerState: { state: RTCPeerConnectionState };
+  /** The first decoded video frame (the transport has told the server `ready`). */
+  firstFrame: { width: number; height: number };
+  /** The video stopped arriving (media-watchdog.ts). */
+  stall: Record<string, never>;
+  /** Speech started or ended in the received audio (the fallback without the events channel). */
+  audioSpeaking: { speaking: boolean };
+}
+
+export interface WhepTransportOptions {
+  whepUrl: string;
+  iceServers: RTCIceServer[];
+  iceTransportPolicy: RTCIceTransportPolicy;
+  speakingDetection: 'auto' | 'audio';
+  /** The page's video element, when one is attached (the first frame is seen there). */
+  video: () => HTMLVideoElement | undefined;
+  log: Logger;
+}
+
+/** Where ICE candidates go: in the offer, held until the answer, trickled by PATCH, or nowhere. */
+type IcePhase = 'offer' | 'held' | 'trickle' | 'dropped';
+
+export class WhepTransport {
+  readonly stream: MediaStream;
+  readonly #pc: RTCPeerConnection;
+  readonly #channel: RTCDataChannel;
+  readonly #io: WhepIo;
+  readonly #log: Logger;
+  readonly #events: TypedEmitter<WhepTransportEvents>;
+  /** Every DOM handler of this connection is added with this signal: one abort removes them all. */
+  readonly #handlers = new AbortController();
+  readonly #stopWatchers: Array<() => void> = [];
+  #resource: string | undefined;
+  #ice: IcePhase = 'offer';
+  readonly #held: RTCIceCandidate[] = [];
+  #closed: Promise<void> | undefined;
+
+  /**
+   * Opens a viewer: offer (after gathering), answer, trickle; then watches its media. Rejects with
+   * a MouthpieceError (SESSION_NOT_FOUND when the offer was answered 404 or 410), the peer closed.
+   */
+  static async open(o: WhepTransportOptions, io: WhepIo = browserWhepIo): Promise<WhepTransport> {
+    const t = new WhepTransport(o, io);
+    try {
+      await t.#negotiate(o.whepUrl);
+    } catch (err) {
+      void t.close({ sessionGone: true });
+      throw whepFailure(err);
+    }
+    t.#watch(o);
+    return t;
+  }
+
+  private constructor(o: WhepTransportOptions, io: WhepIo) {
+    this.#io = io;
+    this.#log = o.log;
+    this.#events = new TypedEmitter<WhepTransportEvents>((err, event) =>
+      o.log.error(`a transport "${String(event)}" listener threw`, err),
+    );
+    const pc = io.peer({
+      iceServers: o.iceServers,
+      iceTransportPolicy: o.iceTransportPolicy,
+      bundlePolicy: 'max-bundle',
+    });
+    this.#pc = pc;
+    this.stream = new MediaStream();
+    pc.addTransceiver('video', { direction: 'recvonly' });
+    pc.addTransceiver('audio', { direction: 'recvonly' });
+    this.#channel = pc.createDataChannel(DATA_CHANNEL_LABEL, { ordered: true });
+    const signal = this.#handlers.signal;
+    pc.addEventListener('track', (e) => this.stream.addTrack(e.track), { signal });
+    pc.addEventListener('icecandidate', (e) => this.#candidate(e.candidate), { signal });
+    pc.addEventListener(
+      'connectionstatechange',
+      () => this.#events.emit('peerState', { state: pc.connectionState }),
+      { signal },
+    );
+    this.#channel.addEventListener(
+      'message',
+      (e: MessageEvent<unknown>) => {
+        const m = parseServerMessage(e.data);
+        if (m) this.#events.emit('message', m);
+      },
+      { signal },
+    );
+  }
+
+  get closed(): boolean {
+    return this.#closed !== undefined;
+  }
+
+  on<K extends keyof WhepTransportEvents>(
+    event: K,
+    listener: EventCallbacks<WhepTransportEvents>[K],
+  ): () => void {
+    return this.#events.on(event, listener);
+  }
+
+  /** Sends a message on the events channel, now or once it opens; nothing once closed. */
+  send(m: ClientMessage): void {
+    if (this.#closed) return;
+    const send = (): void => this.#channel.send(JSON.stringify(m));
+    if (this.#channel.readyState === 'open') send();
+    else this.#channel.addEventListener('open', send, { once: true, signal: this.#handlers.signal });
+  }
+
+  /**
+   * Closes the viewer (idempotent: a second call returns the first one's promise): removes every
+   * handler, stops the watchers, DELETEs the resource unless the session is known to be gone
+   * (the server ended it, or a newer viewer replaced this one: the DELETE could only answer 404
+   * or 410, which a browser prints as a console error), and closes the peer. Resolves once the
+   * DELETE is answered or has waited long enough (whep-client.ts DELETE_WAIT_MS); never rejects.
+   */
+  close(o: { keepalive?: boolean; sessionGone?: boolean } = {}): Promise<void> {
+    if (this.#closed) return this.#closed;
+    this.#handlers.abort();
+    this.#events.removeAllListeners();
+    for (const stop of this.#stopWatchers.splice(0)) stop();
+    this.#ice = 'dropped';
+    this.#closed =
+      o.sessionGone || this.#resource === undefined
+        ? Promise.resolve()
+        : deleteResource(this.#io, this.#resource, o.keepalive === true);
+    this.#channel.close();
+    this.#pc.close();
+    return this.#closed;
+  }
+
+  async #negotiate(whepUrl: string): Promise<void> {
+    const pc = this.#pc;
+    await pc.setLocalDescription(await pc.createOffer());
+    await gathered(pc, this.#handlers.signal);
+    this.#ice = 'held';
+    const answer = await postOffer(this.#io, whepUrl, pc.localDescription!.sdp);
+    this.#resource = answer.resource;
+    await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+    this.#ice = answer.trickle ? 'trickle' : 'dropped';
+    for (const c of this.#held.splice(0)) this.#candidate(c);
+  }
+
+  #candidate(c: RTCIceCandidate | null): void {
+    if (!c) return;
+    switch (this.#ice) {
+      case 'held':
+        this.#held.push(c);
+        break;
+      case 'trickle':
+        patchCandidate(this.#io, this.#resource!, c);
+        break;
+      case 'offer': // gathered before the offer left: the offer carries it
+      case 'dropped':
+        break;
+    }
+  }
+
+  #watch(o: WhepTransportOptions): void {
+    const firstFrame = watchFirstFrame(this.#pc, o.video, (width, height) => {
+      this.send({ type: 'ready' }); // speech waits for it: the first words are seen spoken
+      this.#events.emit('firstFrame', { width, height });
+    });
+    const watchdog = new MediaWatchdog(this.#pc, () => this.#events.emit('stall', {}));
+    const fallback = new SpeechFallback(
+      { stream: this.stream, channel: this.#channel },
+      o.speakingDetection,
+      {
+        started: () => this.#log.info('speaking events from the received audio'),
+        start: () => this.#events.emit('audioSpeaking', { speaking: true }),
+        end: () => this.#events.emit('audioSpeaking', { speaking: false }),
+      },
+    );
+    this.#stopWatchers.push(
+      firstFrame,
+      () => watchdog.stop(),
+      () => fallback.stop(),
+    );
+  }
+}
