@@ -30,6 +30,7 @@ import { createSessionRoutes } from './routes/create-session.js';
 import { operationsRoutes } from './routes/operations.js';
 import { registerAuthFailureLimit } from './auth/failure-limit.js';
 import { sessionRoutes } from './routes/session-scope.js';
+import { parseSessionCall } from './routes/session-paths.js';
 import { staticRoutes } from './routes/static-files.js';
 import { RateLimiter } from './sessions/rate-limiter.js';
 import { SessionRegistry } from './sessions/session-registry.js';
@@ -80,9 +81,6 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
     },
   };
 }
-
-const SESSION_ROUTE =
-  /^\/v1\/avatar-session\/[^/]+\/(init-client|say-text|say-audio|interrupt|keep-alive|end|whep)/;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -186,7 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const url = req.url ?? '';
       // no page of another origin reads /metrics (engine pids, session counts)
       if (url === '/metrics' || url.startsWith('/metrics?')) return cb(null, { origin: false });
-      const open = anyOrigin || SESSION_ROUTE.test(url);
+      const open = anyOrigin || parseSessionCall(url) !== undefined;
       cb(null, {
         origin: open ? true : deps.config.corsOrigins,
         methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
