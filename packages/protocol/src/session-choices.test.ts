@@ -10,7 +10,7 @@ const renders: Record<string, string> = {
   pixel: 'sprites',
 };
 const catalog = (triesUnlistedVoices: boolean): ChoiceCatalog => ({
-  avatarRender: (id) => renders[id],
+  findAvatar: (id) => avatars[id],
   hasVoice: (id) => id === 'en-us-f',
   triesUnlistedVoices,
 });

@@ -24,8 +24,8 @@ export interface SessionChoices {
 
 /** What the check needs to know of the avatars and voices there are. */
 export interface ChoiceCatalog {
-  /** The renderer of the avatar with this id (`vector`, `photo`, …), undefined when there is none. */
-  avatarRender(avatarId: string): string | undefined;
+  /** The avatar with this id and its renderer (`vector` when absent), undefined when there is none. */
+  findAvatar(avatarId: string): { render?: string | undefined } | undefined;
   /** Whether this voice is listed. */
   hasVoice(voiceId: string): boolean;
   /** Whether an unlisted id shaped like an ElevenLabs voice id is tried (ElevenLabs configured). */
@@ -36,9 +36,10 @@ export type ChoiceCheck =
   { ok: true } | { ok: false; code: 'UNKNOWN_AVATAR' | 'UNKNOWN_VOICE' | 'INVALID_REQUEST'; message: string };
 
 export function checkSessionChoices(choices: SessionChoices, catalog: ChoiceCatalog): ChoiceCheck {
-  const render = catalog.avatarRender(choices.avatarId);
-  if (render === undefined)
+  const avatar = catalog.findAvatar(choices.avatarId);
+  if (avatar === undefined)
     return { ok: false, code: 'UNKNOWN_AVATAR', message: ERROR_MESSAGE.UNKNOWN_AVATAR };
+  const render = avatar.render ?? 'vector';
   const why = NO_BACKGROUND[render];
   if (choices.background && why !== undefined)
     return {
@@ -52,6 +53,6 @@ export function checkSessionChoices(choices: SessionChoices, catalog: ChoiceCata
 }
 
 /** A listed voice, or an unlisted one tried as an ElevenLabs voice id (docs/voices.md). */
-export function voiceKnown(voiceId: string, catalog: Omit<ChoiceCatalog, 'avatarRender'>): boolean {
+export function voiceKnown(voiceId: string, catalog: Omit<ChoiceCatalog, 'findAvatar'>): boolean {
   return catalog.hasVoice(voiceId) || (catalog.triesUnlistedVoices && ELEVENLABS_VOICE_ID.test(voiceId));
 }

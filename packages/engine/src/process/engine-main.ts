@@ -111,7 +111,7 @@ const methods: RpcHandlers<EngineMethods> = {
     readAvatars(options.avatarsDirs);
     const voices = speech.voices;
     const check = checkSessionChoices(o, {
-      avatarRender: (id) => avatars.get(id)?.manifest.render,
+      findAvatar: (id) => avatars.get(id)?.manifest,
       hasVoice: (id) => voices.list().some((v) => v.id === id),
       triesUnlistedVoices: voices.unlistedProvider !== undefined,
     });

@@ -80,7 +80,7 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
 /** The engine's catalog as the create check reads it (`unlistedVoiceProvider` is ElevenLabs). */
 function catalogChoices(catalog: EngineCatalog): ChoiceCatalog {
   return {
-    avatarRender: (id) => catalog.avatars.find((a) => a.id === id)?.render,
+    findAvatar: (id) => catalog.avatars.find((a) => a.id === id),
     hasVoice: (id) => catalog.voices.some((v) => v.id === id),
     triesUnlistedVoices: catalog.unlistedVoiceProvider !== undefined,
   };
