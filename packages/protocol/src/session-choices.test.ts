@@ -3,11 +3,12 @@ import { AVATAR_ID_PATTERN, isAvatarId } from './avatar-id.js';
 import { ERROR_MESSAGE } from './errors.js';
 import { checkSessionChoices, type ChoiceCatalog } from './session-choices.js';
 
-const renders: Record<string, string> = {
-  amara: 'vector',
-  astro: 'photo',
-  talker: 'video',
-  pixel: 'sprites',
+const avatars: Record<string, { render?: string }> = {
+  amara: {},
+  vec: { render: 'vector' },
+  astro: { render: 'photo' },
+  talker: { render: 'video' },
+  pixel: { render: 'sprites' },
 };
 const catalog = (triesUnlistedVoices: boolean): ChoiceCatalog => ({
   findAvatar: (id) => avatars[id],
@@ -21,7 +22,7 @@ describe('checkSessionChoices (both planes)', () => {
     expect(checkSessionChoices({ avatarId: 'amara', voiceId: 'en-us-f' }, catalog(false))).toEqual({
       ok: true,
     });
-    for (const avatarId of ['amara', 'pixel'])
+    for (const avatarId of ['amara', 'vec', 'pixel'])
       expect(
         checkSessionChoices({ avatarId, voiceId: 'en-us-f', background: '#00ff00' }, catalog(false)).ok,
       ).toBe(true);
