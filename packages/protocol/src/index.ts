@@ -4,3 +4,5 @@ export * from './data-channel.js';
 export * from './limits.js';
 export * from './schemas.js';
 export * from './emitter.js';
+export * from './session-choices.js';
+export * from './avatar-id.js';

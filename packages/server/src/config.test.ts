@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DOCS, ConfigError, loadConfig } from './config.js';
+import { CONFIG_DOCS, ConfigError, configTable, loadConfig } from './config.js';
+import { CONFIG_SPEC } from './config/spec.js';
 
 describe('config', () => {
   it('has documented defaults', () => {
@@ -73,8 +74,12 @@ describe('config', () => {
       MOUTHPIECE_OPENAI_TTS_URL: 'http://localhost:8880/v1/',
       MOUTHPIECE_VOICE_TIMEOUT_MS: '3000',
     });
-    expect(on.speech.elevenlabs).toEqual({ url: 'https://api.elevenlabs.io', apiKey: 'sk-el' });
-    expect(on.speech.openai).toEqual({ url: 'http://localhost:8880/v1' });
+    expect(on.speech.elevenlabs).toEqual({
+      url: 'https://api.elevenlabs.io',
+      apiKey: 'sk-el',
+      defaultModel: 'eleven_flash_v2_5',
+    });
+    expect(on.speech.openai).toEqual({ url: 'http://localhost:8880/v1', defaultModel: 'tts-1' });
     expect(on.speech.firstByteTimeoutMs).toBe(3000);
     expect(() => loadConfig({ MOUTHPIECE_TURN: 'off', MOUTHPIECE_OPENAI_TTS_URL: 'localhost:8880' })).toThrow(
       /MOUTHPIECE_OPENAI_TTS_URL must be an absolute http\(s\) URL/,
@@ -93,8 +98,78 @@ describe('config', () => {
     ).toThrow(/MOUTHPIECE_VOICES_FILE: voices file .*missing\.json: ENOENT/);
   });
 
-  it('the README documents every variable', () => {
+  it('the README table is the spec: same variables, in order, with the same defaults and meanings', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    for (const d of CONFIG_DOCS) expect(readme).toContain(`\`${d.name}\``);
+    const rows = readmeTable(readme);
+    // on failure, paste this into README.md and run prettier on it
+    const expected = configTable();
+    expect(rows, expected).toEqual(CONFIG_DOCS.map((d) => [`\`${d.name}\``, d.default, d.meaning]));
+  });
+
+  it('the table check sees a changed default, meaning or name', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const rows = readmeTable(readme);
+    const port = rows.find((r) => r[0] === '`PORT`');
+    expect(port).toEqual(['`PORT`', '8080', 'HTTP port']);
+    const edited = readme.replace(/^\| `PORT` +\| 8080 /m, '| `PORT` | 8081 ');
+    expect(readmeTable(edited).find((r) => r[0] === '`PORT`')?.[1]).toBe('8081');
+  });
+
+  it('defaults and messages come from the schema', () => {
+    const c = loadConfig({ MOUTHPIECE_TURN: 'off' });
+    expect(c.port).toBe(CONFIG_SPEC.PORT.default);
+    expect(c.whepReadyTimeoutMs).toBe(CONFIG_SPEC.MOUTHPIECE_WHEP_READY_TIMEOUT_MS.default);
+    expect(c.speech.stallTimeoutMs).toBe(CONFIG_SPEC.MOUTHPIECE_VOICE_STALL_TIMEOUT_MS.default);
+    expect(() => loadConfig({ MOUTHPIECE_VIDEO_FPS: '61' })).toThrow(
+      'MOUTHPIECE_VIDEO_FPS must be an integer between 1 and 60, got "61"',
+    );
+    expect(() => loadConfig({ MOUTHPIECE_TRUST_PROXY: 'maybe' })).toThrow(
+      'MOUTHPIECE_TRUST_PROXY must be 0 or 1, got "maybe"',
+    );
+    expect(() => loadConfig({ MOUTHPIECE_LOG_LEVEL: 'loud' })).toThrow(
+      'MOUTHPIECE_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, got "loud"',
+    );
+    expect(() => loadConfig({ MOUTHPIECE_ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(
+      'MOUTHPIECE_ADMIN_TOKEN must be at least 32 characters (for example: openssl rand -base64 32)',
+    );
+    expect(() => loadConfig({ MOUTHPIECE_VIDEO_SIZE: '' })).toThrow(
+      'MOUTHPIECE_VIDEO_SIZE must look like 512x512, got ""',
+    );
+    expect(() =>
+      loadConfig({ MOUTHPIECE_TURN_MIN_PORT: '50000', MOUTHPIECE_TURN_MAX_PORT: '49999' }),
+    ).toThrow('MOUTHPIECE_TURN_MIN_PORT must not exceed MOUTHPIECE_TURN_MAX_PORT');
+    expect(loadConfig({ MOUTHPIECE_TURN: 'off', MOUTHPIECE_CORS_ORIGINS: '' }).corsOrigins).toEqual([]);
+  });
+
+  it('loading runs nothing: whether turnserver is installed is asked when turn.mode is first read', () => {
+    let asked = 0;
+    const probes = { hasTurnserver: () => (asked++, true) };
+    const c = loadConfig({}, probes);
+    expect(asked).toBe(0);
+    expect(c.turn.mode).toBe('managed');
+    expect(c.turn.mode).toBe('managed');
+    expect(asked).toBe(1);
+    expect(loadConfig({}, { hasTurnserver: () => false }).turn.mode).toBe('off');
+    const set = loadConfig(
+      { MOUTHPIECE_TURN: 'external', MOUTHPIECE_TURN_HOST: 't', MOUTHPIECE_TURN_SECRET: 's' },
+      probes,
+    );
+    expect(set.turn.mode).toBe('external');
+    expect(asked).toBe(1);
   });
 });
+
+/** The cells of the README's configuration table, row by row. */
+function readmeTable(readme: string): string[][] {
+  const lines = readme.split('\n');
+  const start = lines.findIndex((l) => /^\| variable +\| default +\| meaning +\|$/.test(l));
+  expect(start, 'README.md has a table headed | variable | default | meaning |').toBeGreaterThan(0);
+  const rows: string[][] = [];
+  for (let i = start + 2; lines[i]?.startsWith('|'); i++)
+    rows.push(
+      lines[i]!.slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim().replace(/\\\|/g, '|')),
+    );
+  return rows;
+}

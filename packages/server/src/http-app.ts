@@ -30,6 +30,7 @@ import { createSessionRoutes } from './routes/create-session.js';
 import { operationsRoutes } from './routes/operations.js';
 import { registerAuthFailureLimit } from './auth/failure-limit.js';
 import { sessionRoutes } from './routes/session-scope.js';
+import { parseSessionCall } from './routes/session-paths.js';
 import { staticRoutes } from './routes/static-files.js';
 import type { Limiter, RateLimiter } from './sessions/rate-limiter.js';
 import type { SessionRegistry } from './sessions/session-registry.js';
@@ -56,8 +57,6 @@ export interface HttpAppParts {
   cluster: Cluster | undefined;
 }
 
-const SESSION_ROUTE =
-  /^\/v1\/avatar-session\/[^/]+\/(init-client|say-text|say-audio|interrupt|keep-alive|end|whep)/;
 
 export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance> {
   const { registry, metrics, cluster } = deps;
@@ -151,7 +150,7 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
       const url = req.url ?? '';
       // no page of another origin reads /metrics (engine pids, session counts)
       if (url === '/metrics' || url.startsWith('/metrics?')) return cb(null, { origin: false });
-      const open = anyOrigin || SESSION_ROUTE.test(url);
+      const open = anyOrigin || parseSessionCall(url) !== undefined;
       cb(null, {
         origin: open ? true : deps.config.corsOrigins,
         methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],

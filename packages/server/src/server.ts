@@ -20,7 +20,7 @@ import { openSqliteStores } from './storage/sqlite/index.js';
 import type { Stores } from './storage/ports.js';
 import { startManagedTurn, type ManagedTurn } from './turn/coturn.js';
 import type { TurnSettings } from './turn/credentials.js';
-import { uploadedAvatarsDir } from './routes/admin-avatars.js';
+import { uploadedAvatarsDir } from './avatars/uploaded-avatars.js';
 
 export interface RunningServer {
   app: FastifyInstance;

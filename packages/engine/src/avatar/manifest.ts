@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { AVATAR_ID_PATTERN } from '@mouthpiece/protocol';
 
 const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour like #a0522d' });
 const Fraction = (def: number) => Type.Number({ minimum: 0, maximum: 1, default: def });
@@ -11,7 +12,7 @@ const Fraction = (def: number) => Type.Number({ minimum: 0, maximum: 1, default:
 export const AvatarManifest = Type.Object(
   {
     id: Type.String({
-      pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
+      pattern: AVATAR_ID_PATTERN,
       description: 'lower-case letters, digits and dashes',
     }),
     name: Type.String({ minLength: 1, maxLength: 80 }),

@@ -6,6 +6,8 @@ export { engineCatalog } from './catalog.js';
 export { DEFAULT_ICE_DENY, type CandidatePolicy } from '../rtc/candidate-filter.js';
 export {
   parseVoicesFile,
+  ELEVENLABS_DEFAULT_MODEL,
+  OPENAI_DEFAULT_MODEL,
   DEFAULT_SPEECH_CONFIG,
   type SpeechConfig,
   type VoiceEntry,

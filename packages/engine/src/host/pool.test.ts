@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CandidatePolicy } from '../rtc/candidate-filter.js';
 import { browserOffer } from '../testing/offers.js';
 import { createEnginePool, pickWorker } from './pool.js';
-import type { EngineEvent, EngineHost } from './types.js';
+import { ERROR_MESSAGE } from '@mouthpiece/protocol';
+import type { EngineError, EngineEvent, EngineHost } from './types.js';
 
 type Line = { level: string; fields: Record<string, unknown>; msg: string };
 const lines: Line[] = [];
@@ -52,6 +53,26 @@ it('a killed engine process is one error line with its pid and the sessions it t
   // the new process serves new sessions
   await pool.createSession({ sessionId: 's3', avatarId: 'amara', voiceId: 'en-us-female', voiceSpeed: 1 });
   expect(await pool.sayText('s3', { turnId: 't', text: 'Hi.', isFinal: true })).toBe('queued');
+}, 30_000);
+
+it("the engine process checks a new session with the control plane's check (protocol session-choices)", async () => {
+  const refused = (o: { avatarId: string; voiceId: string }) =>
+    pool.createSession({ sessionId: `bad-${o.avatarId}-${o.voiceId}`, voiceSpeed: 1, ...o }).then(
+      () => undefined,
+      (err: unknown) => ({ code: (err as EngineError).code, message: (err as Error).message }),
+    );
+  expect(await refused({ avatarId: 'nobody', voiceId: 'en-us-female' })).toEqual({
+    code: 'invalid_request',
+    message: ERROR_MESSAGE.UNKNOWN_AVATAR,
+  });
+  expect(await refused({ avatarId: 'amara', voiceId: 'nobody' })).toEqual({
+    code: 'invalid_request',
+    message: ERROR_MESSAGE.UNKNOWN_VOICE,
+  });
+  // shaped like an ElevenLabs voice id, but ElevenLabs is not configured here
+  expect(await refused({ avatarId: 'amara', voiceId: '21m00Tcm4TlvDq8ikWAM' })).toMatchObject({
+    message: ERROR_MESSAGE.UNKNOWN_VOICE,
+  });
 }, 30_000);
 
 it('restart back-off grows while an engine keeps dying and resets once it has run healthy', async () => {

@@ -3,6 +3,7 @@
  * server. One media scheduler ticks every session. Exits explicitly when told to, or when the
  * server goes away (libwebrtc can crash at a natural exit).
  */
+import { checkSessionChoices } from '@mouthpiece/protocol';
 import { BUILTIN_AVATARS_DIR, readAvatarPacks, type AvatarPack } from '../avatar/catalog.js';
 import { MediaScheduler } from '../clock/media-scheduler.js';
 import type {
@@ -108,17 +109,14 @@ const methods: RpcHandlers<EngineMethods> = {
   createSession: (o) => {
     if (!options || !speech) throw new EngineError('engine_unavailable', 'The engine is not initialised');
     readAvatars(options.avatarsDirs);
-    const avatar = avatars.get(o.avatarId);
-    if (!avatar) throw new EngineError('invalid_request', `Unknown avatar ${o.avatarId}`);
-    if (o.background && avatar.manifest.render === 'photo')
-      throw new EngineError('invalid_request', 'A background colour is not available for photo avatars');
-    if (o.background && avatar.manifest.render === 'video')
-      throw new EngineError(
-        'invalid_request',
-        'A background colour is not available for video avatars (no segmentation)',
-      );
-    if (!speech.voices.find(o.voiceId))
-      throw new EngineError('invalid_request', `Unknown voice ${o.voiceId}`);
+    const voices = speech.voices;
+    const check = checkSessionChoices(o, {
+      findAvatar: (id) => avatars.get(id)?.manifest,
+      hasVoice: (id) => voices.list().some((v) => v.id === id),
+      triesUnlistedVoices: voices.unlistedProvider !== undefined,
+    });
+    if (!check.ok) throw new EngineError('invalid_request', check.message);
+    const avatar = avatars.get(o.avatarId)!; // the check found it
     sessions.set(
       o.sessionId,
       new EngineSession({

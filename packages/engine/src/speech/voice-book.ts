@@ -4,7 +4,7 @@
  * server's catalog and config read it without loading a synthesizer.
  */
 import { readFileSync } from 'node:fs';
-import type { VoiceInfo } from '@mouthpiece/protocol';
+import { ELEVENLABS_VOICE_ID, type VoiceInfo } from '@mouthpiece/protocol';
 import { fliteWasmPath } from './flite.js';
 import type { ProviderName } from './provider.js';
 import { VOICES, espeakReadingFor, type VoiceDef } from './voices.js';
@@ -60,8 +60,6 @@ export function fliteAvailable(): boolean {
 
 export const ELEVENLABS_DEFAULT_MODEL = 'eleven_flash_v2_5';
 export const OPENAI_DEFAULT_MODEL = 'tts-1';
-/** ElevenLabs voice ids are 20 letters and digits; anything of this shape is tried as one. */
-const ELEVENLABS_ID = /^[A-Za-z0-9]{16,40}$/;
 
 export class VoiceBook {
   readonly #config: SpeechConfig;
@@ -104,7 +102,7 @@ export class VoiceBook {
   find(id: string): VoiceDef | undefined {
     const listed = this.#voices.find((v) => v.id === id);
     if (listed) return listed;
-    if (this.#config.elevenlabs && ELEVENLABS_ID.test(id))
+    if (this.#config.elevenlabs && ELEVENLABS_VOICE_ID.test(id))
       return {
         id,
         name: id,

@@ -73,6 +73,10 @@ describe('mouthpiece avatars', () => {
     const noId = await cli(['avatars', 'add', small, '--name', 'x'], dir);
     expect(noId.code).toBe(1);
     expect(noId.err).toMatch(/needs --id/);
+    // the id rule of the admin API (avatars/uploaded-avatars.ts), checked before any work
+    const badId = await cli(['avatars', 'add', small, '--id', 'Small One', '--name', 'x'], dir);
+    expect(badId).toMatchObject({ code: 3, out: '' });
+    expect(badId.err).toMatch(/--id "Small One" must be lower-case letters, digits and dashes/);
     expect((await cli(['avatars', 'frobnicate'], dir)).code).toBe(1);
     expect((await cli(['avatars', '--help'], dir)).out).toMatch(/avatars <add\|list\|remove>/);
   }, 60_000);

@@ -5,11 +5,11 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileLooksLikeVideo, runVideoImport, VideoImportError, VIDEO_LIMITS } from '@mouthpiece/engine/host';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { uploadedAvatarsDir } from '../routes/admin-avatars.js';
+import { checkNewAvatarId, removeUploadedAvatar, uploadedAvatarsDir } from '../avatars/uploaded-avatars.js';
 import type { CliIo } from './run.js';
 import { UsageError } from './usage.js';
 
@@ -83,19 +83,15 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
 
   if (sub === 'remove') {
     const id = positionals[0]!;
-    const target = join(dir, id);
-    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(id) || !existsSync(join(target, 'avatar.json'))) {
-      const known = packs.some((p) => p.manifest.id === id);
+    const removed = await removeUploadedAvatar(dir, id, (a) => packs.some((p) => p.manifest.id === a));
+    if (!removed.ok) {
       io.stderr(
-        known
+        removed.reason === 'read_only'
           ? `mouthpiece: avatar "${id}" is built in or comes from MOUTHPIECE_AVATARS_DIR; only added avatars can be removed\n`
           : `mouthpiece: no added avatar "${id}" (mouthpiece avatars list)\n`,
       );
-      return known ? 1 : 2;
+      return removed.reason === 'read_only' ? 1 : 2;
     }
-    const gone = join(dir, `.removed-${id}-${Date.now()}`);
-    await rename(target, gone);
-    await rm(gone, { recursive: true, force: true });
     io.stdout(values.json ? `${JSON.stringify({ id, removed: true })}\n` : `removed avatar ${id}\n`);
     return 0;
   }
@@ -110,8 +106,13 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
     io.stderr(`mouthpiece: cannot read ${file}\n`);
     return 2;
   }
-  if (packs.some((p) => p.manifest.id === values.id)) {
-    io.stderr(`mouthpiece: an avatar with id "${values.id}" already exists; choose another id\n`);
+  const idCheck = checkNewAvatarId(dir, values.id, (a) => packs.some((p) => p.manifest.id === a));
+  if (!idCheck.ok) {
+    io.stderr(
+      idCheck.reason === 'invalid'
+        ? `mouthpiece: --id "${values.id}" ${idCheck.message}\n`
+        : `mouthpiece: ${idCheck.message}\n`,
+    );
     return 3;
   }
   await mkdir(dir, { recursive: true });

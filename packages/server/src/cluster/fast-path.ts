@@ -17,10 +17,10 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Cluster } from './cluster.js';
 import { headerValues } from '../single-value.js';
+import { parseSessionCall } from '../routes/session-paths.js';
+import { SESSION_ID_RE } from '../sessions/session-registry.js';
 import { FORWARD_HEADER } from './forwarder.js';
 
-const SESSION_CALL =
-  /^\/v1\/avatar-session\/([A-Za-z0-9_-]{22})\/(?:init-client|say-text|say-audio|interrupt|keep-alive|end|whep)(?:[/?]|$)/;
 const METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -68,8 +68,8 @@ function fastTarget(
   heldHere: (sessionId: string) => boolean,
 ): { sessionId: string; url: string } | undefined {
   if (!METHODS.has(req.method ?? '') || headerValues(req, FORWARD_HEADER).length > 0) return undefined;
-  const sessionId = SESSION_CALL.exec(req.url ?? '')?.[1];
-  if (sessionId === undefined || heldHere(sessionId)) return undefined;
+  const sessionId = parseSessionCall(req.url ?? '')?.sessionId;
+  if (sessionId === undefined || !SESSION_ID_RE.test(sessionId) || heldHere(sessionId)) return undefined;
   const url = cluster.cachedOwner(sessionId);
   return url === undefined ? undefined : { sessionId, url };
 }

@@ -7,9 +7,7 @@
  * folders, so an avatar is usable by every engine process as soon as it is answered and after a
  * restart.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
@@ -23,19 +21,11 @@ import {
 } from '@mouthpiece/engine/host';
 import type { ErrorCode } from '@mouthpiece/protocol';
 import type { AdminRoutesOptions } from '../app-types.js';
-import type { Config } from '../config.js';
+import { checkNewAvatarId, removeUploadedAvatar, uploadedAvatarsDir } from '../avatars/uploaded-avatars.js';
 import { ApiError } from '../errors.js';
 import { FORM_FIELDS, MAX_VIDEO_BYTES, readAvatarForm } from './avatar-form.js';
 
 export { MAX_PORTRAIT_BYTES, MAX_VIDEO_BYTES } from './avatar-form.js';
-
-/** Uploaded avatar packs: one folder per avatar under the data dir. */
-export function uploadedAvatarsDir(config: Pick<Config, 'dataDir'>): string {
-  return join(config.dataDir, 'avatars');
-}
-
-/** What an avatar id may be (the pack manifest's rule). */
-const AVATAR_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 const ImportStatus = {
   not_an_image: 'INVALID_IMAGE',
@@ -158,17 +148,13 @@ export const adminAvatarRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (
         if (!form.name)
           throw new ApiError('INVALID_REQUEST', `Invalid field "name": is required; ${FORM_FIELDS}`);
         const id = form.id;
-        if (!AVATAR_ID.test(id))
-          throw new ApiError(
-            'INVALID_REQUEST',
-            'Invalid field "id": must be lower-case letters, digits and dashes (at most 64), starting with a letter or digit',
-          );
-        if (
-          app.ctx.engine.catalog().avatars.some((a) => a.id === id) ||
-          importing.has(id) ||
-          existsSync(join(dir, id))
-        )
-          throw new ApiError('AVATAR_EXISTS', `An avatar with id "${id}" already exists; choose another id`);
+        const known = (a: string) =>
+          importing.has(a) || app.ctx.engine.catalog().avatars.some((x) => x.id === a);
+        const idCheck = checkNewAvatarId(dir, id, known);
+        if (!idCheck.ok)
+          throw idCheck.reason === 'invalid'
+            ? new ApiError('INVALID_REQUEST', `Invalid field "id": ${idCheck.message}`)
+            : new ApiError('AVATAR_EXISTS', idCheck.message);
         importing.add(id);
         try {
           await mkdir(dir, { recursive: true });
@@ -200,19 +186,16 @@ export const adminAvatarRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (
     { schema: { tags, summary: 'Remove an uploaded avatar', params: Type.Object({ id: Type.String() }) } },
     async (req) => {
       const { id } = req.params;
-      const target = join(dir, id);
-      if (!AVATAR_ID.test(id) || !existsSync(join(target, 'avatar.json'))) {
-        if (app.ctx.engine.catalog().avatars.some((a) => a.id === id))
-          throw new ApiError(
-            'AVATAR_READ_ONLY',
-            `Avatar "${id}" is built in or comes from MOUTHPIECE_AVATARS_DIR; only uploaded avatars can be removed`,
-          );
-        throw new ApiError('NOT_FOUND', `No uploaded avatar "${id}"`);
-      }
-      // renamed away first, so the pack disappears at once; sessions using it keep their copy in memory
-      const gone = join(dir, `.removed-${id}-${Date.now()}`);
-      await rename(target, gone);
-      await rm(gone, { recursive: true, force: true });
+      const removed = await removeUploadedAvatar(dir, id, (a) =>
+        app.ctx.engine.catalog().avatars.some((x) => x.id === a),
+      );
+      if (!removed.ok)
+        throw removed.reason === 'read_only'
+          ? new ApiError(
+              'AVATAR_READ_ONLY',
+              `Avatar "${id}" is built in or comes from MOUTHPIECE_AVATARS_DIR; only uploaded avatars can be removed`,
+            )
+          : new ApiError('NOT_FOUND', `No uploaded avatar "${id}"`);
       app.ctx.engine.refreshCatalog?.();
       req.log.info({ avatarId: id }, 'avatar removed');
       return { success: true as const, id };

@@ -3,7 +3,7 @@
  * photo's stored preview, or a vector avatar drawn once) and vector ones kept in memory per pack folder.
  */
 import type { AppContext } from '../app-types.js';
-import { uploadedAvatarsDir } from './admin-avatars.js';
+import { uploadedAvatarsDir } from '../avatars/uploaded-avatars.js';
 
 export function previewUrl(avatarId: string): string {
   return `/v1/avatars/${encodeURIComponent(avatarId)}/preview.png`;

@@ -1,7 +1,14 @@
 /** POST /v1/avatar-session (and /create): a backend with a KS credential creates a session. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { CreateSessionBody, CreateSessionResponse, ErrorResponse } from '@mouthpiece/protocol';
+import type { EngineCatalog } from '@mouthpiece/engine/host';
+import {
+  checkSessionChoices,
+  CreateSessionBody,
+  CreateSessionResponse,
+  ErrorResponse,
+  type ChoiceCatalog,
+} from '@mouthpiece/protocol';
 import type { AppContext } from '../app-types.js';
 import { authenticateCredential } from '../auth/credentials.js';
 import { limitCredential } from '../auth/session-guard.js';
@@ -52,18 +59,10 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
       const avatarId = req.body.visualConfig.avatarId ?? req.body.visualConfig.id;
       if (!avatarId)
         throw new ApiError('INVALID_REQUEST', 'Invalid field "visualConfig.avatarId": is required');
-      const avatar = catalog.avatars.find((a) => a.id === avatarId);
-      if (!avatar) throw new ApiError('UNKNOWN_AVATAR');
       const { background } = req.body.visualConfig;
-      if (background && (avatar.render === 'photo' || avatar.render === 'video'))
-        throw new ApiError(
-          'INVALID_REQUEST',
-          `Invalid field "visualConfig.background": not available for ${avatar.render} avatars (no person-segmentation model ships with Mouthpiece); use a vector or sprite avatar, or leave it out`,
-        );
       const voiceId = req.body.voiceConfig?.id ?? catalog.defaultVoiceId;
-      // with ElevenLabs configured, an unlisted id is tried as an ElevenLabs voice id (docs/voices.md)
-      const unlisted = catalog.unlistedVoiceProvider && /^[A-Za-z0-9]{16,40}$/.test(voiceId);
-      if (!unlisted && !catalog.voices.some((v) => v.id === voiceId)) throw new ApiError('UNKNOWN_VOICE');
+      const check = checkSessionChoices({ avatarId, voiceId, background }, catalogChoices(catalog));
+      if (!check.ok) throw new ApiError(check.code, check.message);
       const record = await ctx.registry.create({
         credential,
         avatarId,
@@ -77,3 +76,12 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
     });
   }
 };
+
+/** The engine's catalog as the create check reads it (`unlistedVoiceProvider` is ElevenLabs). */
+function catalogChoices(catalog: EngineCatalog): ChoiceCatalog {
+  return {
+    findAvatar: (id) => catalog.avatars.find((a) => a.id === id),
+    hasVoice: (id) => catalog.voices.some((v) => v.id === id),
+    triesUnlistedVoices: catalog.unlistedVoiceProvider !== undefined,
+  };
+}

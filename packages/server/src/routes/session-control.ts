@@ -15,6 +15,7 @@ import {
 import type { AppContext } from '../app-types.js';
 import { turnForSession } from '../turn/credentials.js';
 import { engineCall } from './engine-call.js';
+import { sessionCallPath } from './session-paths.js';
 
 const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
 const IGNORED_BODY_LIMIT = 64 * 1024;
@@ -30,7 +31,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
   const base = { tags: ['session'], security: [{ Bearer: [] }], params: SessionIdParams };
 
   r.post(
-    '/v1/avatar-session/:sessionId/init-client',
+    sessionCallPath('init-client'),
     {
       schema: {
         ...base,
@@ -53,7 +54,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
   );
 
   r.post(
-    '/v1/avatar-session/:sessionId/interrupt',
+    sessionCallPath('interrupt'),
     {
       schema: {
         ...base,
@@ -69,7 +70,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
   );
 
   r.post(
-    '/v1/avatar-session/:sessionId/keep-alive',
+    sessionCallPath('keep-alive'),
     {
       schema: {
         ...base,
@@ -82,7 +83,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
   );
 
   r.post(
-    '/v1/avatar-session/:sessionId/end',
+    sessionCallPath('end'),
     { schema: { ...base, summary: 'End the session', response: { 200: SuccessResponse, ...errors } } },
     async (req) => {
       const s = req.avatarSession;

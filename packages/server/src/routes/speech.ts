@@ -15,6 +15,7 @@ import type { AppContext } from '../app-types.js';
 import { ApiError, formatBytes, unsupportedMediaType } from '../errors.js';
 import { oneFormField } from '../single-value.js';
 import { engineCall } from './engine-call.js';
+import { sessionCallPath } from './session-paths.js';
 
 const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
 const base = { tags: ['speech'], security: [{ Bearer: [] }], params: SessionIdParams };
@@ -42,7 +43,7 @@ export const sayTextRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   app.removeContentTypeParser('text/plain'); // a text/plain body is a 415, not a string to validate
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
-    '/v1/avatar-session/:sessionId/say-text',
+    sessionCallPath('say-text'),
     {
       bodyLimit: TEXT_BODY_LIMIT,
       schema: {
@@ -124,7 +125,7 @@ export const sayAudioRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
   });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.post(
-    '/v1/avatar-session/:sessionId/say-audio',
+    sessionCallPath('say-audio'),
     {
       schema: {
         ...base,

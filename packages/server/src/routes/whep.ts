@@ -15,6 +15,7 @@ import { newId } from '../sessions/session-registry.js';
 import { oneHeader } from '../single-value.js';
 import { iceServerLinks, turnForSession } from '../turn/credentials.js';
 import { engineCall } from './engine-call.js';
+import { sessionCallPath } from './session-paths.js';
 
 const SDP_LIMIT = 64 * 1024;
 const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
@@ -35,7 +36,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   const resourceParams = Type.Object({ sessionId: Type.String(), viewerId: Type.String() });
 
   r.post(
-    '/v1/avatar-session/:sessionId/whep',
+    sessionCallPath('whep'),
     {
       config: { auth: 'token-or-viewer' },
       schema: {
@@ -81,7 +82,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   };
 
   r.patch(
-    '/v1/avatar-session/:sessionId/whep/:viewerId',
+    sessionCallPath('whep', '/:viewerId'),
     {
       config: { auth: 'none' },
       schema: {
@@ -106,7 +107,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   );
 
   r.delete(
-    '/v1/avatar-session/:sessionId/whep/:viewerId',
+    sessionCallPath('whep', '/:viewerId'),
     {
       config: { auth: 'none' },
       schema: { tags: ['whep'], summary: 'WHEP: end this viewer', params: resourceParams },

@@ -1,0 +1,92 @@
+/**
+ * The settings worked out from several variables, or checked beyond one variable's schema: URLs,
+ * the video size, CIDR lists, TURN and cluster mode. Each throws a ConfigError naming the variable.
+ */
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { DEFAULT_ICE_DENY } from '@mouthpiece/engine/host';
+import { ConfigError } from './env-reader.js';
+import type { EnvValues } from './spec.js';
+
+/** The public base URL (no trailing slash) and its host. */
+export function publicUrl(v: EnvValues): { url: string; host: string } {
+  const url = (v.MOUTHPIECE_PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, '');
+  try {
+    return { url, host: new URL(url).hostname };
+  } catch {
+    throw new ConfigError(`MOUTHPIECE_PUBLIC_URL must be an absolute URL, got "${url}"`);
+  }
+}
+
+/** MOUTHPIECE_VIDEO_SIZE (its schema checked the `WxH` form): even, at least 64x64. */
+export function videoSize(v: EnvValues): { width: number; height: number } {
+  const size = v.MOUTHPIECE_VIDEO_SIZE;
+  const [width, height] = size.split('x').map(Number) as [number, number];
+  if (width % 2 || height % 2 || width < 64 || height < 64)
+    throw new ConfigError(`MOUTHPIECE_VIDEO_SIZE must be even and at least 64x64, got "${size}"`);
+  return { width, height };
+}
+
+/** An absolute http(s) URL without trailing slashes. */
+export function httpUrl(name: string, raw: string): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(raw);
+  } catch {
+    u = undefined;
+  }
+  if (u?.protocol !== 'http:' && u?.protocol !== 'https:')
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+/** MOUTHPIECE_TURN=external needs a host and a secret; the relay range must not be upside down. */
+export function checkTurn(v: EnvValues): void {
+  if (v.MOUTHPIECE_TURN === 'external' && (!v.MOUTHPIECE_TURN_SECRET || !v.MOUTHPIECE_TURN_HOST))
+    throw new ConfigError('MOUTHPIECE_TURN=external needs MOUTHPIECE_TURN_HOST and MOUTHPIECE_TURN_SECRET');
+  if (v.MOUTHPIECE_TURN_MIN_PORT > v.MOUTHPIECE_TURN_MAX_PORT)
+    throw new ConfigError('MOUTHPIECE_TURN_MIN_PORT must not exceed MOUTHPIECE_TURN_MAX_PORT');
+}
+
+/** Cluster mode's settings, or undefined when MOUTHPIECE_REDIS_URL is unset (single node). */
+export function clusterSettings(
+  v: EnvValues,
+  publicUrl: string,
+): { redisUrl: string; nodeId: string; nodeUrl: string } | undefined {
+  const redisUrl = v.MOUTHPIECE_REDIS_URL;
+  if (!redisUrl) {
+    if (v.MOUTHPIECE_NODE_ID || v.MOUTHPIECE_NODE_URL)
+      throw new ConfigError(
+        'MOUTHPIECE_NODE_ID and MOUTHPIECE_NODE_URL need MOUTHPIECE_REDIS_URL (cluster mode)',
+      );
+    return undefined;
+  }
+  const nodeId = v.MOUTHPIECE_NODE_ID || `node-${randomBytes(4).toString('hex')}`;
+  const nodeUrl = (v.MOUTHPIECE_NODE_URL || publicUrl).replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(nodeUrl);
+  } catch {
+    throw new ConfigError(`MOUTHPIECE_NODE_URL must be an absolute URL, got "${nodeUrl}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ConfigError(`MOUTHPIECE_NODE_URL must be http or https, got "${nodeUrl}"`);
+  return { redisUrl, nodeId, nodeUrl };
+}
+
+/** MOUTHPIECE_ICE_DENY: a comma list of CIDR blocks (default: the engine's safe list; `none`: nothing). */
+export function iceDenyList(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [...DEFAULT_ICE_DENY];
+  if (raw.trim().toLowerCase() === 'none') return [];
+  return raw.split(',').map((part) => {
+    const cidr = part.trim();
+    const [net, bits] = cidr.split('/');
+    const family = isIP(net ?? '');
+    const max = family === 6 ? 128 : 32;
+    if (family === 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max)))
+      throw new ConfigError(
+        `MOUTHPIECE_ICE_DENY: "${cidr}" is not a CIDR block like 127.0.0.0/8 or fe80::/10`,
+      );
+    return bits === undefined ? `${net}/${max}` : cidr;
+  });
+}
