@@ -41,7 +41,7 @@ export function drawPreviews(packDirs: string[]): Promise<PreviewDrawing[]> {
     { packDirs },
     {
       name: 'preview drawing',
-      refused: (code, message) => new Error(`preview drawing refused (${code}): ${message}`),
+      refused: (_code, message) => new Error(`preview drawing refused: ${message}`), // it never refuses
     },
   );
 }
