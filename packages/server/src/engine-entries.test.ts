@@ -19,9 +19,9 @@ const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(SERVER_DIR, 'src');
 const PROBE = join(SERVER_DIR, 'dist', 'testing', 'module-probe.js');
 const CLI = join(SERVER_DIR, 'dist', 'cli.js');
-/** What must stay out of the server process: these packages' modules and native objects. */
+/** What must stay out of the server process: these packages' modules, native objects, workers. */
 const FORBIDDEN =
-  /node_modules\/(@napi-rs\/canvas|@roamhq\/wrtc|@vladmandic\/face-api|@tensorflow\/)|\/[^/]*(skia|wrtc)[^/]*\.node$/i;
+  /node_modules\/(@napi-rs\/canvas|@roamhq\/wrtc|@vladmandic\/face-api|@tensorflow\/)|\/[^/]*(skia|wrtc)[^/]*\.node$|face-detector/i;
 const ADMIN = 'admin-token-for-the-architecture-test';
 
 /** Every engine entry imported (statically or dynamically) by the server's non-test sources. */
@@ -40,7 +40,7 @@ interface Probed {
   output: string;
   /** Loaded modules and native objects the server must not load. */
   forbidden: string[];
-  loaded: { sharedObjects: string[]; commonJs: string[]; esm: string[] };
+  loaded: { sharedObjects: string[]; commonJs: string[]; workers: string[]; esm: string[] };
 }
 
 /** Runs node with the probe preloaded until it exits; `during` runs meanwhile (and may stop it). */
@@ -76,8 +76,15 @@ async function probed(
     .map((l) => JSON.parse(l) as ProbeLine);
   const report = parsed.find((l) => l.kind === 'report');
   const esm = parsed.flatMap((l) => (l.kind === 'esm' ? [l.url] : []));
-  const loaded = { sharedObjects: report?.sharedObjects ?? [], commonJs: report?.commonJs ?? [], esm };
-  const forbidden = [...loaded.sharedObjects, ...loaded.commonJs, ...esm].filter((f) => FORBIDDEN.test(f));
+  const loaded = {
+    sharedObjects: report?.sharedObjects ?? [],
+    commonJs: report?.commonJs ?? [],
+    workers: report?.workers ?? [],
+    esm,
+  };
+  const forbidden = Object.values(loaded)
+    .flat()
+    .filter((f) => FORBIDDEN.test(f));
   return { exitCode, output, forbidden: [...new Set(forbidden)], loaded };
 }
 
