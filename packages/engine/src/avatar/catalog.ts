@@ -38,6 +38,14 @@ export function loadAvatarPack(dir: string): AvatarPack {
   return { dir, manifest };
 }
 
+/** A photo or video pack's stored thumbnail (written by its import), if it has one. */
+export function storedPreviewFile(pack: AvatarPack): string | undefined {
+  const file = join(pack.dir, 'preview.png');
+  return (pack.manifest.render === 'photo' || pack.manifest.render === 'video') && existsSync(file)
+    ? file
+    : undefined;
+}
+
 /** Every valid pack in the given folders, and the errors of the invalid ones. */
 export function readAvatarPacks(dirs: readonly string[]): { packs: AvatarPack[]; errors: string[] } {
   const byId = new Map<string, AvatarPack>();

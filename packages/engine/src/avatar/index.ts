@@ -1,6 +1,7 @@
-// Entry point for managing avatar packs from the control plane (`@mouthpiece/engine/avatars`):
-// importing a portrait and drawing previews load native modules (canvas), so the server imports
-// this lazily, when an avatar is uploaded or a preview is first asked for.
+// Entry point for tools, tests and benchmarks that make avatar packs in their own process
+// (`@mouthpiece/engine/avatars`): it loads Skia (and face-api when a portrait is imported), so the
+// server and the CLI never import it; they reach the same work through `@mouthpiece/engine/host`
+// (avatar-jobs.ts: a child process per import or preview batch).
 export {
   importPhotoAvatar,
   PhotoImportError,

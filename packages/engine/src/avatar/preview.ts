@@ -1,20 +1,17 @@
 /**
  * A pack's thumbnail (PNG): a photo or video pack's stored preview, else the avatar drawn at rest.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { REST_MOTION, REST_MOUTH } from '../face-state.js';
 import { createAvatarRenderer } from '../render/avatar-renderer.js';
-import type { AvatarPack } from './catalog.js';
+import { storedPreviewFile, type AvatarPack } from './catalog.js';
 
 export const PREVIEW_PX = 256;
 
 export async function previewPng(pack: AvatarPack): Promise<Buffer> {
-  const stored = join(pack.dir, 'preview.png');
-  if ((pack.manifest.render === 'photo' || pack.manifest.render === 'video') && existsSync(stored))
-    return readFile(stored);
+  const stored = storedPreviewFile(pack);
+  if (stored) return readFile(stored);
   const size = PREVIEW_PX * 2;
   const r = createAvatarRenderer(pack.manifest, { width: size, height: size }, pack.dir);
   try {

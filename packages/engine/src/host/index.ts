@@ -1,5 +1,7 @@
 // Entry point the control plane imports: types, the engine process pool and the catalog.
-// Nothing reachable from here may load a native module (wrtc, canvas) into the server process.
+// Nothing reachable from here may load a native module (wrtc, canvas) or face-api into the server
+// process (packages/server/src/engine-entries.test.ts checks it): work that needs them runs in a
+// child process (child-job.ts).
 export * from './types.js';
 export { createEnginePool, engineMainPath, type EnginePoolOptions } from './pool.js';
 export { engineCatalog } from './catalog.js';
@@ -13,6 +15,15 @@ export {
   type VoiceEntry,
 } from '../speech/voice-book.js';
 export { runVideoImport, type VideoImportRun, type FromVideoImport } from './video-import-client.js';
+export { runPhotoImport, drawPreviews, type PreviewDrawing } from './avatar-jobs.js';
+export { createAvatarPreviews, type AvatarPreviews, type AvatarPreviewsOptions } from './avatar-previews.js';
+export {
+  PhotoImportError,
+  PHOTO_LIMITS,
+  type PhotoImportErrorCode,
+  type PhotoImportRequest,
+} from '../avatar/photo-import-errors.js';
+export { readAvatarPacks, BUILTIN_AVATARS_DIR, type AvatarPack } from '../avatar/catalog.js';
 export { VideoImportError, VIDEO_LIMITS, type VideoImportErrorCode } from '../video/import-errors.js';
 export { looksLikeVideo, fileLooksLikeVideo } from '../video/sniff.js';
 export type { ImportStage } from '../video/video-import.js';

@@ -1,33 +1,15 @@
 /**
  * The video import's own process (forked by host/video-import-client.ts): imports one clip and
- * ends. Progress, the answer and a refusal travel over IPC, so neither the server nor the CLI
- * loads face-api or Skia, and a crash costs only this import.
+ * ends. Progress, the answer and a refusal travel over IPC (host/child-job.ts), so neither the
+ * server nor the CLI loads face-api or Skia, and a crash costs only this import.
  */
-import { importVideoAvatar, type VideoImportRequest } from './video-import.js';
-import { VideoImportError } from './import-errors.js';
-import type { FromVideoImport } from '../host/video-import-client.js';
+import { importVideoAvatar } from './video-import.js';
+import { VideoImportError, type VideoImportErrorCode } from './import-errors.js';
+import { serveJob } from '../host/child-job.js';
+import type { VideoImportJob, VideoImportProgress, VideoImportRun } from '../host/video-import-client.js';
 
-const send = (m: FromVideoImport): Promise<void> =>
-  new Promise((resolve) => (process.connected ? process.send!(m, () => resolve()) : resolve()));
-
-process.once('message', (m: { request: VideoImportRequest; packsDir: string }) => {
-  importVideoAvatar(
-    m.request,
-    m.packsDir,
-    (stage, fraction) => void send({ kind: 'progress', stage, fraction }),
-  ).then(
-    async ({ manifest, stats }) => {
-      await send({ kind: 'done', manifest, stats });
-      process.exit(0);
-    },
-    async (err: unknown) => {
-      await send(
-        err instanceof VideoImportError
-          ? { kind: 'refused', code: err.code, message: err.message }
-          : { kind: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) },
-      );
-      process.exit(0);
-    },
-  );
-});
-process.on('disconnect', () => process.exit(1));
+serveJob<VideoImportJob, VideoImportRun, VideoImportProgress, VideoImportErrorCode>(
+  ({ request, packsDir }, progress) =>
+    importVideoAvatar(request, packsDir, (stage, fraction) => progress({ stage, fraction })),
+  (err) => (err instanceof VideoImportError ? { code: err.code, message: err.message } : undefined),
+);

@@ -4,7 +4,16 @@
  * at its next catalog read: its engine reads the pack folders at every session start.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { fileLooksLikeVideo, runVideoImport, VideoImportError, VIDEO_LIMITS } from '@mouthpiece/engine/host';
+import {
+  BUILTIN_AVATARS_DIR,
+  fileLooksLikeVideo,
+  PhotoImportError,
+  readAvatarPacks,
+  runPhotoImport,
+  runVideoImport,
+  VideoImportError,
+  VIDEO_LIMITS,
+} from '@mouthpiece/engine/host';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -63,9 +72,8 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
     values['data-dir'] ? { ...io.env, MOUTHPIECE_DATA_DIR: values['data-dir'] } : io.env,
   );
   const dir = uploadedAvatarsDir(config);
-  const avatars = await import('@mouthpiece/engine/avatars');
-  const dirs = [avatars.BUILTIN_AVATARS_DIR, ...(config.avatarsDir ? [config.avatarsDir] : []), dir];
-  const { packs } = avatars.readAvatarPacks(dirs.filter((d) => existsSync(d)));
+  const dirs = [BUILTIN_AVATARS_DIR, ...(config.avatarsDir ? [config.avatarsDir] : []), dir];
+  const { packs } = readAvatarPacks(dirs.filter((d) => existsSync(d)));
 
   if (sub === 'list') {
     const rows = packs.map((p) => ({
@@ -127,10 +135,11 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
   };
   if (video) return addVideo(file, req, dir, io, done);
   try {
-    const m = await avatars.importPhotoAvatar({ ...req, image: readFileSync(file) }, dir);
+    // in a child process, as a video import (decoding and face detection load Skia and face-api)
+    const m = await runPhotoImport({ ...req, image: readFileSync(file) }, dir);
     return done(m, 'photo');
   } catch (err) {
-    if (err instanceof avatars.PhotoImportError) {
+    if (err instanceof PhotoImportError) {
       io.stderr(`mouthpiece: ${err.message}\n`);
       return 3;
     }

@@ -15,6 +15,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   fileLooksLikeVideo,
   looksLikeVideo,
+  PhotoImportError,
+  runPhotoImport,
   runVideoImport,
   VideoImportError,
   type VideoImportErrorCode,
@@ -89,16 +91,16 @@ export const adminAvatarRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (
         'INVALID_IMAGE',
         'The field "image" holds a video; send a clip in the field "video"',
       );
-    const avatars = await import('@mouthpiece/engine/avatars');
-    const manifest = await queued(() =>
-      avatars.importPhotoAvatar({ id, name, description, image }, dir),
-    ).catch((err: unknown) => {
-      if (err instanceof avatars.PhotoImportError) {
-        const field = err.code === 'invalid_manifest' ? 'Invalid field: ' : '';
-        throw new ApiError(ImportStatus[err.code], `${field}${err.message}`);
-      }
-      throw err;
-    });
+    // in a child process (decoding and face detection load Skia and face-api)
+    const manifest = await queued(() => runPhotoImport({ id, name, description, image }, dir)).catch(
+      (err: unknown) => {
+        if (err instanceof PhotoImportError) {
+          const field = err.code === 'invalid_manifest' ? 'Invalid field: ' : '';
+          throw new ApiError(ImportStatus[err.code], `${field}${err.message}`);
+        }
+        throw err;
+      },
+    );
     return manifest;
   };
 
