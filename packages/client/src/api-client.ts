@@ -17,6 +17,10 @@ export interface RequestOptions {
   form?: FormData;
   kind: RetryKind;
   keepalive?: boolean;
+  /** Abandon an attempt that has no answer after this long (a network that drops packets hangs). */
+  timeoutMs?: number;
+  /** At most this many attempts (default: the retry config's maxAttempts). */
+  maxAttempts?: number;
 }
 
 export class ApiClient {
@@ -52,29 +56,39 @@ export class ApiClient {
     if (o.auth && 'bearer' in o.auth) headers['Authorization'] = `Bearer ${o.auth.bearer}`;
     if (o.auth && 'ks' in o.auth) headers['Authorization'] = `KS ${o.auth.ks}`;
     if (o.json !== undefined) headers['Content-Type'] = 'application/json';
+    const maxAttempts = o.maxAttempts ?? this.#retry.maxAttempts;
     for (let attempt = 1; ; attempt++) {
       let failure: AttemptFailure;
+      const abort = new AbortController();
+      const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => abort.abort(), o.timeoutMs);
       try {
         const res = await fetch(`${this.#base}${path}`, {
           method: 'POST',
           headers,
           body: o.form ?? (o.json !== undefined ? JSON.stringify(o.json) : undefined),
+          signal: abort.signal,
           ...(o.keepalive ? { keepalive: true } : {}),
         });
         if (res.ok) return (await res.json()) as T;
-        const body = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
-        const err = errorForStatus(res.status, body.error ?? `HTTP ${res.status}`, body.code);
+        const body = (await res.json().catch(() => ({}))) as {
+          error?: string;
+          code?: string;
+          reason?: string;
+        };
+        const err = errorForStatus(res.status, body.error ?? `HTTP ${res.status}`, body.code, body.reason);
         failure = { status: res.status, retryAfterSec: parseRetryAfter(res.headers.get('Retry-After')) };
-        if (attempt >= this.#retry.maxAttempts || !shouldRetry(o.kind, failure)) throw err;
+        if (attempt >= maxAttempts || !shouldRetry(o.kind, failure)) throw err;
       } catch (err) {
         if (err instanceof MouthpieceError) throw err;
         failure = { network: true };
-        if (attempt >= this.#retry.maxAttempts) {
+        if (attempt >= maxAttempts) {
           throw new MouthpieceError(
             ClientErrorCode.API_REQUEST_FAILED,
             `Request failed: ${err instanceof Error ? err.message : String(err)}`,
           );
         }
+      } finally {
+        clearTimeout(timer);
       }
       const wait = backoffMs(this.#retry, attempt, failure);
       this.#log.warn(

@@ -22,6 +22,8 @@ import { CONNECTION_TRANSITIONS, SESSION_TRANSITIONS, StateMachine } from './sta
 import { iceServersFor } from './turn.js';
 import { WhepTransport } from './whep-transport.js';
 import { SessionLifetime } from './session-lifetime.js';
+import { Reconnector } from './reconnector.js';
+import { endWhenReachable, GAVE_UP_ERROR, idleDeadline, RECONNECT_CONNECT_WAIT_MS } from './outage.js';
 import { SpeakingTracker } from './speaking-tracker.js';
 import { playWithFallback, styleVideo } from './video-element.js';
 import {
@@ -52,6 +54,7 @@ export class AvatarSession {
   #lifetime: SessionLifetime | undefined;
   #connectTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #speaking: SpeakingTracker;
+  readonly #reconnector: Reconnector;
 
   constructor(config: AvatarSessionConfig) {
     if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl)) {
@@ -77,6 +80,13 @@ export class AvatarSession {
     this.#speaking = new SpeakingTracker({
       start: (e) => this.#events.emit('speakingStart', e),
       end: (e) => this.#events.emit('speakingEnd', e),
+    });
+    this.#reconnector = new Reconnector({
+      attempt: () => this.#attempt(),
+      deadline: () => idleDeadline(this.#lifetime?.aliveAt, this.#init?.idleTimeoutMs),
+      attempting: (attempt) => this.#events.emit('reconnecting', { attempt }),
+      gone: (err) => this.#ended(err.message, err),
+      gaveUp: () => this.#gaveUp(),
     });
   }
 
@@ -181,6 +191,7 @@ export class AvatarSession {
       json: {},
       kind: 'safe',
     });
+    this.#speaking.interruptAll(); // the server stopped them; its speakingEnd may be lost in an outage
   }
 
   async endSession(): Promise<void> {
@@ -239,7 +250,10 @@ export class AvatarSession {
     });
     lifetime.on('ended', ({ error }) => this.#ended(error.message, error));
     lifetime.on('error', (e) => this.#events.emit('error', e));
+    lifetime.on('alive', () => this.#reconnector.nudge()); // the server is reachable again
+    lifetime.on('online', () => this.#reconnector.nudge());
     lifetime.on('pageHide', () => {
+      this.#reconnector.stop();
       this.#speaking.interruptAll();
       void this.#transport?.close({ keepalive: true });
     });
@@ -248,59 +262,65 @@ export class AvatarSession {
     if (videoContainerId) this.attachVideo(videoContainerId);
   }
 
-  /** Opens a new WHEP transport and listens to it; the previous one, if any, is already closed. */
+  /** The first connection: CONNECTING, and FAILED if it is not connected within 30 s. */
   async #connect(): Promise<void> {
-    const init = this.#init!;
     this.#connection.transition(ConnectionState.CONNECTING);
     clearTimeout(this.#connectTimer);
     this.#connectTimer = setTimeout(
       () => this.#connectionFailed('WebRTC connection timed out (30 s)'),
       RTC_CONNECTION_TIMEOUT_MS,
     );
-    let transport: WhepTransport;
     try {
-      transport = await WhepTransport.open({
-        whepUrl: init.whepUrl,
-        iceServers: iceServersFor(init.turn, init.iceServers),
-        iceTransportPolicy: this.#config.iceTransportPolicy ?? 'all',
-        speakingDetection: this.#config.speakingDetection ?? 'auto',
-        video: () => this.#video,
-        log: this.#log,
-      });
+      await this.#open();
     } catch (err) {
       clearTimeout(this.#connectTimer);
       this.#connection.transition(ConnectionState.FAILED);
       throw err;
     }
-    if (this.#connection.state === ConnectionState.CLOSED) {
-      void transport.close(); // the session was torn down while this one was opening
-      return;
+  }
+
+  /** Opens a new WHEP transport and listens to it; the previous one, if any, is already closed. */
+  async #open(): Promise<WhepTransport | undefined> {
+    const init = this.#init!;
+    const transport = await WhepTransport.open({
+      whepUrl: init.whepUrl,
+      iceServers: iceServersFor(init.turn, init.iceServers),
+      iceTransportPolicy: this.#config.iceTransportPolicy ?? 'all',
+      speakingDetection: this.#config.speakingDetection ?? 'auto',
+      video: () => this.#video,
+      log: this.#log,
+    });
+    if (this.#connection.state === ConnectionState.CLOSED || this.#connection.state === ConnectionState.FAILED) {
+      void transport.close(); // the session was torn down (or given up) while this one was opening
+      return undefined;
     }
     this.#transport = transport;
     if (this.#video) this.#video.srcObject = transport.stream;
     transport.on('message', (m) => this.#onMessage(m));
     transport.on('peerState', ({ state }) => this.#onPeerState(state));
     transport.on('stall', () => {
-      this.#log.warn('video stalled; asking the server whether the session lives');
+      this.#log.warn('video stalled; reconnecting, and asking the server whether the session lives');
       void this.#lifetime?.probe();
+      this.#lost();
     });
     transport.on('firstFrame', (size) => this.#events.emit('videoReady', size));
     // speech heard in the audio, without the events channel: turnId ''
     transport.on('audioSpeaking', ({ speaking }) =>
       speaking ? this.#speaking.start('') : this.#speaking.end('', false),
     );
+    return transport;
   }
 
   #onPeerState(state: RTCPeerConnectionState): void {
     switch (state) {
       case 'connected':
         clearTimeout(this.#connectTimer);
-        this.#connection.transition(ConnectionState.CONNECTED);
+        if (this.#connection.can(ConnectionState.CONNECTED))
+          this.#connection.transition(ConnectionState.CONNECTED);
         break;
       case 'disconnected':
       case 'failed':
-        this.#speaking.interruptAll(); // nothing more of that speech will arrive
-        if (this.#session.state === SessionState.READY) void this.#reconnect();
+        this.#lost();
         break;
       case 'new':
       case 'connecting':
@@ -309,18 +329,52 @@ export class AvatarSession {
     }
   }
 
-  /** Reconnecting is closing the old transport (its late events go nowhere) and opening a new one. */
-  async #reconnect(): Promise<void> {
+  /**
+   * The connection was lost (ICE, or no video for 1.5 s): close it, show CONNECTING, and reconnect
+   * while the session can live. Open turns stay open: the server plays on, and the next viewer's
+   * `hello` says what it plays (no invented interrupt).
+   */
+  #lost(): void {
+    if (this.#session.state !== SessionState.READY || this.#reconnector.active) return;
     this.#log.warn('connection lost; reconnecting');
+    clearTimeout(this.#connectTimer);
+    this.#speaking.end('', false); // speech heard in the audio: none arrives now
     void this.#transport?.close();
     this.#transport = undefined;
+    this.#connection.transition(ConnectionState.CONNECTING);
+    this.#reconnector.start();
+  }
+
+  /** One reconnect attempt: a new transport, connected within a bound (else closed and retried). */
+  async #attempt(): Promise<void> {
+    void this.#transport?.close();
+    this.#transport = undefined;
+    const transport = await this.#open();
+    if (!transport) return;
     try {
-      await this.#connect();
+      await transport.whenConnected(RECONNECT_CONNECT_WAIT_MS);
     } catch (err) {
-      if (err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND)
-        this.#ended(err.message, err);
-      else this.#connectionFailed(err instanceof Error ? err.message : String(err));
+      void transport.close();
+      if (this.#transport === transport) this.#transport = undefined;
+      throw err;
     }
+  }
+
+  /** The session must have timed out on the server: stop here, no keep-alives, end it when reachable. */
+  #gaveUp(): void {
+    this.#log.error('gave up reconnecting: the session must have timed out');
+    const id = this.#sessionId;
+    const token = this.#token;
+    void this.#teardown({ sessionGone: true }); // no keep-alives from here
+    if (this.#connection.can(ConnectionState.FAILED)) this.#connection.transition(ConnectionState.FAILED);
+    if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
+    this.#events.emit('error', GAVE_UP_ERROR);
+    if (id && token && this.#config.endOnPageHide !== false)
+      endWhenReachable(this.#api, id, token, (err) => {
+        if (this.#session.state !== SessionState.ERROR) return; // a new session began meanwhile
+        this.#session.transition(SessionState.ENDED);
+        if (err) this.#events.emit('error', err.toJSON());
+      });
   }
 
   #connectionFailed(message: string): void {
@@ -332,6 +386,10 @@ export class AvatarSession {
   #onMessage(m: ServerMessage): void {
     // with speakingDetection 'audio', speaking comes from the audio; only the end is read here
     if (this.#config.speakingDetection === 'audio' && m.type !== 'sessionEnded') return;
+    if (m.type === 'hello') {
+      const resumed = this.#speaking.reconcile(m.speaking);
+      if (resumed !== undefined) this.#events.emit('speakingResumed', { turnId: resumed });
+    }
     dispatchServerMessage(m, this.#events, this.#speaking, {
       ended: (reason) => this.#ended(`The session ended (${reason})`),
       replaced: () => this.#replaced(),
@@ -354,6 +412,7 @@ export class AvatarSession {
 
   /** Stops everything of the session here; resolves once the viewer's DELETE is answered. */
   #teardown(o: { sessionGone?: boolean } = {}): Promise<void> {
+    this.#reconnector.stop();
     this.#speaking.interruptAll();
     this.#lifetime?.stop();
     this.#lifetime = undefined;

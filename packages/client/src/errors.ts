@@ -17,9 +17,18 @@ export class MouthpieceError extends Error {
   }
 }
 
-/** 401/403 → UNAUTHORIZED, 404/410 → SESSION_NOT_FOUND, anything else → API_REQUEST_FAILED. */
-export function errorForStatus(status: number, message: string, serverCode?: string): MouthpieceError {
-  const details = { status, ...(serverCode ? { code: serverCode } : {}) };
+/**
+ * 401/403 → UNAUTHORIZED, 404/410 → SESSION_NOT_FOUND, anything else → API_REQUEST_FAILED; a
+ * 410's `reason` (why the session ended) goes into `details` and the message.
+ */
+export function errorForStatus(
+  status: number,
+  message: string,
+  serverCode?: string,
+  reason?: string,
+): MouthpieceError {
+  const details = { status, ...(serverCode ? { code: serverCode } : {}), ...(reason ? { reason } : {}) };
+  if (reason) message = `${message} (${reason})`;
   if (status === 401 || status === 403)
     return new MouthpieceError(ClientErrorCode.UNAUTHORIZED, message, details);
   if (status === 404 || status === 410)

@@ -1,7 +1,10 @@
 /**
  * What keeps a session alive while a page shows it, and what ends it when the page goes away:
- * keep-alives every min(10 s, idleTimeoutMs / 3), and on `pagehide` a fire-and-forget end
- * (unless the page opted out with `endOnPageHide: false`).
+ * keep-alives every min(10 s, idleTimeoutMs / 4); a failed one retried after a second (not after
+ * the full interval) and each abandoned after a bound (a network dropping packets hangs); one at
+ * once on the browser's `online` event; on `pagehide` a fire-and-forget end (unless the page
+ * opted out with `endOnPageHide: false`). `stop()` ends all of it: a session the SDK gave up on
+ * gets no more keep-alives.
  */
 import {
   ClientErrorCode,
@@ -12,29 +15,50 @@ import {
 import type { ApiClient } from './api-client.js';
 import { MouthpieceError } from './errors.js';
 import type { Logger } from './logger.js';
+import { browserTimers, type Timers } from './reconnector.js';
 
 /**
- * How often to send keep-alives: every 10 s, or a third of the server's idle timeout when that is
- * shorter (a server with a 3 s timeout needs one a second), never more often than every 250 ms.
+ * How often to send keep-alives: every 10 s, or a quarter of the server's idle timeout when that
+ * is shorter (7.5 s for the default 30 s, so a 20 s outage leaves 2.5 s to spare; a server with a
+ * 4 s timeout gets one a second), never more often than every 250 ms.
  */
 export function keepAliveIntervalMs(idleTimeoutMs: number | undefined): number {
   if (typeof idleTimeoutMs !== 'number' || !(idleTimeoutMs > 0)) return KEEP_ALIVE_INTERVAL_MS;
-  return Math.max(250, Math.min(KEEP_ALIVE_INTERVAL_MS, Math.floor(idleTimeoutMs / 3)));
+  return Math.max(250, Math.min(KEEP_ALIVE_INTERVAL_MS, Math.floor(idleTimeoutMs / 4)));
 }
+
+/** After a failed keep-alive, the next one goes this soon (or at the interval, if shorter). */
+export const KEEP_ALIVE_RETRY_MS = 1000;
+/** A keep-alive with no answer after this long (or the interval, if longer) is abandoned. */
+export const KEEP_ALIVE_TIMEOUT_MS = 4000;
 
 /** What a lifetime reports, by event name (a closed map). */
 export interface SessionLifetimeEvents {
   /** The server answered 404/410: the session is over. */
   ended: { error: MouthpieceError };
-  /** A keep-alive failed otherwise (the next one may succeed). */
+  /** The first keep-alive that failed otherwise after one that succeeded (the next may succeed). */
   error: { code: ClientErrorCode; message: string; details?: unknown };
+  /** The server answered a keep-alive: the session lives and the server is reachable. */
+  alive: Record<string, never>;
+  /** The browser says the network is back (`online`). */
+  online: Record<string, never>;
   /** The page is going away (told before the end is sent). */
   pageHide: Record<string, never>;
 }
 
 export class SessionLifetime {
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #timer: unknown;
+  #stopped = false;
+  #inFlight = false;
+  #failing = false;
+  #aliveAt: number;
+  readonly #intervalMs: number;
+  readonly #timers: Timers;
   readonly #onPageHide = (): void => this.#pageHide();
+  readonly #onOnline = (): void => {
+    this.#events.emit('online', {});
+    void this.probe();
+  };
   readonly #events: TypedEmitter<SessionLifetimeEvents>;
 
   constructor(
@@ -45,13 +69,18 @@ export class SessionLifetime {
       idleTimeoutMs: number | undefined;
       endOnPageHide: boolean;
       log: Logger;
+      timers?: Timers;
     },
   ) {
+    this.#timers = o.timers ?? browserTimers;
+    this.#aliveAt = this.#timers.now();
+    this.#intervalMs = keepAliveIntervalMs(o.idleTimeoutMs);
     this.#events = new TypedEmitter<SessionLifetimeEvents>((err, event) =>
       o.log.error(`a lifetime "${String(event)}" listener threw`, err),
     );
-    this.#timer = setInterval(() => void this.#keepAlive(), keepAliveIntervalMs(o.idleTimeoutMs));
+    this.#schedule(this.#intervalMs);
     window.addEventListener('pagehide', this.#onPageHide);
+    window.addEventListener('online', this.#onOnline);
   }
 
   on<K extends keyof SessionLifetimeEvents>(
@@ -61,37 +90,66 @@ export class SessionLifetime {
     return this.#events.on(event, listener);
   }
 
+  /** When the server last answered a keep-alive (Timers.now), or when this lifetime began. */
+  get aliveAt(): number {
+    return this.#aliveAt;
+  }
+
   stop(): void {
-    clearInterval(this.#timer);
+    this.#stopped = true;
+    this.#timers.clear(this.#timer);
     this.#timer = undefined;
     window.removeEventListener('pagehide', this.#onPageHide);
+    window.removeEventListener('online', this.#onOnline);
     this.#events.removeAllListeners();
   }
 
-  /** A keep-alive now (the video stalled): a session that ended is reported at once. */
-  probe(): Promise<void> {
-    return this.#keepAlive();
+  /** A keep-alive now (the video stalled, the network is back); none while one is under way. */
+  async probe(): Promise<void> {
+    if (this.#stopped || this.#inFlight) return;
+    this.#timers.clear(this.#timer);
+    await this.#keepAlive();
+  }
+
+  #schedule(ms: number): void {
+    if (!this.#stopped) this.#timer = this.#timers.set(() => void this.#keepAlive(), ms);
   }
 
   async #keepAlive(): Promise<void> {
+    this.#inFlight = true;
+    let next = this.#intervalMs;
     try {
       await this.o.api.post(`/v1/avatar-session/${this.o.sessionId}/keep-alive`, {
         auth: { bearer: this.o.token },
         json: {},
         kind: 'safe',
+        maxAttempts: 1,
+        timeoutMs: Math.max(KEEP_ALIVE_TIMEOUT_MS, this.#intervalMs),
       });
+      if (this.#stopped) return;
+      this.#aliveAt = this.#timers.now();
+      this.#failing = false;
+      this.#events.emit('alive', {});
     } catch (err) {
-      if (this.#timer === undefined) return; // stopped meanwhile
-      if (err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND)
+      if (this.#stopped) return;
+      if (err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND) {
         this.#events.emit('ended', { error: err });
-      else
+        return;
+      }
+      next = Math.min(KEEP_ALIVE_RETRY_MS, this.#intervalMs);
+      if (!this.#failing)
         this.#events.emit(
           'error',
           err instanceof MouthpieceError
             ? err.toJSON()
             : { code: ClientErrorCode.API_REQUEST_FAILED, message: String(err) },
         );
+      this.#failing = true;
+    } finally {
+      this.#inFlight = false;
     }
+    this.#timers.clear(this.#timer);
+    this.#schedule(next);
   }
 
   #pageHide(): void {

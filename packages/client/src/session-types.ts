@@ -41,6 +41,10 @@ export interface AvatarSessionEvents {
   error: { code: ClientErrorCode; message: string; details?: unknown };
   speakingStart: { turnId: string };
   speakingEnd: { turnId: string; interrupted: boolean };
+  /** After a reconnect, the audio of a turn that was speaking when the connection was lost resumes mid-turn. */
+  speakingResumed: { turnId: string };
+  /** The connection was lost and the SDK is trying again (attempt counts from 1 since the loss). */
+  reconnecting: { attempt: number };
   word: { turnId: string; text: string; startMs: number; endMs: number };
   videoReady: { width: number; height: number };
   autoplayBlocked: Record<string, never>;

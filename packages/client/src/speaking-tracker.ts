@@ -32,6 +32,20 @@ export class SpeakingTracker {
     this.#emit.end({ turnId, interrupted });
   }
 
+  /**
+   * A reconnected viewer learnt which turn the server is playing (`hello.speaking`): open turns
+   * that finished while the page was away end (`interrupted: false`: the page cannot tell whether
+   * one was cut short); a turn that started meanwhile starts. Returns the turn that was open
+   * before and still plays (its audio resumes mid-turn), if any.
+   */
+  reconcile(playing: string | undefined): string | undefined {
+    for (const turnId of [...this.#open]) if (turnId !== playing && turnId !== '') this.end(turnId, false);
+    if (playing === undefined) return undefined;
+    if (this.#open.has(playing)) return playing;
+    this.start(playing);
+    return undefined;
+  }
+
   /** Ends every open turn as interrupted. */
   interruptAll(): void {
     for (const turnId of [...this.#open]) this.end(turnId, true);

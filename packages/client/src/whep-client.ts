@@ -65,12 +65,18 @@ export interface WhepAnswer {
   trickle: boolean;
 }
 
-/** POSTs the offer; anything but 201 throws WhepOfferRejected. */
-export async function postOffer(io: WhepIo, whepUrl: string, offerSdp: string): Promise<WhepAnswer> {
+/** POSTs the offer; anything but 201 throws WhepOfferRejected. `signal` abandons it. */
+export async function postOffer(
+  io: WhepIo,
+  whepUrl: string,
+  offerSdp: string,
+  signal?: AbortSignal,
+): Promise<WhepAnswer> {
   const res = await io.fetch(whepUrl, {
     method: 'POST',
     headers: { 'Content-Type': 'application/sdp' },
     body: offerSdp,
+    ...(signal ? { signal } : {}),
   });
   if (res.status !== 201) throw new WhepOfferRejected(res.status);
   return {

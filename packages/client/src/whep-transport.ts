@@ -7,6 +7,7 @@
  * is "close the old transport, open a new one", with nothing to compare.
  */
 import {
+  ClientErrorCode,
   DATA_CHANNEL_LABEL,
   TypedEmitter,
   parseServerMessage,
@@ -14,6 +15,7 @@ import {
   type EventCallbacks,
   type ServerMessage,
 } from '@mouthpiece/protocol';
+import { MouthpieceError } from './errors.js';
 import type { Logger } from './logger.js';
 import { MediaWatchdog } from './media-watchdog.js';
 import { SpeechFallback } from './speech-detector.js';
@@ -50,6 +52,18 @@ export interface WhepTransportOptions {
   /** The page's video element, when one is attached (the first frame is seen there). */
   video: () => HTMLVideoElement | undefined;
   log: Logger;
+  /** Give up an offer (gathering and the POST) that has no answer after this long. */
+  openTimeoutMs?: number;
+}
+
+/** How long an offer (gathering, then the POST) may take before it is abandoned. */
+export const WHEP_OPEN_TIMEOUT_MS = 8000;
+
+/** The error of an offer or a connection abandoned after its bound (`details.code`). */
+export function timedOut(what: string, ms: number): MouthpieceError {
+  return new MouthpieceError(ClientErrorCode.RTC_CONNECTION_FAILED, `${what} timed out (${ms} ms)`, {
+    code: 'TIMEOUT',
+  });
 }
 
 /** Where ICE candidates go: in the offer, held until the answer, trickled by PATCH, or nowhere. */
@@ -76,12 +90,21 @@ export class WhepTransport {
    */
   static async open(o: WhepTransportOptions, io: WhepIo = browserWhepIo): Promise<WhepTransport> {
     const t = new WhepTransport(o, io);
+    const bound = o.openTimeoutMs ?? WHEP_OPEN_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await t.#negotiate(o.whepUrl);
+      await Promise.race([
+        t.#negotiate(o.whepUrl),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(timedOut('The WHEP offer', bound)), bound);
+        }),
+      ]);
     } catch (err) {
+      clearTimeout(timer);
       void t.close({ sessionGone: true });
       throw whepFailure(err);
     }
+    clearTimeout(timer);
     t.#watch(o);
     return t;
   }
@@ -122,6 +145,31 @@ export class WhepTransport {
 
   get closed(): boolean {
     return this.#closed !== undefined;
+  }
+
+  /**
+   * Resolves when the peer connection is `connected` (at once if it is); rejects when it fails
+   * or closes, or after `timeoutMs`. The transport stays open either way: its owner closes it.
+   */
+  whenConnected(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.#pc.connectionState === 'connected') return resolve();
+      const timer = setTimeout(() => {
+        off();
+        reject(timedOut('The WebRTC connection', timeoutMs));
+      }, timeoutMs);
+      const off = this.on('peerState', ({ state }) => {
+        if (state !== 'connected' && state !== 'failed' && state !== 'closed') return;
+        clearTimeout(timer);
+        off();
+        if (state === 'connected') resolve();
+        else reject(new MouthpieceError(ClientErrorCode.RTC_CONNECTION_FAILED, `WebRTC connection ${state}`));
+      });
+      if (this.#closed) {
+        clearTimeout(timer);
+        reject(new MouthpieceError(ClientErrorCode.RTC_CONNECTION_FAILED, 'The connection was closed'));
+      }
+    });
   }
 
   on<K extends keyof WhepTransportEvents>(
@@ -166,7 +214,7 @@ export class WhepTransport {
     await pc.setLocalDescription(await pc.createOffer());
     await gathered(pc, this.#handlers.signal);
     this.#ice = 'held';
-    const answer = await postOffer(this.#io, whepUrl, pc.localDescription!.sdp);
+    const answer = await postOffer(this.#io, whepUrl, pc.localDescription!.sdp, this.#handlers.signal);
     this.#resource = answer.resource;
     await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
     this.#ice = answer.trickle ? 'trickle' : 'dropped';

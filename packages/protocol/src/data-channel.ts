@@ -7,7 +7,8 @@ export const DATA_CHANNEL_LABEL = 'events';
 export const DATA_CHANNEL_PROTOCOL = 1;
 
 export type ServerMessage =
-  | { type: 'hello'; sessionId: string; protocol: number }
+  /** `speaking`: the turn playing when this viewer's channel opened (a viewer that reconnects mid-turn). */
+  | { type: 'hello'; sessionId: string; protocol: number; speaking?: string }
   | { type: 'speakingStart'; turnId: string }
   | { type: 'speakingEnd'; turnId: string; interrupted: boolean }
   | { type: 'word'; turnId: string; text: string; startMs: number; endMs: number }
@@ -26,7 +27,12 @@ export function parseServerMessage(raw: unknown): ServerMessage | undefined {
   switch (m['type']) {
     case 'hello':
       return typeof m['sessionId'] === 'string' && typeof m['protocol'] === 'number'
-        ? { type: 'hello', sessionId: m['sessionId'], protocol: m['protocol'] }
+        ? {
+            type: 'hello',
+            sessionId: m['sessionId'],
+            protocol: m['protocol'],
+            ...(typeof m['speaking'] === 'string' ? { speaking: m['speaking'] } : {}),
+          }
         : undefined;
     case 'speakingStart':
       return typeof m['turnId'] === 'string' ? { type: 'speakingStart', turnId: m['turnId'] } : undefined;

@@ -108,7 +108,14 @@ export function fakeFetch(
       headers,
     };
     calls.push(call);
-    return Promise.resolve(route(call)).then((r) => {
+    const aborted = new Promise<never>((_, reject) => {
+      const signal = init.signal;
+      if (!signal) return;
+      const fail = (): void => reject(new DOMException('The operation was aborted', 'AbortError'));
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    return Promise.race([Promise.resolve(route(call)), aborted]).then((r) => {
       const h = new Map(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
       return {
         ok: r.status >= 200 && r.status < 300,

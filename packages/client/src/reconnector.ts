@@ -1,0 +1,127 @@
+/**
+ * Reconnecting while the session can live. After a lost connection the owner calls `start()`:
+ * an attempt (a new WHEP offer, then ICE) at once, then again with exponential back-off and
+ * equal jitter (0.5 s doubling to 4 s), and at once when `nudge()`d (the browser's `online`
+ * event, a keep-alive the server answered). It stops when an attempt connects, when the server
+ * says the session is gone (404/410: `gone`), or when the session must have timed out on the
+ * server (`deadline()` passed with no attempt through: `gaveUp`). Time comes from `Timers`, so
+ * the whole loop runs in a unit test on a manual clock.
+ */
+import { ClientErrorCode } from '@mouthpiece/protocol';
+import { MouthpieceError } from './errors.js';
+import { backoffMs, type RetryConfig } from './retry.js';
+
+/** The clock and timers a reconnector runs on: the browser's, or a test's manual ones. */
+export interface Timers {
+  now(): number;
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+export const browserTimers: Timers = {
+  now: () => performance.now(),
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+/** The back-off between attempts (retry n waits within [ceiling/2, ceiling]). */
+export const RECONNECT_BACKOFF: RetryConfig = {
+  maxAttempts: Infinity,
+  initialDelayMs: 500,
+  maxDelayMs: 4000,
+  backoffMultiplier: 2,
+};
+
+export interface ReconnectorOptions {
+  /** One attempt: resolves once media can flow again; rejects (a MouthpieceError) otherwise. */
+  attempt(n: number): Promise<void>;
+  /** The time (Timers.now) after which the server must have ended the session. */
+  deadline(): number;
+  /** An attempt is about to start (n counts from 1 since the loss). */
+  attempting(n: number): void;
+  /** The server answered 404/410: the session is over. */
+  gone(err: MouthpieceError): void;
+  /** The deadline passed with no attempt through: the session must have timed out. */
+  gaveUp(): void;
+  timers?: Timers;
+  random?: () => number;
+}
+
+export class Reconnector {
+  readonly #o: ReconnectorOptions;
+  readonly #timers: Timers;
+  #active = false;
+  #inFlight = false;
+  #nudged = false;
+  #attempts = 0;
+  #timer: unknown;
+
+  constructor(o: ReconnectorOptions) {
+    this.#o = o;
+    this.#timers = o.timers ?? browserTimers;
+  }
+
+  /** Reconnecting now (between a loss and a connection, a 404/410 or giving up). */
+  get active(): boolean {
+    return this.#active;
+  }
+
+  /** The connection was lost: start trying (a no-op while already trying). */
+  start(): void {
+    if (this.#active) return;
+    this.#active = true;
+    this.#attempts = 0;
+    this.#schedule(0);
+  }
+
+  /** Try now instead of at the next back-off (the network is probably back). */
+  nudge(): void {
+    if (!this.#active) return;
+    if (this.#inFlight) {
+      this.#nudged = true; // the attempt under way may be the one that predates the network's return
+      return;
+    }
+    this.#timers.clear(this.#timer);
+    this.#schedule(0);
+  }
+
+  stop(): void {
+    this.#active = false;
+    this.#timers.clear(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #schedule(ms: number): void {
+    this.#timer = this.#timers.set(() => void this.#run(), ms);
+  }
+
+  async #run(): Promise<void> {
+    if (!this.#active) return;
+    if (this.#timers.now() >= this.#o.deadline()) {
+      this.stop();
+      this.#o.gaveUp();
+      return;
+    }
+    const n = ++this.#attempts;
+    this.#inFlight = true;
+    this.#nudged = false;
+    this.#o.attempting(n);
+    try {
+      await this.#o.attempt(n);
+      this.#inFlight = false;
+      if (this.#active) this.stop();
+      return;
+    } catch (err) {
+      this.#inFlight = false;
+      if (!this.#active) return;
+      if (err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND) {
+        this.stop();
+        this.#o.gone(err);
+        return;
+      }
+    }
+    const wait = this.#nudged ? 0 : backoffMs(RECONNECT_BACKOFF, n, {}, this.#o.random);
+    const left = Math.max(0, this.#o.deadline() - this.#timers.now());
+    this.#schedule(Math.min(wait, left));
+  }
+}
