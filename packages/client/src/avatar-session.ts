@@ -299,8 +299,7 @@ export class AvatarSession {
     transport.on('message', (m) => this.#onMessage(m));
     transport.on('peerState', ({ state }) => this.#onPeerState(state));
     transport.on('stall', () => {
-      this.#log.warn('video stalled; reconnecting, and asking the server whether the session lives');
-      void this.#lifetime?.probe();
+      this.#log.warn('video stalled; reconnecting');
       this.#lost();
     });
     transport.on('firstFrame', (size) => this.#events.emit('videoReady', size));
@@ -338,6 +337,7 @@ export class AvatarSession {
     if (this.#session.state !== SessionState.READY || this.#reconnector.active) return;
     this.#log.warn('connection lost; reconnecting');
     clearTimeout(this.#connectTimer);
+    void this.#lifetime?.probe(); // is the session alive, and the server reachable?
     this.#speaking.end('', false); // speech heard in the audio: none arrives now
     void this.#transport?.close();
     this.#transport = undefined;
@@ -365,14 +365,14 @@ export class AvatarSession {
     this.#log.error('gave up reconnecting: the session must have timed out');
     const id = this.#sessionId;
     const token = this.#token;
-    void this.#teardown({ sessionGone: true }); // no keep-alives from here
-    if (this.#connection.can(ConnectionState.FAILED)) this.#connection.transition(ConnectionState.FAILED);
+    void this.#teardown({ sessionGone: true, connection: ConnectionState.FAILED }); // no keep-alives from here
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
     this.#events.emit('error', GAVE_UP_ERROR);
     if (id && token && this.#config.endOnPageHide !== false)
       endWhenReachable(this.#api, id, token, (err) => {
         if (this.#session.state !== SessionState.ERROR) return; // a new session began meanwhile
         this.#session.transition(SessionState.ENDED);
+        this.#connection.transition(ConnectionState.CLOSED);
         if (err) this.#events.emit('error', err.toJSON());
       });
   }
@@ -411,7 +411,9 @@ export class AvatarSession {
   }
 
   /** Stops everything of the session here; resolves once the viewer's DELETE is answered. */
-  #teardown(o: { sessionGone?: boolean } = {}): Promise<void> {
+  #teardown(
+    o: { sessionGone?: boolean; connection?: (typeof ConnectionState)['FAILED' | 'CLOSED'] } = {},
+  ): Promise<void> {
     this.#reconnector.stop();
     this.#speaking.interruptAll();
     this.#lifetime?.stop();
@@ -419,7 +421,8 @@ export class AvatarSession {
     clearTimeout(this.#connectTimer);
     const viewerClosed = this.#transport?.close(o) ?? Promise.resolve();
     this.#transport = undefined;
-    if (this.#connection.can(ConnectionState.CLOSED)) this.#connection.transition(ConnectionState.CLOSED);
+    const to = o.connection ?? ConnectionState.CLOSED;
+    if (this.#connection.can(to)) this.#connection.transition(to);
     return viewerClosed;
   }
 

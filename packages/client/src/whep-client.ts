@@ -17,10 +17,13 @@ export const browserWhepIo: WhepIo = {
   fetch: (url, init) => fetch(url, init),
 };
 
-/** The server answered the offer with something else than 201. */
+/** The server answered the offer with something else than 201 (its error body's code and reason). */
 export class WhepOfferRejected extends Error {
-  constructor(readonly status: number) {
-    super(`WHEP offer rejected: HTTP ${status}`);
+  constructor(
+    readonly status: number,
+    readonly body: { code?: string; reason?: string } = {},
+  ) {
+    super(`WHEP offer rejected: HTTP ${status}${body.reason ? ` (${body.reason})` : ''}`);
     this.name = 'WhepOfferRejected';
   }
 }
@@ -29,12 +32,19 @@ export class WhepOfferRejected extends Error {
 export function whepFailure(err: unknown): MouthpieceError {
   if (err instanceof MouthpieceError) return err;
   const status = err instanceof WhepOfferRejected ? err.status : undefined;
+  const body = err instanceof WhepOfferRejected ? err.body : {};
   return new MouthpieceError(
     status === 404 || status === 410
       ? ClientErrorCode.SESSION_NOT_FOUND
       : ClientErrorCode.RTC_CONNECTION_FAILED,
     err instanceof Error ? err.message : String(err),
-    status ? { status } : undefined,
+    status
+      ? {
+          status,
+          ...(typeof body.code === 'string' ? { code: body.code } : {}),
+          ...(typeof body.reason === 'string' ? { reason: body.reason } : {}),
+        }
+      : undefined,
   );
 }
 
@@ -78,7 +88,10 @@ export async function postOffer(
     body: offerSdp,
     ...(signal ? { signal } : {}),
   });
-  if (res.status !== 201) throw new WhepOfferRejected(res.status);
+  if (res.status !== 201) {
+    const body = (await res.json().catch(() => ({}))) as { code?: string; reason?: string };
+    throw new WhepOfferRejected(res.status, body ?? {});
+  }
   return {
     resource: new URL(res.headers.get('Location') ?? whepUrl, whepUrl).toString(),
     sdp: await res.text(),

@@ -28,6 +28,8 @@ export interface ViewerPeerEvents {
   onReady(): void;
   /** The connection failed or closed from the far side. */
   onDisconnected(): void;
+  /** ICE lost the viewer (disconnected or failed): media no longer reaches it; onConnected follows if it recovers. */
+  onLost?(): void;
 }
 
 export class ViewerPeer {
@@ -66,6 +68,8 @@ export class ViewerPeer {
     events: ViewerPeerEvents;
     /** Which of the viewer's ICE candidates to use (candidate-filter.ts); all when absent. */
     acceptCandidate?: (candidate: string) => boolean;
+    /** The turn playing now, told in `hello` (a page that reconnects mid-turn learns it still plays). */
+    speaking?: () => string | undefined;
   }): Promise<{ peer: ViewerPeer; answerSdp: string }> {
     const { offerSdp } = opts;
     const problem = offerProblem(offerSdp);
@@ -83,15 +87,20 @@ export class ViewerPeer {
       hasDataChannel(offerSdp),
       accept,
     );
-    pc.ondatachannel = ({ channel }) => peer.#attachChannel(channel, opts.sessionId, opts.events);
+    pc.ondatachannel = ({ channel }) =>
+      peer.#attachChannel(channel, opts.sessionId, opts.events, opts.speaking ?? (() => undefined));
     const onState = (): void => {
       const s = pc.connectionState;
       if (s === 'connected' && !peer.#connected) {
         peer.#connected = true;
         opts.events.onConnected();
-      } else if ((s === 'failed' || s === 'closed') && !peer.#closed) {
-        opts.events.onDisconnected();
+        return;
       }
+      if ((s === 'disconnected' || s === 'failed') && peer.#connected && !peer.#closed) {
+        peer.#connected = false;
+        opts.events.onLost?.();
+      }
+      if ((s === 'failed' || s === 'closed') && !peer.#closed) opts.events.onDisconnected();
     };
     pc.onconnectionstatechange = onState;
     try {
@@ -179,13 +188,24 @@ export class ViewerPeer {
     this.#pc.close();
   }
 
-  #attachChannel(channel: RTCDataChannel, sessionId: string, events: ViewerPeerEvents): void {
+  #attachChannel(
+    channel: RTCDataChannel,
+    sessionId: string,
+    events: ViewerPeerEvents,
+    speaking: () => string | undefined,
+  ): void {
     if (channel.label !== DATA_CHANNEL_LABEL) return;
     this.#channel = channel;
     const hello = (): void => {
       if (this.#helloSent) return; // once, whether the channel opened before or after this
       this.#helloSent = true;
-      this.send({ type: 'hello', sessionId, protocol: DATA_CHANNEL_PROTOCOL });
+      const turnId = speaking();
+      this.send({
+        type: 'hello',
+        sessionId,
+        protocol: DATA_CHANNEL_PROTOCOL,
+        ...(turnId !== undefined ? { speaking: turnId } : {}),
+      });
     };
     channel.onopen = hello;
     channel.onmessage = ({ data }) => {

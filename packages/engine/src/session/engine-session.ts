@@ -161,6 +161,7 @@ export class EngineSession {
       offerSdp,
       iceServers,
       ...(this.#o.acceptCandidate ? { acceptCandidate: this.#o.acceptCandidate } : {}),
+      speaking: () => this.#player.playing, // issue 21: a page reconnecting mid-turn is told in hello
       video: this.#videoSource.createTrack(),
       audio: this.#audioSource.createTrack(),
       events: {
@@ -175,6 +176,11 @@ export class EngineSession {
         onDisconnected: () => {
           if (this.#viewer === peer)
             this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId });
+        },
+        // issue 21: speech queued while the viewer is lost waits for it (or the next one) to be ready;
+        // the turn playing plays on (no interrupt is invented), the next does not start into the void
+        onLost: () => {
+          if (this.#viewer === peer) this.#gate.newViewer(false);
         },
       },
     });
@@ -199,6 +205,7 @@ export class EngineSession {
   disconnectViewer(viewerId: string): void {
     this.#viewerById(viewerId).close();
     this.#viewer = undefined;
+    this.#gate.newViewer(false); // issue 21: nothing new starts until a viewer is ready again
     this.#o.emit({ type: 'viewerDisconnected', sessionId: this.id, viewerId });
   }
 
