@@ -288,12 +288,7 @@ describe('AvatarSession (fake browser, fake timers)', () => {
     expect(FakePeer.all).toHaveLength(2); // no second reconnect
     expect(s.getSessionState()).toBe('READY');
     serverSays({ type: 'speakingStart', turnId: 't3' }); // the new connection speaks
-    expect(events.slice(4)).toEqual([
-      'start:t1',
-      'conn:CONNECTING',
-      'conn:CONNECTED',
-      'start:t3',
-    ]);
+    expect(events.slice(4)).toEqual(['start:t1', 'conn:CONNECTING', 'conn:CONNECTED', 'start:t3']);
   });
 
   it('a connection still opening when the session ends is closed when it arrives, never used', async () => {

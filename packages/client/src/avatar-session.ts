@@ -6,7 +6,6 @@
 import {
   ClientErrorCode,
   ConnectionState,
-  RTC_CONNECTION_TIMEOUT_MS,
   SessionState,
   TypedEmitter,
   type CreateSessionResponse,
@@ -18,12 +17,12 @@ import { ApiClient } from './api-client.js';
 import { MouthpieceError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { retryConfig } from './retry.js';
-import { CONNECTION_TRANSITIONS, SESSION_TRANSITIONS, StateMachine } from './states.js';
+import { SESSION_TRANSITIONS, StateMachine } from './states.js';
 import { iceServersFor } from './turn.js';
-import { WhepTransport } from './whep-transport.js';
+import type { WhepTransportOptions } from './whep-transport.js';
+import { ViewerLink } from './viewer-link.js';
 import { SessionLifetime } from './session-lifetime.js';
-import { Reconnector } from './reconnector.js';
-import { endWhenReachable, GAVE_UP_ERROR, idleDeadline, RECONNECT_CONNECT_WAIT_MS } from './outage.js';
+import { endWhenReachable, GAVE_UP_ERROR, idleDeadline } from './outage.js';
 import { SpeakingTracker } from './speaking-tracker.js';
 import { playWithFallback, styleVideo } from './video-element.js';
 import {
@@ -44,17 +43,13 @@ export class AvatarSession {
   readonly #config: AvatarSessionConfig;
   readonly #events: TypedEmitter<AvatarSessionEvents>;
   readonly #session: StateMachine<SessionState>;
-  readonly #connection: StateMachine<ConnectionState>;
+  readonly #link: ViewerLink;
   #sessionId: string | null = null;
   #token: string | null = null;
-  /** The current WHEP connection; replaced as a whole on reconnect. */
-  #transport: WhepTransport | undefined;
   #init: InitClientResponse | undefined;
   #video: HTMLVideoElement | undefined;
   #lifetime: SessionLifetime | undefined;
-  #connectTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #speaking: SpeakingTracker;
-  readonly #reconnector: Reconnector;
 
   constructor(config: AvatarSessionConfig) {
     if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl)) {
@@ -72,21 +67,29 @@ export class AvatarSession {
     this.#session = new StateMachine<SessionState>(SessionState.IDLE, SESSION_TRANSITIONS, (s) =>
       this.#events.emit('stateChange', s),
     );
-    this.#connection = new StateMachine<ConnectionState>(
-      ConnectionState.DISCONNECTED,
-      CONNECTION_TRANSITIONS,
-      (s) => this.#events.emit('connectionChange', s),
-    );
     this.#speaking = new SpeakingTracker({
       start: (e) => this.#events.emit('speakingStart', e),
       end: (e) => this.#events.emit('speakingEnd', e),
     });
-    this.#reconnector = new Reconnector({
-      attempt: () => this.#attempt(),
+    this.#link = new ViewerLink({
+      transportOptions: () => this.#transportOptions(),
+      stateChanged: (state) => this.#events.emit('connectionChange', state),
+      message: (m) => this.#onMessage(m),
+      videoReady: (size) => this.#events.emit('videoReady', size),
+      // speech heard in the audio, without the events channel: turnId ''
+      audioSpeaking: (on) => (on ? this.#speaking.start('') : this.#speaking.end('', false)),
+      mayReconnect: () => this.#session.state === SessionState.READY,
+      lost: () => {
+        void this.#lifetime?.probe(); // is the session alive, and the server reachable?
+        this.#speaking.end('', false); // speech heard in the audio: none arrives now
+        // other open turns stay open: the server plays on; the next viewer's hello says what it plays
+      },
+      reconnecting: (attempt) => this.#events.emit('reconnecting', { attempt }),
       deadline: () => idleDeadline(this.#lifetime?.aliveAt, this.#init?.idleTimeoutMs),
-      attempting: (attempt) => this.#events.emit('reconnecting', { attempt }),
       gone: (err) => this.#ended(err.message, err),
       gaveUp: () => this.#gaveUp(),
+      timedOut: (message) => this.#connectionFailed(message),
+      log: this.#log,
     });
   }
 
@@ -107,7 +110,7 @@ export class AvatarSession {
   }
 
   getConnectionState(): ConnectionState {
-    return this.#connection.state;
+    return this.#link.state;
   }
 
   /** Frontend-only pattern: create → init-client → WHEP → keep-alive → video. */
@@ -158,7 +161,8 @@ export class AvatarSession {
     if (!container)
       throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, `No element with id "${containerId}"`);
     const video = styleVideo(this.#video ?? document.createElement('video'));
-    if (this.#transport) video.srcObject = this.#transport.stream;
+    const stream = this.#link.stream;
+    if (stream) video.srcObject = stream;
     container.appendChild(video);
     this.#video = video;
     this.#play();
@@ -239,7 +243,7 @@ export class AvatarSession {
       json: {},
       kind: 'safe',
     });
-    await this.#connect();
+    await this.#link.connect();
     const lifetime = new SessionLifetime({
       api: this.#api,
       sessionId,
@@ -250,114 +254,15 @@ export class AvatarSession {
     });
     lifetime.on('ended', ({ error }) => this.#ended(error.message, error));
     lifetime.on('error', (e) => this.#events.emit('error', e));
-    lifetime.on('alive', () => this.#reconnector.nudge()); // the server is reachable again
-    lifetime.on('online', () => this.#reconnector.nudge());
+    lifetime.on('alive', () => this.#link.nudge()); // the server is reachable again
+    lifetime.on('online', () => this.#link.nudge());
     lifetime.on('pageHide', () => {
-      this.#reconnector.stop();
       this.#speaking.interruptAll();
-      void this.#transport?.close({ keepalive: true });
+      void this.#link.close({ keepalive: true });
     });
     this.#lifetime = lifetime;
     this.#session.transition(SessionState.READY);
     if (videoContainerId) this.attachVideo(videoContainerId);
-  }
-
-  /** The first connection: CONNECTING, and FAILED if it is not connected within 30 s. */
-  async #connect(): Promise<void> {
-    this.#connection.transition(ConnectionState.CONNECTING);
-    clearTimeout(this.#connectTimer);
-    this.#connectTimer = setTimeout(
-      () => this.#connectionFailed('WebRTC connection timed out (30 s)'),
-      RTC_CONNECTION_TIMEOUT_MS,
-    );
-    try {
-      await this.#open();
-    } catch (err) {
-      clearTimeout(this.#connectTimer);
-      this.#connection.transition(ConnectionState.FAILED);
-      throw err;
-    }
-  }
-
-  /** Opens a new WHEP transport and listens to it; the previous one, if any, is already closed. */
-  async #open(): Promise<WhepTransport | undefined> {
-    const init = this.#init!;
-    const transport = await WhepTransport.open({
-      whepUrl: init.whepUrl,
-      iceServers: iceServersFor(init.turn, init.iceServers),
-      iceTransportPolicy: this.#config.iceTransportPolicy ?? 'all',
-      speakingDetection: this.#config.speakingDetection ?? 'auto',
-      video: () => this.#video,
-      log: this.#log,
-    });
-    if (this.#connection.state === ConnectionState.CLOSED || this.#connection.state === ConnectionState.FAILED) {
-      void transport.close(); // the session was torn down (or given up) while this one was opening
-      return undefined;
-    }
-    this.#transport = transport;
-    if (this.#video) this.#video.srcObject = transport.stream;
-    transport.on('message', (m) => this.#onMessage(m));
-    transport.on('peerState', ({ state }) => this.#onPeerState(state));
-    transport.on('stall', () => {
-      this.#log.warn('video stalled; reconnecting');
-      this.#lost();
-    });
-    transport.on('firstFrame', (size) => this.#events.emit('videoReady', size));
-    // speech heard in the audio, without the events channel: turnId ''
-    transport.on('audioSpeaking', ({ speaking }) =>
-      speaking ? this.#speaking.start('') : this.#speaking.end('', false),
-    );
-    return transport;
-  }
-
-  #onPeerState(state: RTCPeerConnectionState): void {
-    switch (state) {
-      case 'connected':
-        clearTimeout(this.#connectTimer);
-        if (this.#connection.can(ConnectionState.CONNECTED))
-          this.#connection.transition(ConnectionState.CONNECTED);
-        break;
-      case 'disconnected':
-      case 'failed':
-        this.#lost();
-        break;
-      case 'new':
-      case 'connecting':
-      case 'closed':
-        break;
-    }
-  }
-
-  /**
-   * The connection was lost (ICE, or no video for 1.5 s): close it, show CONNECTING, and reconnect
-   * while the session can live. Open turns stay open: the server plays on, and the next viewer's
-   * `hello` says what it plays (no invented interrupt).
-   */
-  #lost(): void {
-    if (this.#session.state !== SessionState.READY || this.#reconnector.active) return;
-    this.#log.warn('connection lost; reconnecting');
-    clearTimeout(this.#connectTimer);
-    void this.#lifetime?.probe(); // is the session alive, and the server reachable?
-    this.#speaking.end('', false); // speech heard in the audio: none arrives now
-    void this.#transport?.close();
-    this.#transport = undefined;
-    this.#connection.transition(ConnectionState.CONNECTING);
-    this.#reconnector.start();
-  }
-
-  /** One reconnect attempt: a new transport, connected within a bound (else closed and retried). */
-  async #attempt(): Promise<void> {
-    void this.#transport?.close();
-    this.#transport = undefined;
-    const transport = await this.#open();
-    if (!transport) return;
-    try {
-      await transport.whenConnected(RECONNECT_CONNECT_WAIT_MS);
-    } catch (err) {
-      void transport.close();
-      if (this.#transport === transport) this.#transport = undefined;
-      throw err;
-    }
   }
 
   /** The session must have timed out on the server: stop here, no keep-alives, end it when reachable. */
@@ -365,20 +270,20 @@ export class AvatarSession {
     this.#log.error('gave up reconnecting: the session must have timed out');
     const id = this.#sessionId;
     const token = this.#token;
-    void this.#teardown({ sessionGone: true, connection: ConnectionState.FAILED }); // no keep-alives from here
+    void this.#teardown({ sessionGone: true, to: ConnectionState.FAILED }); // no keep-alives from here
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
     this.#events.emit('error', GAVE_UP_ERROR);
     if (id && token && this.#config.endOnPageHide !== false)
       endWhenReachable(this.#api, id, token, (err) => {
         if (this.#session.state !== SessionState.ERROR) return; // a new session began meanwhile
         this.#session.transition(SessionState.ENDED);
-        this.#connection.transition(ConnectionState.CLOSED);
+        void this.#link.close();
         if (err) this.#events.emit('error', err.toJSON());
       });
   }
 
   #connectionFailed(message: string): void {
-    if (this.#connection.can(ConnectionState.FAILED)) this.#connection.transition(ConnectionState.FAILED);
+    this.#link.fail();
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
     this.#events.emit('error', { code: ClientErrorCode.RTC_CONNECTION_FAILED, message });
   }
@@ -412,18 +317,24 @@ export class AvatarSession {
 
   /** Stops everything of the session here; resolves once the viewer's DELETE is answered. */
   #teardown(
-    o: { sessionGone?: boolean; connection?: (typeof ConnectionState)['FAILED' | 'CLOSED'] } = {},
+    o: { sessionGone?: boolean; to?: (typeof ConnectionState)['FAILED' | 'CLOSED'] } = {},
   ): Promise<void> {
-    this.#reconnector.stop();
     this.#speaking.interruptAll();
     this.#lifetime?.stop();
     this.#lifetime = undefined;
-    clearTimeout(this.#connectTimer);
-    const viewerClosed = this.#transport?.close(o) ?? Promise.resolve();
-    this.#transport = undefined;
-    const to = o.connection ?? ConnectionState.CLOSED;
-    if (this.#connection.can(to)) this.#connection.transition(to);
-    return viewerClosed;
+    return this.#link.close(o);
+  }
+
+  #transportOptions(): WhepTransportOptions {
+    const init = this.#init!;
+    return {
+      whepUrl: init.whepUrl,
+      iceServers: iceServersFor(init.turn, init.iceServers),
+      iceTransportPolicy: this.#config.iceTransportPolicy ?? 'all',
+      speakingDetection: this.#config.speakingDetection ?? 'auto',
+      video: () => this.#video,
+      log: this.#log,
+    };
   }
 
   #play(): void {

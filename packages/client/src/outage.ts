@@ -22,7 +22,8 @@ const END_TIMEOUT_MS = 4000;
 
 /** The time (Timers.now) after which the session must have timed out on the server. */
 export function idleDeadline(aliveAt: number | undefined, idleTimeoutMs: number | undefined): number {
-  const idle = typeof idleTimeoutMs === 'number' && idleTimeoutMs > 0 ? idleTimeoutMs : DEFAULT_IDLE_TIMEOUT_MS;
+  const idle =
+    typeof idleTimeoutMs === 'number' && idleTimeoutMs > 0 ? idleTimeoutMs : DEFAULT_IDLE_TIMEOUT_MS;
   return (aliveAt ?? browserTimers.now()) + idle + IDLE_SLACK_MS;
 }
 
