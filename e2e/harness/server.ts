@@ -55,11 +55,18 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * `wrap` and `host`: run the server in another network namespace (a command prefix, see
+ * server-link.ts) and reach it at that namespace's address.
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  o: { wrap?: string[]; host?: string } = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mp-e2e-'));
   const port = await freePort();
   /** The test namespace's own address (scripts/netns.sh): where the page reaches the server. */
-  const host = process.env['MOUTHPIECE_E2E_NETNS'] === '1' ? '10.99.0.2' : '127.0.0.1';
+  const host = o.host ?? (process.env['MOUTHPIECE_E2E_NETNS'] === '1' ? '10.99.0.2' : '127.0.0.1');
   const baseEnv = {
     ...process.env,
     PORT: String(port),
@@ -82,7 +89,15 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   );
   if (created.status !== 0) throw new Error(`credential creation failed: ${created.stderr}`);
   const secret = (JSON.parse(created.stdout) as { secret: string }).secret;
-  const proc = spawn(process.execPath, [CLI, 'serve'], { env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const wrap = o.wrap ?? [];
+  const proc = spawn(
+    wrap[0] ?? process.execPath,
+    [...wrap.slice(1), ...(wrap.length ? [process.execPath] : []), CLI, 'serve'],
+    {
+      env: baseEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const logs: string[] = [];
   proc.stdout.on('data', (d: Buffer) => logs.push(d.toString()));
   proc.stderr.on('data', (d: Buffer) => logs.push(d.toString()));
