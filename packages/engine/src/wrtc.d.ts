@@ -67,6 +67,8 @@ declare module '@roamhq/wrtc' {
       sdpMLineIndex?: number | null;
     }): Promise<void>;
     getTransceivers(): RTCRtpTransceiver[];
+    /** A report of `{type, bytesReceived?, …}` entries (only what the engine reads is typed). */
+    getStats(): Promise<{ forEach(fn: (r: { type?: string; bytesReceived?: number }) => void): void }>;
     close(): void;
   }
   export interface I420Frame {

@@ -20,6 +20,9 @@ import { filterOfferCandidates } from './candidate-filter.js';
 import { hasDataChannel, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
+/** Nothing received from a connected viewer for this long: it is gone (see #watchSilence). */
+export const SILENT_LOST_MS = 2000;
+const SILENCE_POLL_MS = 500;
 
 export interface ViewerPeerEvents {
   /** ICE/DTLS connected: media flows. */
@@ -43,6 +46,7 @@ export class ViewerPeer {
   #ready = false;
   readonly #accept: (candidate: string) => boolean;
   #helloSent = false;
+  #silence: NodeJS.Timeout | undefined;
 
   private constructor(
     viewerId: string,
@@ -94,12 +98,10 @@ export class ViewerPeer {
       if (s === 'connected' && !peer.#connected) {
         peer.#connected = true;
         opts.events.onConnected();
+        peer.#watchSilence(opts.events);
         return;
       }
-      if ((s === 'disconnected' || s === 'failed') && peer.#connected && !peer.#closed) {
-        peer.#connected = false;
-        opts.events.onLost?.();
-      }
+      if (s === 'disconnected' || s === 'failed') peer.#lost(opts.events);
       if ((s === 'failed' || s === 'closed') && !peer.#closed) opts.events.onDisconnected();
     };
     pc.onconnectionstatechange = onState;
@@ -179,6 +181,7 @@ export class ViewerPeer {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#silence);
     try {
       this.#channel?.close();
     } catch {
@@ -186,6 +189,49 @@ export class ViewerPeer {
     }
     for (const t of this.#tracks) t.stop();
     this.#pc.close();
+  }
+
+  /** ICE lost the viewer, or nothing came from it for SILENT_LOST_MS: tell once (until it is back). */
+  #lost(events: ViewerPeerEvents): void {
+    if (!this.#connected || this.#closed) return;
+    this.#connected = false;
+    events.onLost?.();
+  }
+
+  /**
+   * Issue 21: a viewer whose network went away is noticed in about two seconds, not after ICE's
+   * own timeouts (5–7 s here): a live browser sends RTCP feedback several times a second, so bytes
+   * received on the transport that stop moving for SILENT_LOST_MS mean it is gone (onLost); bytes
+   * moving again on a connected peer bring it back (onConnected).
+   */
+  #watchSilence(events: ViewerPeerEvents): void {
+    if (this.#silence || !events.onLost) return;
+    let received = -1;
+    let movedAt = Date.now();
+    let polling = false;
+    this.#silence = setInterval(() => {
+      if (polling || this.#closed) return;
+      polling = true;
+      void this.#pc
+        .getStats()
+        .then((stats) => {
+          let bytes = 0;
+          stats.forEach((r: { type?: string; bytesReceived?: number }) => {
+            if (r.type === 'transport') bytes += r.bytesReceived ?? 0;
+          });
+          const now = Date.now();
+          if (bytes !== received) {
+            received = bytes;
+            movedAt = now;
+            if (!this.#connected && !this.#closed && this.#pc.connectionState === 'connected') {
+              this.#connected = true;
+              events.onConnected();
+            }
+          } else if (now - movedAt >= SILENT_LOST_MS) this.#lost(events);
+        })
+        .catch(() => undefined)
+        .finally(() => (polling = false));
+    }, SILENCE_POLL_MS);
   }
 
   #attachChannel(
