@@ -92,7 +92,7 @@ describe('AvatarSession on the network', () => {
     expect(r.log).toContain('start:mp3-1');
   });
 
-  it('keep-alive every 10 s carries a session past the 12 s idle timeout', async () => {
+  it('keep-alives (every 3 s for a 12 s idle timeout) carry a session past it', async () => {
     const { sessionId, token } = await stack.server.createSession();
     const page = await sdkPage();
     await page.evaluate(

@@ -25,13 +25,12 @@ beforeAll(async () => {
   requireE2eEnvironment();
   link = await serverLink();
   server = await startServer(
-    { MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS), ...(process.env['I21_DEBUG'] ? { MOUTHPIECE_LOG_LEVEL: 'debug' } : {}) },
+    { MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) },
     { wrap: link.wrap, host: link.host },
   );
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
-  if (process.env['I21_DEBUG']) console.log(server?.logs.join(''));
   await browser?.close();
   await server?.stop();
   link?.close();

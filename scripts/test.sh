@@ -15,9 +15,9 @@ echo "== unit and integration tests"
 npx vitest run --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
 
 echo "== browser end-to-end tests"
-for bin in /usr/bin/chromium turnserver ip redis-server; do
+for bin in /usr/bin/chromium turnserver ip redis-server nft; do
   if ! command -v "$bin" >/dev/null 2>&1; then
-    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server (.ci/run installs them)" >&2
+    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables (.ci/run installs them)" >&2
     status=1
   fi
 done
