@@ -15,6 +15,8 @@ export function documentedEvents(session: AvatarSession): void {
   session.on('connectionChange', (s: ConnectionState) => s);
   session.on('speakingStart', (e: { turnId: string }) => e);
   session.on('speakingEnd', (e: { turnId: string; interrupted: boolean }) => e);
+  session.on('speakingResumed', (e: { turnId: string }) => e);
+  session.on('reconnecting', (e: { attempt: number }) => e);
   session.on('word', (e: { turnId: string; text: string; startMs: number; endMs: number }) => e);
   session.on('videoReady', (e: { width: number; height: number }) => e);
   session.on('autoplayBlocked', () => undefined);
@@ -43,4 +45,5 @@ export function misspeltPartEvents(transport: WhepTransport, lifetime: SessionLi
   transport.on('peerstate', () => undefined);
   // @ts-expect-error: and the lifetime's
   lifetime.on('end', () => undefined);
+  lifetime.on('alive', () => undefined);
 }
