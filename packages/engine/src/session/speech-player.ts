@@ -2,8 +2,8 @@
  * Plays one turn at a time onto the media clock: pulls each 10 ms chunk from the turn's stream
  * (turn-audio.ts), tells the stream when a piece has played out (which lets synthesis run further
  * ahead), reports speakingStart / word / speakingEnd at the sample where they happen, and answers
- * what the mouth does at a sample ahead (for the frame being rendered). A finished turn's stream
- * is closed here.
+ * what the mouth does at a sample ahead (for the frame being rendered). The stream's producer
+ * closes it when the turn is over (engine-session.ts: on `done` and on interrupt).
  */
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
 import { failureReason, type PieceRead, type TurnAudio, type Word } from './turn-audio.js';
@@ -43,12 +43,11 @@ export class SpeechPlayer {
     this.#nextWord = 0;
   }
 
-  /** Stops now (the turn's stream is closed); returns the turn that was playing. */
+  /** Stops now; returns the turn that was playing. */
   stop(): string | undefined {
-    const turn = this.#turn;
+    const id = this.#turn?.turnId;
     this.#turn = undefined;
-    turn?.close();
-    return turn?.turnId;
+    return id;
   }
 
   /** Fills `out` (silence where nothing plays) and returns what happened in these samples. */
@@ -114,7 +113,6 @@ export class SpeechPlayer {
       });
     events.push({ type: 'done', turnId: turn.turnId });
     this.#turn = undefined;
-    turn.close();
   }
 
   /** Mouth and emphasis `ahead` samples from now, or undefined when no turn is sounding. */
