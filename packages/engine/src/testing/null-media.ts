@@ -1,10 +1,10 @@
 /**
  * Media that goes nowhere, for an engine session without libwebrtc (the test host, unit tests):
  * an audio sink that counts what it is given, and a peer factory whose peers answer an offer
- * without any network, say they connected and are ready, and keep the messages they were sent.
+ * without any network, greet, say they connected and are ready, and keep the messages they were sent.
  */
 import { randomUUID } from 'node:crypto';
-import type { ServerMessage } from '@mouthpiece/protocol';
+import { DATA_CHANNEL_PROTOCOL, type ServerMessage } from '@mouthpiece/protocol';
 import { EngineError } from '../host/types.js';
 import type { Peer, PeerFactory, PeerOffer } from '../rtc/peer.js';
 import { hasDataChannel, hasMedia, offerProblem } from '../rtc/sdp.js';
@@ -71,6 +71,9 @@ export function nullMedia(): NullMedia {
         // once the session has adopted it, as a real peer's events come later from the network
         setImmediate(() => {
           if (peer.closed) return;
+          // as the real peer greets a viewer whose events channel opened (rtc/viewer-peer.ts)
+          if (peer.hasEvents)
+            peer.send({ type: 'hello', sessionId: offer.sessionId, protocol: DATA_CHANNEL_PROTOCOL });
           offer.events.onConnected();
           offer.events.onReady();
         });
