@@ -62,7 +62,10 @@ declare module '@roamhq/wrtc' {
     createAnswer(): Promise<RTCSessionDescriptionInit>;
     /** The offering side (testing/wrtc-viewer-main.ts: a viewer as browsers are). */
     createOffer(): Promise<RTCSessionDescriptionInit>;
-    addTransceiver(kind: 'audio' | 'video', init?: { direction?: RTCRtpTransceiver['direction'] }): RTCRtpTransceiver;
+    addTransceiver(
+      kind: 'audio' | 'video',
+      init?: { direction?: RTCRtpTransceiver['direction'] },
+    ): RTCRtpTransceiver;
     createDataChannel(label: string, init?: { ordered?: boolean }): RTCDataChannel;
     setLocalDescription(d: RTCSessionDescriptionInit): Promise<void>;
     addIceCandidate(c: {

@@ -48,7 +48,8 @@ interface SessionParts {
 }
 
 /** Video: frames rendered by `renderer` into `videoSink`; without a sink, none are made. */
-type VideoParts = { videoSink: VideoSink; renderer: Renderer } | { videoSink?: undefined; renderer?: undefined };
+type VideoParts =
+  { videoSink: VideoSink; renderer: Renderer } | { videoSink?: undefined; renderer?: undefined };
 
 /** What an engine process gives each of its sessions (distinct from the host's create options). */
 export type EngineSessionConfig = SessionParts & VideoParts;

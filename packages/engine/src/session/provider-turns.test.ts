@@ -94,11 +94,7 @@ describe('provider turns', () => {
     const played = await play(synth, player);
     openai.settings.paceMs = 10;
     lane.close();
-    expect(played.events.map((e) => e.type)).toEqual([
-      'speakingStart',
-      'speakingEnd',
-      'done',
-    ]);
+    expect(played.events.map((e) => e.type)).toEqual(['speakingStart', 'speakingEnd', 'done']);
     expect(played.sounding).toBeGreaterThan(100);
     expect(played.whileStreaming).toBeGreaterThan(10);
     expect(played.openWhileStreaming).toBeGreaterThan(0.3); // the audio-only model opens the mouth
@@ -108,7 +104,9 @@ describe('provider turns', () => {
     // espeak's reading aligned to each sentence replaced the audio-only mouth (after its audio)
     await new Promise((r) => setTimeout(r, 500));
     const mouths = [0, 1, 2].map((i) => synth.audio.read(i));
-    expect(mouths.filter((r) => r.kind === 'piece' && !(r.piece.mouth instanceof LiveAudioMouth))).toHaveLength(3);
+    expect(
+      mouths.filter((r) => r.kind === 'piece' && !(r.piece.mouth instanceof LiveAudioMouth)),
+    ).toHaveLength(3);
   });
 
   it('a failed turn gives failed with its reason; the next turn still plays', async () => {
@@ -128,12 +126,7 @@ describe('provider turns', () => {
     broken.addText('This one starts and then breaks off.');
     broken.finish();
     const mid = await play(broken);
-    expect(mid.events.map((e) => e.type)).toEqual([
-      'speakingStart',
-      'speakingEnd',
-      'failed',
-      'done',
-    ]);
+    expect(mid.events.map((e) => e.type)).toEqual(['speakingStart', 'speakingEnd', 'failed', 'done']);
 
     openai.settings.fault = 'none';
     const good = new TextTurnSynth('good', lane, 'oa', 1);
@@ -141,11 +134,7 @@ describe('provider turns', () => {
     good.finish();
     const ok = await play(good);
     lane.close();
-    expect(ok.events.map((e) => e.type)).toEqual([
-      'speakingStart',
-      'speakingEnd',
-      'done',
-    ]);
+    expect(ok.events.map((e) => e.type)).toEqual(['speakingStart', 'speakingEnd', 'done']);
     expect(ok.sounding).toBeGreaterThan(20);
   });
 });

@@ -102,7 +102,11 @@ export class SpeechPlayer {
     }
   }
 
-  #finish(turn: TurnAudio, read: Extract<PieceRead, { kind: 'end' | 'failed' }>, events: PlayerEvent[]): void {
+  #finish(
+    turn: TurnAudio,
+    read: Extract<PieceRead, { kind: 'end' | 'failed' }>,
+    events: PlayerEvent[],
+  ): void {
     if (this.#started) events.push({ type: 'speakingEnd', turnId: turn.turnId, interrupted: false });
     if (read.kind === 'failed')
       events.push({

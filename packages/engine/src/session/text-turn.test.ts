@@ -38,7 +38,11 @@ describe('TextTurnSynth', () => {
     const pieces = [0, 1, 2].map((i) => synth.audio.read(i));
     expect(synth.audio.read(3)).toEqual({ kind: 'end' });
     // only the turn's first piece loses its lead-in (to 10 ms before the first phoneme)
-    expect(pieces.map((r) => (r as { piece: PieceView }).piece.pcm.length)).toEqual([4800 - 1440, 4800, 4800]);
+    expect(pieces.map((r) => (r as { piece: PieceView }).piece.pcm.length)).toEqual([
+      4800 - 1440,
+      4800,
+      4800,
+    ]);
   });
 
   it('does not split a short head or a clause with nothing after it', () => {

@@ -69,8 +69,7 @@ export class TextTurnSynth implements TextTurn {
   #synthesize(sentence: string): void {
     if (this.audio.closed || !/[\p{L}\p{N}]/u.test(sentence)) return;
     // the turn's first sentence is synthesized clause by clause: its first clause sounds sooner
-    const clause =
-      this.audio.slots === 0 ? /^(.{8,}?[,;:])\s+(.*[\p{L}\p{N}].*)$/su.exec(sentence) : null;
+    const clause = this.audio.slots === 0 ? /^(.{8,}?[,;:])\s+(.*[\p{L}\p{N}].*)$/su.exec(sentence) : null;
     if (clause) {
       this.#synthesize(clause[1]!);
       this.#synthesize(clause[2]!);

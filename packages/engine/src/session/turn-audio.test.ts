@@ -81,7 +81,13 @@ describe('TurnAudio stream', () => {
     w.setMouth(track(0.8), [{ text: 'late', startSample: CHUNK * 3, endSample: CHUNK * 4 }]);
     expect(events.at(-1)).toBe('mouth');
     expect(player.mouthAt(0)?.mouth.open).toBe(0.8);
-    expect(pull(player, 4).events).toContainEqual({ type: 'word', turnId: 't', text: 'late', startMs: 30, endMs: 40 });
+    expect(pull(player, 4).events).toContainEqual({
+      type: 'word',
+      turnId: 't',
+      text: 'late',
+      startMs: 30,
+      endMs: 40,
+    });
   });
 
   it('fail: pieces already made play, then the turn ends with speakingEnd and failed', () => {

@@ -213,22 +213,18 @@ export class PieceWriter {
   /** Appends streamed audio; the piece plays as it grows, with `mouth` (kept from the first call). */
   stream(pcm: Int16Array, mouth: MouthTrack): void {
     if (this.#length + pcm.length > (this.#buf?.length ?? 0)) {
-      const grown = new Int16Array(
-        Math.max(2 * (this.#buf?.length ?? 0), this.#length + pcm.length, 48_000),
-      );
+      const grown = new Int16Array(Math.max(2 * (this.#buf?.length ?? 0), this.#length + pcm.length, 48_000));
       if (this.#buf) grown.set(this.#buf.subarray(0, this.#length));
       this.#buf = grown;
     }
     this.#buf!.set(pcm, this.#length);
     this.#length += pcm.length;
     const now = this.#buf!.subarray(0, this.#length);
-    this.#slot.put(
-      (p) => {
-        if (!p) return new Piece(now, mouth, [], true);
-        p.pcm = now;
-        return p;
-      },
-    );
+    this.#slot.put((p) => {
+      if (!p) return new Piece(now, mouth, [], true);
+      p.pcm = now;
+      return p;
+    });
   }
 
   /** What has streamed in so far (empty before the first audio). */
@@ -239,16 +235,14 @@ export class PieceWriter {
   /** The streamed piece is complete: the player moves on at its end. */
   finish(final?: { pcm?: Int16Array; mouth?: MouthTrack; words?: readonly Word[] }): void {
     if (!this.#slot.get()) return;
-    this.#slot.put(
-      (p) => {
-        const piece = p!;
-        if (final?.pcm) piece.pcm = final.pcm;
-        if (final?.mouth) piece.mouth = final.mouth;
-        if (final?.words) piece.words = final.words;
-        piece.streaming = false;
-        return piece;
-      },
-    );
+    this.#slot.put((p) => {
+      const piece = p!;
+      if (final?.pcm) piece.pcm = final.pcm;
+      if (final?.mouth) piece.mouth = final.mouth;
+      if (final?.words) piece.words = final.words;
+      piece.streaming = false;
+      return piece;
+    });
     this.#buf = undefined;
   }
 

@@ -63,7 +63,10 @@ describe('SynthesisScheduler', () => {
 
   it('pools run side by side, each at its own concurrency', () => {
     const { tts, started } = manualTts();
-    const pooled = { ...tts, poolOf: (r: { text: string }) => ({ key: r.text[0]!, concurrency: r.text[0] === 'h' ? 2 : 1 }) };
+    const pooled = {
+      ...tts,
+      poolOf: (r: { text: string }) => ({ key: r.text[0]!, concurrency: r.text[0] === 'h' ? 2 : 1 }),
+    };
     const s = new SynthesisScheduler(pooled, { maxAhead: 100 });
     const a = s.lane('a');
     const b = s.lane('b');

@@ -91,7 +91,9 @@ function nullAnswer(offer: PeerOffer): string {
     's=-',
     't=0 0',
     `a=fingerprint:sha-256 ${randomUUID()}`,
-    ...(hasMedia(offer.offerSdp, 'video') ? ['m=video 9 UDP/TLS/RTP/SAVPF 96', 'a=sendonly', 'a=rtpmap:96 VP8/90000'] : []),
+    ...(hasMedia(offer.offerSdp, 'video')
+      ? ['m=video 9 UDP/TLS/RTP/SAVPF 96', 'a=sendonly', 'a=rtpmap:96 VP8/90000']
+      : []),
     '',
   ].join('\r\n');
 }

@@ -9,9 +9,7 @@ import type { ServerMessage } from '@mouthpiece/protocol';
 
 export type ViewerToChild = { kind: 'offer' } | { kind: 'answer'; sdp: string } | { kind: 'close' };
 export type ViewerFromChild =
-  | { kind: 'offer'; sdp: string }
-  | { kind: 'message'; message: unknown }
-  | { kind: 'state'; state: string };
+  { kind: 'offer'; sdp: string } | { kind: 'message'; message: unknown } | { kind: 'state'; state: string };
 
 export interface WrtcViewer {
   /** Every message from the engine's events channel, in order. */
