@@ -16,21 +16,13 @@ import {
   type ServerMessage,
 } from '@mouthpiece/protocol';
 import { EngineError } from '../host/types.js';
+import type { Peer, PeerEvents } from './peer.js';
 import { filterOfferCandidates } from './candidate-filter.js';
 import { hasDataChannel, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
 
-export interface ViewerPeerEvents {
-  /** ICE/DTLS connected: media flows. */
-  onConnected(): void;
-  /** The viewer's first frame was decoded (`ready` on the data channel). */
-  onReady(): void;
-  /** The connection failed or closed from the far side. */
-  onDisconnected(): void;
-}
-
-export class ViewerPeer {
+export class ViewerPeer implements Peer {
   readonly viewerId: string;
   readonly hasEvents: boolean;
   readonly #pc: RTCPeerConnection;
@@ -61,16 +53,17 @@ export class ViewerPeer {
     sessionId: string;
     offerSdp: string;
     iceServers: RtcIceServer[];
-    video: MediaStreamTrack;
+    /** Absent: a session that sends no video (its video transceiver stays empty). */
+    video?: MediaStreamTrack | undefined;
     audio: MediaStreamTrack;
-    events: ViewerPeerEvents;
+    events: PeerEvents;
     /** Which of the viewer's ICE candidates to use (candidate-filter.ts); all when absent. */
     acceptCandidate?: (candidate: string) => boolean;
   }): Promise<{ peer: ViewerPeer; answerSdp: string }> {
     const { offerSdp } = opts;
     const problem = offerProblem(offerSdp);
     if (problem) {
-      opts.video.stop();
+      opts.video?.stop();
       opts.audio.stop();
       throw new EngineError(problem.code, problem.message);
     }
@@ -79,7 +72,7 @@ export class ViewerPeer {
     const peer = new ViewerPeer(
       opts.viewerId,
       pc,
-      [opts.video, opts.audio],
+      opts.video ? [opts.video, opts.audio] : [opts.audio],
       hasDataChannel(offerSdp),
       accept,
     );
@@ -102,7 +95,7 @@ export class ViewerPeer {
       const stream = new wrtc.MediaStream();
       for (const tr of pc.getTransceivers()) {
         const kind = tr.receiver.track.kind;
-        await tr.sender.replaceTrack(kind === 'video' ? opts.video : opts.audio);
+        await tr.sender.replaceTrack(kind === 'video' ? (opts.video ?? null) : opts.audio);
         tr.sender.setStreams(stream);
         tr.direction = 'sendonly';
       }
@@ -179,7 +172,7 @@ export class ViewerPeer {
     this.#pc.close();
   }
 
-  #attachChannel(channel: RTCDataChannel, sessionId: string, events: ViewerPeerEvents): void {
+  #attachChannel(channel: RTCDataChannel, sessionId: string, events: PeerEvents): void {
     if (channel.label !== DATA_CHANNEL_LABEL) return;
     this.#channel = channel;
     const hello = (): void => {
