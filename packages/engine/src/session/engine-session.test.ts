@@ -5,13 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../host/types.js';
-import type { FaceState } from '../face-state.js';
+import { REST_MOUTH, Viseme, type FaceState } from '../face-state.js';
 import type { Renderer } from '../render/renderer.js';
 import { browserOffer } from '../testing/offers.js';
 import { nullMedia } from '../testing/null-media.js';
 import { timedSpeech } from '../testing/timed-speech.js';
 import { EngineSession, type EngineSessionConfig } from './engine-session.js';
 import type { VideoSink } from './media.js';
+import { TurnAudio } from './turn-audio.js';
 
 const OFFER = browserOffer([[96, 'VP8']]);
 const settle = () => new Promise((r) => setImmediate(r));
@@ -124,6 +125,55 @@ describe('EngineSession with injected media', () => {
       { type: 'speakingEnd', sessionId: 's1', turnId: 'a', interrupted: true },
     ]);
     expect(session.sayText({ turnId: 'a', text: 'more', isFinal: true })).toBe('discarded');
+    session.close('ended_by_client');
+  });
+
+  it('hands the renderer the sound of a mouth made from audio alone (what a video avatar matches)', async () => {
+    const video = recordingVideo(true);
+    const marker = Float32Array.of(0.25, 0.5);
+    const speech = timedSpeech({ msPerCharacter: 10, speed: 1 });
+    const sounding: typeof speech = {
+      ...speech,
+      textTurn(turnId) {
+        const audio = new TurnAudio(turnId);
+        return {
+          audio,
+          addText(text) {
+            const pcm = new Int16Array(text.length * 480);
+            audio.append(pcm, {
+              durationSamples: pcm.length,
+              at: () => ({ ...REST_MOUTH, open: 0.5 }),
+              visemeAt: () => Viseme.C,
+              emphasisAt: () => 0,
+              soundAt: () => marker,
+            });
+          },
+          finish: () => audio.end(),
+          cancel: () => audio.close(),
+        };
+      },
+    };
+    const media = nullMedia();
+    const session = new EngineSession({
+      sessionId: 's1',
+      fps: 25,
+      readyTimeoutMs: 5000,
+      noChannelStartMs: 500,
+      emit: () => undefined,
+      speech: sounding,
+      audioSink: media.audioSink,
+      peerFactory: media.peerFactory,
+      videoSink: video.sink,
+      renderer: video.renderer,
+    });
+    await session.connectViewer('v1', OFFER, []);
+    await settle();
+    session.sayText({ turnId: 't1', text: 'A long enough sentence to render frames.', isFinal: true });
+    for (let t = 0; t < 30; t++) session.tick(t);
+    const speaking = video.states.filter((s) => s.speaking);
+    expect(speaking.length).toBeGreaterThan(3);
+    expect(speaking.every((s) => s.sound === marker)).toBe(true);
+    expect(video.states.filter((s) => !s.speaking).every((s) => s.sound === undefined)).toBe(true);
     session.close('ended_by_client');
   });
 });

@@ -15,6 +15,7 @@ import { AudioValidationError } from '../audio/wav.js';
 import { CHUNK_SAMPLES, TICK_MS } from '../clock/media-clock.js';
 import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
 import { EngineError } from '../host/types.js';
+import type { FaceState } from '../face-state.js';
 import type { Renderer } from '../render/renderer.js';
 import type { Peer, PeerFactory } from '../rtc/peer.js';
 import { FrameClock } from './frame-clock.js';
@@ -242,7 +243,12 @@ export class EngineSession {
       speaking: speech !== undefined,
       emphasis: speech?.emphasis ?? 0,
     });
-    const state = { mouth, motion, speaking: speech !== undefined };
+    const state: FaceState = {
+      mouth,
+      motion,
+      speaking: speech !== undefined,
+      ...(speech?.sound ? { sound: speech.sound } : {}),
+    };
     if (video.renderer.renderI420) {
       video.renderer.renderI420(state, video.i420);
       video.sink.writeI420(video.i420);

@@ -119,8 +119,11 @@ export class SpeechPlayer {
     this.#turn = undefined;
   }
 
-  /** Mouth and emphasis `ahead` samples from now, or undefined when no turn is sounding. */
-  mouthAt(ahead: number): { mouth: MouthParams; emphasis: number } | undefined {
+  /**
+   * Mouth and emphasis `ahead` samples from now (and the sound there, when the piece's mouth came
+   * from audio alone), or undefined when no turn is sounding.
+   */
+  mouthAt(ahead: number): { mouth: MouthParams; emphasis: number; sound?: Float32Array } | undefined {
     const turn = this.#turn;
     if (!turn || !this.#started) return undefined;
     let piece = this.#piece;
@@ -129,7 +132,10 @@ export class SpeechPlayer {
       const read = turn.read(piece);
       if (read.kind !== 'piece') return { mouth: { ...REST_MOUTH }, emphasis: 0 };
       const p = read.piece;
-      if (pos < p.pcm.length) return { mouth: p.mouth.at(pos), emphasis: p.mouth.emphasisAt(pos) };
+      if (pos < p.pcm.length) {
+        const sound = p.mouth.soundAt?.(pos);
+        return { mouth: p.mouth.at(pos), emphasis: p.mouth.emphasisAt(pos), ...(sound ? { sound } : {}) };
+      }
       pos -= p.pcm.length;
       piece++;
     }
