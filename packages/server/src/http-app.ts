@@ -57,7 +57,6 @@ export interface HttpAppParts {
   cluster: Cluster | undefined;
 }
 
-
 export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance> {
   const { registry, metrics, cluster } = deps;
   const app = Fastify({

@@ -44,7 +44,15 @@ describe('sound signatures', () => {
     expect(signatureSpread([a, b, a, b, a, b, a, b], 1)).toBe(0);
     expect(signatureSpread([a, b], 0)).toBeCloseTo(Math.SQRT2, 6);
     // silence does not count
-    expect(signatureSpread([[0, 0, 0], [0.1, 0, 0]], 0)).toBe(0);
+    expect(
+      signatureSpread(
+        [
+          [0, 0, 0],
+          [0.1, 0, 0],
+        ],
+        0,
+      ),
+    ).toBe(0);
   });
 
   it('an audio-only mouth track answers each sample with its sound', () => {

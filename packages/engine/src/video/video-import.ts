@@ -232,7 +232,10 @@ export async function importVideoAvatar(
         source: library.map(({ i }) => i),
         ring: library.map(({ i }) => ring.get(i)!.map(round2) as [number, number, number]),
         ...(sound.sounds.length
-          ? { sound: sound.sounds.map((s) => Array.from(s, round2)), soundSpread: Math.round(sound.spread * 1000) / 1000 }
+          ? {
+              sound: sound.sounds.map((s) => Array.from(s, round2)),
+              soundSpread: Math.round(sound.spread * 1000) / 1000,
+            }
           : {}),
       },
       clip: { width: info.width, height: info.height, crop: plan.crop },
