@@ -60,7 +60,8 @@ function mouthStates(pcm, fps, frames) {
     const mouth = driver.frame(playing ? track.at(at) : undefined, (n * 1000) / fps);
     const emphasis = playing ? track.emphasisAt(at) : 0;
     const motion = animator.next({ tMs: (n * 1000) / fps, speaking: playing, emphasis });
-    return { mouth, motion, speaking: playing };
+    // the session passes the track's sound along (speech-player.ts): a video avatar matches it
+    return { mouth, motion, speaking: playing, ...(playing ? { sound: track.soundAt(at) } : {}) };
   });
 }
 

@@ -59,6 +59,11 @@ export interface FaceState {
    * mouth composite). Absent: judged from the mouth alone.
    */
   speaking?: boolean;
+  /**
+   * What the speech sounds like at this frame (lipsync/sound-signature.ts), when the mouth comes
+   * from audio alone: the video renderer matches it against the recorded person's own sounds.
+   */
+  sound?: Float32Array;
 }
 
 export const REST_MOTION: Readonly<FaceMotion> = Object.freeze({

@@ -60,6 +60,13 @@ declare module '@roamhq/wrtc' {
     ondatachannel: ((ev: { channel: RTCDataChannel }) => void) | null;
     setRemoteDescription(d: RTCSessionDescriptionInit): Promise<void>;
     createAnswer(): Promise<RTCSessionDescriptionInit>;
+    /** The offering side (testing/wrtc-viewer-main.ts: a viewer as browsers are). */
+    createOffer(): Promise<RTCSessionDescriptionInit>;
+    addTransceiver(
+      kind: 'audio' | 'video',
+      init?: { direction?: RTCRtpTransceiver['direction'] },
+    ): RTCRtpTransceiver;
+    createDataChannel(label: string, init?: { ordered?: boolean }): RTCDataChannel;
     setLocalDescription(d: RTCSessionDescriptionInit): Promise<void>;
     addIceCandidate(c: {
       candidate: string;

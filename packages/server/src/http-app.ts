@@ -6,14 +6,12 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
-import type { EngineHost } from '@mouthpiece/engine/host';
 import { ErrorResponse } from '@mouthpiece/protocol';
+import type { AppDeps } from './app.js';
 import type { AppContext } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
-import type { Clock } from './clock.js';
 import type { Cluster } from './cluster/cluster.js';
 import { fastPathServerFactory } from './cluster/fast-path.js';
-import type { Config } from './config.js';
 import { finishOpenApi } from './openapi.js';
 import {
   ApiError,
@@ -35,17 +33,12 @@ import { staticRoutes } from './routes/static-files.js';
 import type { Limiter, RateLimiter } from './sessions/rate-limiter.js';
 import type { SessionRegistry } from './sessions/session-registry.js';
 import { oneHeader } from './single-value.js';
-import type { Stores } from './storage/ports.js';
-import type { TurnSettings } from './turn/credentials.js';
 
 /** Everything the HTTP app is made of, built before it (app.ts). */
-export interface HttpAppParts {
-  config: Readonly<Config>;
-  stores: Stores;
-  engine: EngineHost;
-  clock: Clock;
-  jwtSecret: string;
-  turn: TurnSettings;
+export interface HttpAppParts extends Pick<
+  AppDeps,
+  'config' | 'stores' | 'engine' | 'clock' | 'jwtSecret' | 'turn'
+> {
   /** The one logger (the app's, the registry's and the cluster's). */
   log: FastifyBaseLogger;
   metrics: Metrics;
@@ -56,7 +49,6 @@ export interface HttpAppParts {
   /** Cluster mode (docs/cluster.md); undefined on a single node. */
   cluster: Cluster | undefined;
 }
-
 
 export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance> {
   const { registry, metrics, cluster } = deps;

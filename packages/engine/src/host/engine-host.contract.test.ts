@@ -1,23 +1,83 @@
 /**
  * The EngineHost contract, run against the test fake and the real engine process pool (forked
  * from dist/, with libwebrtc and the worker threads), so the fake cannot drift from the engine.
+ * Event order is judged by the host's events and by what a viewer's events channel receives: a
+ * null peer's record in the fake, a real libwebrtc viewer (testing/wrtc-viewer.ts) for the pool.
  */
 import { readFileSync } from 'node:fs';
+import type { ServerMessage } from '@mouthpiece/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEngineHost } from '../testing/fake-engine-host.js';
 import { browserOffer as offer } from '../testing/offers.js';
+import { wrtcViewer } from '../testing/wrtc-viewer.js';
 import { createEnginePool } from './pool.js';
-import type { EngineHost, EngineSessionOptions } from './types.js';
+import type { EngineEvent, EngineHost, EngineSessionOptions } from './types.js';
 
 const FIXTURE = new URL('../../test-fixtures/audio/', import.meta.url);
 
-const hosts: Array<[string, () => Promise<EngineHost>]> = [
-  ['FakeEngineHost', () => Promise.resolve(new FakeEngineHost())],
-  ['engine process pool', () => createEnginePool({ processes: 1 })],
+/** A viewer of a session: what its events channel received, and how it leaves. */
+interface Viewer {
+  messages(): readonly ServerMessage[];
+  close(): void;
+}
+
+interface HostUnderTest {
+  make(): Promise<EngineHost>;
+  viewer(host: EngineHost, sessionId: string, viewerId: string): Promise<Viewer>;
+}
+
+const hosts: Array<[string, HostUnderTest]> = [
+  [
+    'FakeEngineHost',
+    {
+      make: () => Promise.resolve(new FakeEngineHost({ msPerCharacter: 20 })),
+      async viewer(host, sessionId, viewerId) {
+        await host.connectViewer(sessionId, { viewerId, offerSdp: offer([[96, 'VP8']]), iceServers: [] });
+        const fake = host as FakeEngineHost;
+        return {
+          messages: () => fake.viewerMessages(sessionId, viewerId) as ServerMessage[],
+          close: () => {},
+        };
+      },
+    },
+  ],
+  [
+    'engine process pool',
+    {
+      // the viewer is on this machine's own address: the default policy refuses only loopback
+      make: () => createEnginePool({ processes: 1 }),
+      async viewer(host, sessionId, viewerId) {
+        const v = wrtcViewer();
+        await v.connect(
+          async (offerSdp) =>
+            (await host.connectViewer(sessionId, { viewerId, offerSdp, iceServers: [] })).answerSdp,
+        );
+        return { messages: () => v.messages, close: () => v.close() };
+      },
+    },
+  ],
 ];
 
-describe.each(hosts)('EngineHost contract: %s', (_name, make) => {
+/** Resolves once `check` holds (polled every 20 ms), or fails after `timeoutMs`. */
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The types of one turn's speaking and word messages, in the order the viewer got them. */
+function turnMessages(messages: readonly ServerMessage[], turnId: string): string[] {
+  return messages
+    .filter((m) => 'turnId' in m && m.turnId === turnId)
+    .map((m) => (m.type === 'speakingEnd' ? `speakingEnd${m.interrupted ? ':interrupted' : ''}` : m.type));
+}
+
+describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
+  const make = () => under.make();
   let host: EngineHost;
+  const events: EngineEvent[] = [];
   let n = 0;
   const session = async (over: Partial<EngineSessionOptions> = {}): Promise<string> => {
     const sessionId = `contract-${++n}`;
@@ -33,7 +93,12 @@ describe.each(hosts)('EngineHost contract: %s', (_name, make) => {
 
   beforeAll(async () => {
     host = await make();
+    host.onEvent((e) => events.push(e));
   }, 30_000);
+  const ofTurn = (turnId: string): string[] =>
+    events
+      .filter((e) => 'turnId' in e && e.turnId === turnId)
+      .map((e) => (e.type === 'speakingEnd' ? `speakingEnd${e.interrupted ? ':interrupted' : ''}` : e.type));
   afterAll(async () => {
     await host?.close();
   });
@@ -103,4 +168,65 @@ describe.each(hosts)('EngineHost contract: %s', (_name, make) => {
     await expect(host.interrupt(id)).rejects.toMatchObject({ code: 'unknown_session' });
     expect(host.stats().sessions).toBeGreaterThanOrEqual(0);
   });
+
+  it('speaks a turn: speakingStart, then its words, then speakingEnd, to the host and to the viewer', async () => {
+    const id = await session();
+    const viewer = await under.viewer(host, id, `v-${id}`);
+    try {
+      await host.sayText(id, { turnId: 'w1', text: 'Hello there. ', isFinal: false });
+      await host.sayText(id, { turnId: 'w1', text: 'How are you today?', isFinal: true });
+      await until(() => ofTurn('w1').length === 2, 20_000, 'the end of turn w1');
+      expect(ofTurn('w1')).toEqual(['speakingStart', 'speakingEnd']);
+      await until(() => turnMessages(viewer.messages(), 'w1').includes('speakingEnd'), 5000, 'the viewer');
+      const seen = turnMessages(viewer.messages(), 'w1');
+      expect(seen[0]).toBe('speakingStart');
+      expect(seen.at(-1)).toBe('speakingEnd');
+      expect(seen.slice(1, -1).length).toBeGreaterThan(0);
+      expect(new Set(seen.slice(1, -1))).toEqual(new Set(['word']));
+    } finally {
+      viewer.close();
+    }
+  }, 30_000);
+
+  it('interrupt ends the playing turn with speakingEnd interrupted; nothing of it follows', async () => {
+    const id = await session();
+    const viewer = await under.viewer(host, id, `v-${id}`);
+    try {
+      const long =
+        'This is a long turn that keeps on talking for quite a while, sentence after sentence. '.repeat(4);
+      await host.sayText(id, { turnId: 'i1', text: long, isFinal: true });
+      await host.sayText(id, { turnId: 'i2', text: 'Never heard.', isFinal: true });
+      await until(() => ofTurn('i1').includes('speakingStart'), 20_000, 'turn i1 to start');
+      await host.interrupt(id);
+      expect(ofTurn('i1')).toEqual(['speakingStart', 'speakingEnd:interrupted']);
+      await until(
+        () => turnMessages(viewer.messages(), 'i1').includes('speakingEnd:interrupted'),
+        5000,
+        'the viewer',
+      );
+      const heard = viewer.messages().length;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(turnMessages(viewer.messages().slice(heard), 'i1')).toEqual([]);
+      expect(ofTurn('i2')).toEqual([]);
+      expect(turnMessages(viewer.messages(), 'i1').at(-1)).toBe('speakingEnd:interrupted');
+    } finally {
+      viewer.close();
+    }
+  }, 30_000);
+
+  it('a new viewer replaces the previous one, which is told so and disconnected', async () => {
+    const id = await session();
+    const first = await under.viewer(host, id, `v1-${id}`);
+    await until(() => first.messages().some((m) => m.type === 'hello'), 10_000, 'the first viewer');
+    const second = await under.viewer(host, id, `v2-${id}`);
+    try {
+      expect(events).toContainEqual({ type: 'viewerDisconnected', sessionId: id, viewerId: `v1-${id}` });
+      await until(() => first.messages().some((m) => m.type === 'replaced'), 5000, 'replaced');
+      await expect(host.disconnectViewer(id, `v1-${id}`)).rejects.toMatchObject({ code: 'unknown_viewer' });
+      await host.disconnectViewer(id, `v2-${id}`);
+    } finally {
+      first.close();
+      second.close();
+    }
+  }, 30_000);
 });

@@ -7,10 +7,17 @@
  * ≥ 60 ms and lead the sound by 20 ms.
  */
 import { REST_MOUTH, Viseme, type MouthParams } from '../face-state.js';
-import { HOP_SAMPLES, bandEnergiesAsync, type BandEnergies } from './audio-features.js';
+import {
+  HOP_SAMPLES,
+  bandEnergies,
+  bandEnergiesAsync,
+  normalizeBands,
+  type BandEnergies,
+} from './audio-features.js';
 import { AUDIO_MODEL, predictFrames, type AudioModelWeights } from './audio-model.js';
 import { MOUTH_SHAPES, mixMouth } from './mouth-shapes.js';
 import { LEAD_MS, MIN_CLOSURE_MS, type MouthTrack } from './mouth-track.js';
+import { signatureAt } from './sound-signature.js';
 import { msToSamples } from '../clock/media-clock.js';
 
 /** Half-width (frames) of the triangular zero-phase smoothing of openness. */
@@ -99,7 +106,12 @@ export function shapeFor(open: number, closed: boolean): { mouth: MouthParams; v
   return { mouth: { ...MOUTH_SHAPES.D }, viseme: Viseme.D };
 }
 
-function trackOf({ openness, closures }: AudioMouthAnalysis, durationSamples: number): MouthTrack {
+function trackOf(
+  { openness, closures }: AudioMouthAnalysis,
+  durationSamples: number,
+  bands: BandEnergies,
+): MouthTrack {
+  const norm = normalizeBands(bands.frames, bands.bands);
   const n = openness.length;
   const shapes = Array.from(openness, (o, f) => shapeFor(o, closures[f] === 1));
   const lead = msToSamples(LEAD_MS);
@@ -111,6 +123,7 @@ function trackOf({ openness, closures }: AudioMouthAnalysis, durationSamples: nu
     at: (sample) => (n === 0 ? { ...REST_MOUTH } : { ...shapes[idx(sample)]!.mouth }),
     visemeAt: (sample) => (n === 0 ? Viseme.X : shapes[idx(sample)]!.viseme),
     emphasisAt: (sample) => (n === 0 ? 0 : Math.max(0, (openness[idx(sample)]! - 0.7) / 0.3)),
+    soundAt: (sample) => signatureAt(norm, bands.frames, idx(sample)),
   };
 }
 
@@ -119,7 +132,8 @@ export function analyzeAudioMouth(
   pcm48k: Int16Array,
   model: Readonly<AudioModelWeights> = AUDIO_MODEL,
 ): MouthTrack {
-  return trackOf(analyzeOpenness(pcm48k, model), pcm48k.length);
+  const bands = bandEnergies(pcm48k);
+  return trackOf(analyzeOpenness(bands, model), pcm48k.length, bands);
 }
 
 /** The same result as analyzeAudioMouth, yielding to the event loop every few milliseconds of work. */
@@ -128,5 +142,5 @@ export async function analyzeAudioMouthAsync(
   model: Readonly<AudioModelWeights> = AUDIO_MODEL,
 ): Promise<MouthTrack> {
   const bands = await bandEnergiesAsync(pcm48k);
-  return trackOf(analyzeOpenness(bands, model), pcm48k.length);
+  return trackOf(analyzeOpenness(bands, model), pcm48k.length, bands);
 }

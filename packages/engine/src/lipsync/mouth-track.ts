@@ -23,6 +23,11 @@ export interface MouthTrack {
   visemeAt(sample: number): Viseme;
   /** 0..1: how stressed the syllable sounding at this sample is. */
   emphasisAt(sample: number): number;
+  /**
+   * What the speech the mouth shows at this sample sounds like (lipsync/sound-signature.ts), for
+   * tracks made from audio alone: a video avatar matches it against its recorded person's sounds.
+   */
+  soundAt?(sample: number): Float32Array;
 }
 
 interface Segment {

@@ -16,8 +16,11 @@ import type {
 import { serveRpc, type RpcHandlers } from '../host/rpc.js';
 import { EngineError, type AudioClip, type EngineEvent, type EngineMediaStats } from '../host/types.js';
 import { EngineSession } from '../session/engine-session.js';
+import { createSpeechSource } from '../session/speech-source.js';
 import { createAudioDecoder } from '../audio/decoder.js';
+import { createAvatarRenderer } from '../render/avatar-renderer.js';
 import { candidateFilter } from '../rtc/candidate-filter.js';
+import { createWrtcMedia } from '../rtc/wrtc-media.js';
 import { createEngineSpeech, type EngineSpeech } from '../speech/engine-speech.js';
 
 if (!process.send) {
@@ -117,30 +120,38 @@ const methods: RpcHandlers<EngineMethods> = {
     });
     if (!check.ok) throw new EngineError('invalid_request', check.message);
     const avatar = avatars.get(o.avatarId)!; // the check found it
+    const { videoWidth: width, videoHeight: height, fps } = options;
+    const media = createWrtcMedia({ video: { width, height }, acceptCandidate });
     sessions.set(
       o.sessionId,
       new EngineSession({
         sessionId: o.sessionId,
-        avatar: avatar.manifest,
-        avatarDir: avatar.dir,
-        background: o.background,
-        voiceId: o.voiceId,
-        voiceSpeed: o.voiceSpeed,
-        synthesis: speech.synthesis,
-        decoder,
-        width: options.videoWidth,
-        height: options.videoHeight,
-        fps: options.fps,
+        fps,
         readyTimeoutMs: options.readyTimeoutMs,
         noChannelStartMs: options.noChannelStartMs,
-        acceptCandidate,
         emit,
+        speech: createSpeechSource({
+          sessionId: o.sessionId,
+          synthesis: speech.synthesis,
+          decoder,
+          voiceId: o.voiceId,
+          speed: o.voiceSpeed,
+        }),
+        audioSink: media.audioSink,
+        peerFactory: media.peerFactory,
+        videoSink: media.videoSink,
+        renderer: createAvatarRenderer(avatar.manifest, { width, height }, avatar.dir, {
+          background: o.background,
+          fps,
+        }),
       }),
     );
   },
   sayText: (id, chunk) => session(id).sayText(chunk),
   sayAudio: (id, clip: AudioClip) => session(id).sayAudio({ ...clip, audio: new Uint8Array(clip.audio) }),
-  interrupt: (id) => session(id).interrupt(),
+  interrupt: (id) => {
+    session(id).interrupt();
+  },
   connectViewer: async (id, offer) => ({
     answerSdp: await session(id).connectViewer(offer.viewerId, offer.offerSdp, offer.iceServers),
   }),

@@ -53,6 +53,32 @@ describe('MouthSelector', () => {
     expect(s.select(want({ open: 0.9 }))).toEqual({ a: 2, wa: 1, b: 2, wb: 0 });
   });
 
+  it('with a sound near the recorded ones, picks the crop that sounded like it over the nearer opening', () => {
+    // crops 0 and 1 open alike; crop 1 was recorded saying this sound, crop 0 another one
+    const lib = [d(0.5), d(0.42)];
+    const sounds = [
+      [0.9, 0.1, 0.1],
+      [0.1, 0.9, 0.1],
+    ];
+    const s = new MouthSelector(lib, [0, 100], sounds, 0.2);
+    expect(s.select(want({ open: 0.5 }), [0.12, 0.88, 0.1]).a).toBe(1);
+    // without the sound, or with the pack's sounds missing, the opening decides
+    s.reset();
+    expect(s.select(want({ open: 0.5 })).a).toBe(0);
+    expect(new MouthSelector(lib, [0, 100]).select(want({ open: 0.5 }), [0.12, 0.88, 0.1]).a).toBe(0);
+  });
+
+  it('ignores a sound far from every recorded one (another voice): the opening decides', () => {
+    const lib = [d(0.5), d(0.42)];
+    const sounds = [
+      [0.9, 0.1, 0.1],
+      [0.1, 0.9, 0.1],
+    ];
+    const s = new MouthSelector(lib, [0, 100], sounds, 0.05);
+    // nearest recorded sound is ≈ 0.8 away, sixteen spreads: no trust
+    expect(s.select(want({ open: 0.5 }), [0.1, 0.9, 0.9]).a).toBe(0);
+  });
+
   it('refuses an empty library and mismatched lists', () => {
     expect(() => new MouthSelector([], [])).toThrow(/empty/);
     expect(() => new MouthSelector([d(0)], [1, 2])).toThrow(/source/);

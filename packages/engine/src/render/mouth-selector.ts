@@ -5,6 +5,12 @@
  * frames cost a little, distant ones JUMP_COST. The two cheapest crops are cross-faded, each
  * weighted by the other's cost.
  *
+ * When the mouth comes from audio alone and the frame carries its sound (FaceState.sound), each
+ * crop's recorded sound counts too: the same voice saying the same phoneme lands next to a crop of
+ * it (lipsync/sound-signature.ts), with the rounding and lip bites the opening model cannot hear.
+ * How much it counts follows how near the nearest recorded sound is, in units of the library's own
+ * spread: fully within one spread, not at all beyond two (another voice: the opening decides).
+ *
  * Online and greedy: the only state is the previous pick. DESIGN's short-window Viterbi over the
  * buffered mouth track (the renderer is only handed the current frame's mouth) is left for later.
  */
@@ -21,6 +27,8 @@ export const SELECTION_WEIGHTS = { open: 1, width: 0.1, round: 0.1, teeth: 0.05 
 export const JUMP_COST = 0.08;
 /** Source frames this far from the free next one cost the full JUMP_COST; nearer ones less. */
 export const JUMP_SPAN = 4;
+/** The cost of a crop's sound one library spread farther than the nearest (in the distance's units). */
+export const SOUND_WEIGHT = 0.6;
 /** A second crop whose weight would be below this is not blended (no visible change, half the work). */
 const MIN_SECOND_WEIGHT = 0.04;
 
@@ -39,9 +47,20 @@ export class MouthSelector {
   readonly #round: Float64Array;
   readonly #teeth: Float64Array;
   readonly #source: Int32Array;
+  /** Every crop's sound, back to back (#soundLength each); empty without sounds. */
+  readonly #sounds: Float32Array;
+  readonly #soundLength: number;
+  readonly #spread: number;
+  readonly #soundCost: Float64Array;
   #prev = -1;
 
-  constructor(descriptors: readonly MouthDescriptor[], source: readonly number[]) {
+  /** `sounds` (one per crop) and their `spread` come from the pack (video/pack.ts); optional. */
+  constructor(
+    descriptors: readonly MouthDescriptor[],
+    source: readonly number[],
+    sounds: ReadonlyArray<ArrayLike<number>> = [],
+    spread = 0,
+  ) {
     if (descriptors.length === 0) throw new Error('the mouth library is empty');
     if (source.length !== descriptors.length)
       throw new Error(`${descriptors.length} descriptors but ${source.length} source frames`);
@@ -50,6 +69,34 @@ export class MouthSelector {
     this.#round = Float64Array.from(descriptors, (d) => d.round);
     this.#teeth = Float64Array.from(descriptors, (d) => d.teeth);
     this.#source = Int32Array.from(source);
+    const usable = sounds.length === descriptors.length && spread > 0;
+    this.#soundLength = usable ? sounds[0]!.length : 0;
+    this.#sounds = new Float32Array(usable ? sounds.length * this.#soundLength : 0);
+    if (usable) sounds.forEach((v, k) => this.#sounds.set(Array.from(v), k * this.#soundLength));
+    this.#spread = usable ? spread : 0;
+    this.#soundCost = new Float64Array(descriptors.length);
+  }
+
+  /** Each crop's sound cost for this frame (0 everywhere when there is no sound to match). */
+  #soundCosts(sound: ArrayLike<number> | undefined): void {
+    const cost = this.#soundCost;
+    cost.fill(0);
+    const L = this.#soundLength;
+    if (!sound || L === 0 || sound.length !== L) return;
+    const all = this.#sounds;
+    let min = Infinity;
+    for (let k = 0, o = 0; k < cost.length; k++) {
+      let d = 0;
+      for (let i = 0; i < L; i++, o++) {
+        const x = all[o]! - sound[i]!;
+        d += x * x;
+      }
+      cost[k] = Math.sqrt(d);
+      if (cost[k]! < min) min = cost[k]!;
+    }
+    const trust = Math.max(0, Math.min(1, 2 - min / this.#spread));
+    const scale = (trust * SOUND_WEIGHT) / this.#spread;
+    for (let k = 0; k < cost.length; k++) cost[k] = scale * (cost[k]! - min);
   }
 
   /** Forgets the previous pick (after the composite faded out): the next pick jumps for free. */
@@ -57,9 +104,10 @@ export class MouthSelector {
     this.#prev = -1;
   }
 
-  /** The crops for the wanted mouth; remembers the cheapest as the previous pick. */
-  select(mouth: MouthParams): MouthPick {
+  /** The crops for the wanted mouth (and sound); remembers the cheapest as the previous pick. */
+  select(mouth: MouthParams, sound?: ArrayLike<number>): MouthPick {
     const W = SELECTION_WEIGHTS;
+    this.#soundCosts(sound);
     const n = this.#open.length;
     const next = this.#prev >= 0 ? this.#source[this.#prev]! + 1 : 0;
     let a = 0;
@@ -77,6 +125,7 @@ export class MouthSelector {
           W.round * dRound * dRound +
           W.teeth * dTeeth * dTeeth,
       );
+      cost += this.#soundCost[k]!;
       if (this.#prev >= 0) cost += JUMP_COST * Math.min(1, Math.abs(this.#source[k]! - next) / JUMP_SPAN);
       if (cost < ca) {
         b = a;

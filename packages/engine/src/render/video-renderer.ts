@@ -162,7 +162,12 @@ export function createVideoRenderer(
     throw new Error(`avatar ${manifest.id}: I420 needs an even size, not ${width}x${height}`);
   const { key, s } = sharedFor(dir, width, height);
   const { index, mask, crops } = s;
-  const selector = new MouthSelector(index.library.descriptors, index.library.source);
+  const selector = new MouthSelector(
+    index.library.descriptors,
+    index.library.source,
+    index.library.sound,
+    index.library.soundSpread,
+  );
   const bytes = i420Bytes(width, height);
   const mix = premultipliedFor(index.library.box);
   let i420: Uint8Array | undefined;
@@ -184,7 +189,7 @@ export function createVideoRenderer(
       selector.reset();
       return;
     }
-    const pick = selector.select(state.mouth);
+    const pick = selector.select(state.mouth, state.sound);
     const { a, wa, b, wb } = pick;
     compositeI420({
       out: i420View(out, 0, width, height),

@@ -16,6 +16,7 @@ import {
   type ServerMessage,
 } from '@mouthpiece/protocol';
 import { EngineError } from '../host/types.js';
+import type { Peer, PeerEvents } from './peer.js';
 import { filterOfferCandidates } from './candidate-filter.js';
 import { hasDataChannel, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
 
@@ -24,18 +25,7 @@ const GATHER_TIMEOUT_MS = 2000;
 export const SILENT_LOST_MS = 2000;
 const SILENCE_POLL_MS = 500;
 
-export interface ViewerPeerEvents {
-  /** ICE/DTLS connected: media flows. */
-  onConnected(): void;
-  /** The viewer's first frame was decoded (`ready` on the data channel). */
-  onReady(): void;
-  /** The connection failed or closed from the far side. */
-  onDisconnected(): void;
-  /** ICE lost the viewer (disconnected or failed): media no longer reaches it; onConnected follows if it recovers. */
-  onLost?(): void;
-}
-
-export class ViewerPeer {
+export class ViewerPeer implements Peer {
   readonly viewerId: string;
   readonly hasEvents: boolean;
   readonly #pc: RTCPeerConnection;
@@ -67,9 +57,10 @@ export class ViewerPeer {
     sessionId: string;
     offerSdp: string;
     iceServers: RtcIceServer[];
-    video: MediaStreamTrack;
+    /** Absent: a session that sends no video (its video transceiver stays empty). */
+    video?: MediaStreamTrack | undefined;
     audio: MediaStreamTrack;
-    events: ViewerPeerEvents;
+    events: PeerEvents;
     /** Which of the viewer's ICE candidates to use (candidate-filter.ts); all when absent. */
     acceptCandidate?: (candidate: string) => boolean;
     /** The turn playing now, told in `hello` (a page that reconnects mid-turn learns it still plays). */
@@ -78,7 +69,7 @@ export class ViewerPeer {
     const { offerSdp } = opts;
     const problem = offerProblem(offerSdp);
     if (problem) {
-      opts.video.stop();
+      opts.video?.stop();
       opts.audio.stop();
       throw new EngineError(problem.code, problem.message);
     }
@@ -87,7 +78,7 @@ export class ViewerPeer {
     const peer = new ViewerPeer(
       opts.viewerId,
       pc,
-      [opts.video, opts.audio],
+      opts.video ? [opts.video, opts.audio] : [opts.audio],
       hasDataChannel(offerSdp),
       accept,
     );
@@ -113,7 +104,7 @@ export class ViewerPeer {
       const stream = new wrtc.MediaStream();
       for (const tr of pc.getTransceivers()) {
         const kind = tr.receiver.track.kind;
-        await tr.sender.replaceTrack(kind === 'video' ? opts.video : opts.audio);
+        await tr.sender.replaceTrack(kind === 'video' ? (opts.video ?? null) : opts.audio);
         tr.sender.setStreams(stream);
         tr.direction = 'sendonly';
       }
@@ -192,7 +183,7 @@ export class ViewerPeer {
   }
 
   /** ICE lost the viewer, or nothing came from it for SILENT_LOST_MS: tell once (until it is back). */
-  #lost(events: ViewerPeerEvents): void {
+  #lost(events: PeerEvents): void {
     if (!this.#connected || this.#closed) return;
     this.#connected = false;
     events.onLost?.();
@@ -204,7 +195,7 @@ export class ViewerPeer {
    * received on the transport that stop moving for SILENT_LOST_MS mean it is gone (onLost); bytes
    * moving again on a connected peer bring it back (onConnected).
    */
-  #watchSilence(events: ViewerPeerEvents): void {
+  #watchSilence(events: PeerEvents): void {
     if (this.#silence || !events.onLost) return;
     let received = -1;
     let movedAt = Date.now();
@@ -216,7 +207,7 @@ export class ViewerPeer {
         .getStats()
         .then((stats) => {
           let bytes = 0;
-          stats.forEach((r: { type?: string; bytesReceived?: number }) => {
+          stats.forEach((r) => {
             if (r.type === 'transport') bytes += r.bytesReceived ?? 0;
           });
           const now = Date.now();
@@ -237,7 +228,7 @@ export class ViewerPeer {
   #attachChannel(
     channel: RTCDataChannel,
     sessionId: string,
-    events: ViewerPeerEvents,
+    events: PeerEvents,
     speaking: () => string | undefined,
   ): void {
     if (channel.label !== DATA_CHANNEL_LABEL) return;

@@ -1,82 +1,81 @@
 /**
  * One avatar session in an engine process. It wires its parts together and owns nothing else:
  *
- *   speech queue (turn order) → speech source (text or audio → TurnAudio) → speech player (10 ms
- *   chunks, events) → audio source;  player's mouth → mouth driver → renderer → video source;
- *   viewer peer (WHEP) ← playback gate (speech waits for the viewer's first frame).
+ *   speech queue (turn order) → speech source (text or audio → TurnAudio stream) → speech player
+ *   (10 ms chunks, events) → audio sink;  player's mouth → mouth driver → renderer → video sink;
+ *   viewer peer (from the peer factory) ← playback gate (speech waits for the viewer's first frame).
  *
- * Driven by the process's media scheduler through `tick()`.
+ * Its I/O is injected (session/media.ts, rtc/peer.ts): libwebrtc's sinks and peers in an engine
+ * process (rtc/wrtc-media.ts), null ones in tests (testing/null-media.ts). Without a video sink it
+ * renders nothing. Driven by the process's media scheduler through `tick()`.
  */
-import wrtc, { type RtcIceServer } from '@roamhq/wrtc';
-import type { ServerMessage } from '@mouthpiece/protocol';
+import type { IceServer, ServerMessage } from '@mouthpiece/protocol';
 import { createAnimator, type Animator } from '../animation/animator.js';
-import { AudioValidationError } from '../audio/decode.js';
-import type { AudioDecoder } from '../audio/decoder.js';
-import type { AnyAvatarManifest } from '../avatar/manifest.js';
-import { CHUNK_SAMPLES, SAMPLE_RATE_HZ, TICK_MS } from '../clock/media-clock.js';
+import { AudioValidationError } from '../audio/wav.js';
+import { CHUNK_SAMPLES, TICK_MS } from '../clock/media-clock.js';
 import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
 import { EngineError } from '../host/types.js';
-import { createAvatarRenderer } from '../render/avatar-renderer.js';
+import type { FaceState } from '../face-state.js';
 import type { Renderer } from '../render/renderer.js';
-import { ViewerPeer } from '../rtc/viewer-peer.js';
-import type { SynthesisLane, SynthesisScheduler } from '../speech/synthesis-scheduler.js';
+import type { Peer, PeerFactory } from '../rtc/peer.js';
 import { FrameClock } from './frame-clock.js';
+import type { AudioSink, VideoSink } from './media.js';
 import { MouthDriver } from './mouth-driver.js';
 import { PlaybackGate } from './playback-gate.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
-import { SpeechQueue } from './speech-queue.js';
-import { createSpeechSource, type SpeechSource } from './speech-source.js';
-import type { TextTurnSynth, TurnAudio } from './turn-audio.js';
+import { SpeechQueue, type SpeechQueueOptions } from './speech-queue.js';
+import type { SpeechSource } from './speech-source.js';
+import type { TextTurn } from './text-turn.js';
+import type { TurnAudio } from './turn-audio.js';
 
-/** What an engine process gives each of its sessions (distinct from the host's create options). */
-export interface EngineSessionConfig {
+interface SessionParts {
   sessionId: string;
-  avatar: AnyAvatarManifest;
-  /** The pack's folder (a photo avatar's portrait is read from it). */
-  avatarDir?: string;
-  /** A flat background colour replacing the avatar's (vector and sprite avatars). */
-  background?: string | undefined;
-  voiceId: string;
-  voiceSpeed: number;
-  /** The process's fair synthesis scheduler; the session synthesizes through its own lane. */
-  synthesis: SynthesisScheduler;
-  decoder: AudioDecoder;
-  width: number;
-  height: number;
   fps: number;
   /** Wait this long for the viewer's `ready` before playing anyway. */
   readyTimeoutMs: number;
   /** Without an events channel, start this long after ICE connects. */
   noChannelStartMs: number;
   emit(event: EngineEvent): void;
-  /** The face (default: the avatar's vector renderer); any `Renderer` drops in. */
-  renderer?: Renderer;
-  /** Where speech comes from (default: the TTS and decoder above). */
-  speech?: SpeechSource;
-  /** Which of a viewer's ICE candidates to use (rtc/candidate-filter.ts). */
-  acceptCandidate?: (candidate: string) => boolean;
+  /** Where speech comes from (speech-source.ts: the process's TTS and decoder). */
+  speech: SpeechSource;
+  /** Where each 10 ms chunk of speech (or silence) goes while a viewer is connected. */
+  audioSink: AudioSink;
+  /** Answers viewers' WHEP offers. */
+  peerFactory: PeerFactory;
+  /** Speech waits for a viewer's first frame (default); false: it plays without one. */
+  waitForViewer?: boolean;
+  /** The speech queue's clock and limits (defaults: the protocol's). */
+  queue?: SpeechQueueOptions;
+}
+
+/** Video: frames rendered by `renderer` into `videoSink`; without a sink, none are made. */
+type VideoParts =
+  { videoSink: VideoSink; renderer: Renderer } | { videoSink?: undefined; renderer?: undefined };
+
+/** What an engine process gives each of its sessions (distinct from the host's create options). */
+export type EngineSessionConfig = SessionParts & VideoParts;
+
+interface Video {
+  sink: VideoSink;
+  renderer: Renderer;
+  animator: Animator;
+  i420: Uint8Array;
 }
 
 export class EngineSession {
   readonly id: string;
   readonly #o: EngineSessionConfig;
-  readonly #queue = new SpeechQueue<{ audio: TurnAudio }>();
+  readonly #queue: SpeechQueue<TurnAudio>;
   readonly #speech: SpeechSource;
-  readonly #lane: SynthesisLane;
-  readonly #synths = new Map<string, TextTurnSynth>();
+  readonly #synths = new Map<string, TextTurn>();
   readonly #player = new SpeechPlayer();
   readonly #mouth: MouthDriver;
   readonly #gate: PlaybackGate;
-  readonly #renderer: Renderer;
-  readonly #animator: Animator;
-  /** Rendered frames have no sensor noise: VP8's denoiser would only cost encode time (≈ 25 %). */
-  readonly #videoSource = new wrtc.nonstandard.RTCVideoSource({ needsDenoising: false });
-  readonly #audioSource = new wrtc.nonstandard.RTCAudioSource();
-  readonly #i420: Uint8Array;
+  readonly #video: Video | undefined;
   readonly #chunk = new Int16Array(CHUNK_SAMPLES);
   /** Which frame each tick begins; each session on its own phase (spreads the work). */
   readonly #frames: FrameClock;
-  #viewer: ViewerPeer | undefined;
+  #viewer: Peer | undefined;
   #closed = false;
   /** Frames rendered and skipped, for stats. */
   framesSent = 0;
@@ -85,24 +84,20 @@ export class EngineSession {
   constructor(o: EngineSessionConfig) {
     this.id = o.sessionId;
     this.#o = o;
-    this.#lane = o.synthesis.lane(o.sessionId, () => this.#ahead());
-    this.#speech =
-      o.speech ??
-      createSpeechSource({ tts: this.#lane, decoder: o.decoder, voiceId: o.voiceId, speed: o.voiceSpeed });
-    this.#renderer =
-      o.renderer ??
-      createAvatarRenderer(o.avatar, { width: o.width, height: o.height }, o.avatarDir, {
-        background: o.background,
-        fps: o.fps,
-      });
-    this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
+    this.#speech = o.speech;
+    this.#queue = new SpeechQueue<TurnAudio>(o.queue);
+    this.#video = o.videoSink && {
+      sink: o.videoSink,
+      renderer: o.renderer,
+      animator: createAnimator({ seed: hashSeed(o.sessionId) }),
+      i420: new Uint8Array((o.videoSink.width * o.videoSink.height * 3) / 2),
+    };
     this.#mouth = new MouthDriver(o.fps);
-    this.#gate = new PlaybackGate(o, () => this.#pump());
+    this.#gate = new PlaybackGate({ ...o, waitForViewer: o.waitForViewer ?? true }, () => this.#pump());
     this.#frames = new FrameClock({
       phase: hashSeed(o.sessionId) % Math.max(1, Math.round(1000 / TICK_MS / o.fps)),
       fps: o.fps,
     });
-    this.#i420 = new Uint8Array((o.width * o.height * 3) / 2);
     this.#queue.onEvent((e) => {
       switch (e.type) {
         case 'chunk':
@@ -132,19 +127,22 @@ export class EngineSession {
   async sayAudio(clip: AudioClip): Promise<SayAudioAnswer> {
     let turn;
     try {
-      turn = await this.#speech.audioTurn(clip.turnId, clip.audio);
+      turn = await this.#speech.audioTurn(clip);
     } catch (err) {
       if (err instanceof AudioValidationError) return { kind: 'invalid_audio', reason: err.message };
       throw err;
     }
     if (this.#closed) throw new EngineError('unknown_session', 'The session has ended');
-    const answer = this.#queue.addAudio(clip.turnId, { audio: turn.audio });
+    const answer = this.#queue.addAudio(clip.turnId, turn.audio);
+    if (answer !== 'queued') turn.audio.close();
     return answer === 'queued' ? { kind: 'queued', decodedDurationSec: turn.durationSec } : { kind: answer };
   }
 
-  interrupt(): void {
+  /** Stops speech now and clears the queue; returns the cleared turnIds (in play order). */
+  interrupt(): string[] {
     const stopped = this.#player.stop();
-    for (const id of this.#queue.interrupt()) {
+    const cleared = this.#queue.interrupt();
+    for (const id of cleared) {
       this.#synths.get(id)?.cancel();
       this.#synths.delete(id);
     }
@@ -152,18 +150,21 @@ export class EngineSession {
       this.#mouth.interrupted(this.#nowMs());
       this.#event({ type: 'speakingEnd', turnId: stopped, interrupted: true });
     }
+    return cleared;
   }
 
-  async connectViewer(viewerId: string, offerSdp: string, iceServers: RtcIceServer[]): Promise<string> {
-    const { peer, answerSdp } = await ViewerPeer.answer({
+  /** The turn the player holds, if any. */
+  get playingTurn(): string | undefined {
+    return this.#player.playing;
+  }
+
+  async connectViewer(viewerId: string, offerSdp: string, iceServers: IceServer[]): Promise<string> {
+    const { peer, answerSdp } = await this.#o.peerFactory.answer({
       viewerId,
       sessionId: this.id,
       offerSdp,
       iceServers,
-      ...(this.#o.acceptCandidate ? { acceptCandidate: this.#o.acceptCandidate } : {}),
       speaking: () => this.#player.playing, // issue 21: a page reconnecting mid-turn is told in hello
-      video: this.#videoSource.createTrack(),
-      audio: this.#audioSource.createTrack(),
       events: {
         onConnected: () => {
           if (this.#viewer !== peer) return;
@@ -219,16 +220,11 @@ export class EngineSession {
     if (this.#closed) return;
     for (const e of this.#player.pull(this.#chunk)) this.#onPlayerEvent(e);
     if (!this.#viewer) return;
-    this.#audioSource.onData({
-      samples: this.#chunk,
-      sampleRate: SAMPLE_RATE_HZ,
-      bitsPerSample: 16,
-      channelCount: 1,
-      numberOfFrames: CHUNK_SAMPLES,
-    });
+    this.#o.audioSink.write(this.#chunk);
+    if (!this.#video) return;
     const due = this.#frames.at(tickIndex, ticksLeft);
     if (due === 'skip') this.framesSkipped++;
-    else if (due === 'render') this.#renderFrame(tickIndex * TICK_MS);
+    else if (due === 'render') this.#renderFrame(this.#video, tickIndex * TICK_MS);
   }
 
   close(reason: string): void {
@@ -239,29 +235,31 @@ export class EngineSession {
     this.#player.stop();
     for (const s of this.#synths.values()) s.cancel();
     this.#synths.clear();
-    this.#lane.close(); // withdraws whatever this session still had waiting
+    this.#speech.close(); // withdraws whatever this session still had waiting
     this.#queue.close();
     this.#viewer?.close();
     this.#viewer = undefined;
-    this.#renderer.close();
+    this.#video?.renderer.close();
   }
 
-  #renderFrame(nowMs: number): void {
+  #renderFrame(video: Video, nowMs: number): void {
     const speech = this.#player.mouthAt(this.#mouth.aheadSamples);
     const mouth = this.#mouth.frame(speech?.mouth, nowMs);
-    const motion = this.#animator.next({
+    const motion = video.animator.next({
       tMs: nowMs,
       speaking: speech !== undefined,
       emphasis: speech?.emphasis ?? 0,
     });
-    const state = { mouth, motion, speaking: speech !== undefined };
-    const { width, height } = this.#o;
-    if (this.#renderer.renderI420) this.#renderer.renderI420(state, this.#i420);
-    else {
-      const rgba = this.#renderer.render(state);
-      wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: this.#i420 });
-    }
-    this.#videoSource.onFrame({ width, height, data: this.#i420 });
+    const state: FaceState = {
+      mouth,
+      motion,
+      speaking: speech !== undefined,
+      ...(speech?.sound ? { sound: speech.sound } : {}),
+    };
+    if (video.renderer.renderI420) {
+      video.renderer.renderI420(state, video.i420);
+      video.sink.writeI420(video.i420);
+    } else video.sink.writeRgba(video.renderer.render(state));
     this.framesSent++;
   }
 
@@ -284,14 +282,11 @@ export class EngineSession {
           detail: e.detail,
         });
         break;
-      case 'piece':
-        this.#o.synthesis.poke(); // this session may synthesize further ahead now
-        break;
       case 'done':
+        this.#synths.get(e.turnId)?.cancel(); // a failed turn's requests still in flight
         this.#synths.delete(e.turnId);
         this.#queue.finishPlaying(e.turnId);
         this.#pump();
-        this.#o.synthesis.poke();
         break;
     }
   }
@@ -311,9 +306,9 @@ export class EngineSession {
     const turn = this.#queue.startHead();
     if (!turn) return;
     if (turn.kind === 'audio' && turn.audio) {
-      this.#player.start(turn.audio.audio);
+      this.#player.start(turn.audio);
       const transcript = turn.chunks.join('').trim();
-      if (transcript) void this.#speech.addTranscript(turn.audio.audio, transcript);
+      if (transcript) void this.#speech.addTranscript(turn.audio, transcript);
     } else {
       const synth = this.#synthFor(turn.turnId);
       synth.finish();
@@ -321,7 +316,7 @@ export class EngineSession {
     }
   }
 
-  #synthFor(turnId: string): TextTurnSynth {
+  #synthFor(turnId: string): TextTurn {
     let s = this.#synths.get(turnId);
     if (!s) {
       s = this.#speech.textTurn(turnId);
@@ -330,17 +325,7 @@ export class EngineSession {
     return s;
   }
 
-  /** Pieces synthesized and not yet played, over this session's text turns (its lookahead). */
-  #ahead(): number {
-    let n = 0;
-    for (const s of this.#synths.values()) {
-      for (const p of s.audio.pieces) if (p) n++;
-      n -= this.#player.playedPieces(s.audio.turnId);
-    }
-    return n;
-  }
-
-  #viewerById(viewerId: string): ViewerPeer {
+  #viewerById(viewerId: string): Peer {
     if (!this.#viewer || this.#viewer.viewerId !== viewerId)
       throw new EngineError('unknown_viewer', 'No such viewer');
     return this.#viewer;

@@ -3,18 +3,27 @@
  * The gate opens when the viewer's page says its first frame is decoded (`ready` on the events
  * channel), or `readyTimeoutMs` after ICE connected if it never says so, or `noChannelStartMs`
  * after ICE connected for players that open no events channel. A new viewer closes it again
- * unless speech is already playing.
+ * unless speech is already playing. A session that does not wait for viewers (`waitForViewer:
+ * false`, the test host) has it open from the start.
  */
+interface GateOptions {
+  readyTimeoutMs: number;
+  noChannelStartMs: number;
+  /** false: open from the start, whatever viewers do. */
+  waitForViewer?: boolean;
+}
+
 export class PlaybackGate {
   #open = false;
   #closed = false;
   #timer: NodeJS.Timeout | undefined;
   readonly #onOpen: () => void;
-  readonly #o: { readyTimeoutMs: number; noChannelStartMs: number };
+  readonly #o: GateOptions;
 
-  constructor(o: { readyTimeoutMs: number; noChannelStartMs: number }, onOpen: () => void) {
+  constructor(o: GateOptions, onOpen: () => void) {
     this.#o = o;
     this.#onOpen = onOpen;
+    this.#open = o.waitForViewer === false;
   }
 
   get open(): boolean {
@@ -23,6 +32,7 @@ export class PlaybackGate {
 
   /** The viewer's ICE connected; `hasEvents`: it opened the events channel. */
   viewerConnected(hasEvents: boolean): void {
+    if (this.#o.waitForViewer === false) return;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(
       () => this.viewerReady(),
@@ -40,7 +50,7 @@ export class PlaybackGate {
 
   /** A new viewer replaced the old one: wait for its first frame, unless speech is under way. */
   newViewer(playing: boolean): void {
-    if (!playing) this.#open = false;
+    if (!playing && this.#o.waitForViewer !== false) this.#open = false;
   }
 
   close(): void {

@@ -10,7 +10,7 @@ import { LiveAudioMouth } from '../lipsync/live-audio-mouth.js';
 import { createEngineSpeech, type EngineSpeech } from '../speech/engine-speech.js';
 import { openAiStandin, type VoiceStandin } from '../testing/voice-standins.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
-import { TextTurnSynth } from './turn-audio.js';
+import { TextTurnSynth } from './text-turn.js';
 
 let openai: VoiceStandin;
 let speech: EngineSpeech;
@@ -43,27 +43,23 @@ afterAll(async () => {
 
 /**
  * Plays a turn in 10 ms chunks (pausing a little between them) until it is done, like the engine
- * session: the lane's lookahead counts pieces ready but not played, and playback pokes it.
+ * session: the lane's lookahead counts pieces ready but not played, and playback drains it.
  */
 async function play(synth: TextTurnSynth, player = new SpeechPlayer()): Promise<Played> {
   player.start(synth.audio);
   const out = new Int16Array(CHUNK_SAMPLES);
-  const played: Played = {
-    events: [],
-    sounding: 0,
-    whileStreaming: 0,
-    openWhileStreaming: 0,
-    requestsAtFirstPiece: 0,
-  };
+  const played: Played = { events: [], sounding: 0, whileStreaming: 0, openWhileStreaming: 0 };
+  // which pieces are still streaming in, as the stream tells it
+  const streaming = new Set<number>();
+  synth.audio.onEvent((e) => {
+    if (e.type !== 'piece') return;
+    const read = synth.audio.read(e.index);
+    if (read.kind === 'piece' && read.piece.streaming) streaming.add(e.index);
+    else streaming.delete(e.index);
+  });
   for (let i = 0; i < 3000 && player.playing; i++) {
-    const open = synth.audio.pieces.some((p) => p?.open);
-    const pulled = player.pull(out);
-    if (pulled.some((e) => e.type === 'piece')) {
-      if (!played.events.some((e) => e.type === 'piece'))
-        played.requestsAtFirstPiece = openai.requests.length;
-      speech.synthesis.poke();
-    }
-    played.events.push(...pulled);
+    const open = streaming.size > 0;
+    played.events.push(...player.pull(out));
     if (out.some((s) => s !== 0)) {
       played.sounding++;
       if (open) played.whileStreaming++;
@@ -80,7 +76,6 @@ interface Played {
   sounding: number;
   whileStreaming: number;
   openWhileStreaming: number;
-  requestsAtFirstPiece: number;
 }
 
 describe('provider turns', () => {
@@ -89,35 +84,33 @@ describe('provider turns', () => {
     openai.settings.paceMs = 60; // slower than playback: playback catches up with the stream
     const before = openai.requests.length;
     const player = new SpeechPlayer();
-    let synth: TextTurnSynth | undefined = undefined;
     // the engine session's lookahead: pieces synthesized and not yet played
-    const lane = speech.synthesis.lane('s1', () =>
-      synth ? synth.audio.pieces.filter(Boolean).length - player.playedPieces('t1') : 0,
-    );
-    synth = new TextTurnSynth('t1', lane, 'oa', 1);
+    const lane = speech.synthesis.lane('s1');
+    let requestsAtFirstPiece: number | undefined;
+    lane.lookahead.onLow(() => (requestsAtFirstPiece ??= openai.requests.length)); // the first piece played out
+    const synth = new TextTurnSynth('t1', lane, 'oa', 1, lane.lookahead);
     synth.addText('Good morning and welcome to the show. We have a lot to talk about today. Let us begin.');
     synth.finish();
     const played = await play(synth, player);
     openai.settings.paceMs = 10;
     lane.close();
-    expect(played.events.map((e) => e.type).filter((t) => t !== 'piece')).toEqual([
-      'speakingStart',
-      'speakingEnd',
-      'done',
-    ]);
+    expect(played.events.map((e) => e.type)).toEqual(['speakingStart', 'speakingEnd', 'done']);
     expect(played.sounding).toBeGreaterThan(100);
     expect(played.whileStreaming).toBeGreaterThan(10);
     expect(played.openWhileStreaming).toBeGreaterThan(0.3); // the audio-only model opens the mouth
     // when the first sentence had played out, the second had been requested and the third not yet
-    expect(played.requestsAtFirstPiece - before).toBe(2);
+    expect(requestsAtFirstPiece! - before).toBe(2);
     expect(openai.requests.length - before).toBe(3);
     // espeak's reading aligned to each sentence replaced the audio-only mouth (after its audio)
     await new Promise((r) => setTimeout(r, 500));
-    expect(synth.audio.pieces.filter((p) => p && !(p.mouth instanceof LiveAudioMouth)).length).toBe(3);
+    const mouths = [0, 1, 2].map((i) => synth.audio.read(i));
+    expect(
+      mouths.filter((r) => r.kind === 'piece' && !(r.piece.mouth instanceof LiveAudioMouth)),
+    ).toHaveLength(3);
   });
 
   it('a failed turn gives failed with its reason; the next turn still plays', async () => {
-    const lane = speech.synthesis.lane('s2', () => 0);
+    const lane = speech.synthesis.lane('s2');
     openai.settings.fault = 429;
     const bad = new TextTurnSynth('bad', lane, 'oa', 1);
     bad.addText('This one will fail.');
@@ -133,12 +126,7 @@ describe('provider turns', () => {
     broken.addText('This one starts and then breaks off.');
     broken.finish();
     const mid = await play(broken);
-    expect(mid.events.map((e) => e.type).filter((t) => t !== 'piece')).toEqual([
-      'speakingStart',
-      'speakingEnd',
-      'failed',
-      'done',
-    ]);
+    expect(mid.events.map((e) => e.type)).toEqual(['speakingStart', 'speakingEnd', 'failed', 'done']);
 
     openai.settings.fault = 'none';
     const good = new TextTurnSynth('good', lane, 'oa', 1);
@@ -146,11 +134,7 @@ describe('provider turns', () => {
     good.finish();
     const ok = await play(good);
     lane.close();
-    expect(ok.events.map((e) => e.type).filter((t) => t !== 'piece')).toEqual([
-      'speakingStart',
-      'speakingEnd',
-      'done',
-    ]);
+    expect(ok.events.map((e) => e.type)).toEqual(['speakingStart', 'speakingEnd', 'done']);
     expect(ok.sounding).toBeGreaterThan(20);
   });
 });

@@ -1,10 +1,12 @@
 /**
- * Plays one turn at a time onto the media clock: fills each 10 ms chunk from the turn's pieces,
- * reports speakingStart / word / speakingEnd at the sample where they happen, and answers what
- * the mouth does at a sample ahead (for the frame being rendered).
+ * Plays one turn at a time onto the media clock: pulls each 10 ms chunk from the turn's stream
+ * (turn-audio.ts), tells the stream when a piece has played out (which lets synthesis run further
+ * ahead), reports speakingStart / word / speakingEnd at the sample where they happen, and answers
+ * what the mouth does at a sample ahead (for the frame being rendered). The stream's producer
+ * closes it when the turn is over (engine-session.ts: on `done` and on interrupt).
  */
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
-import { failureReason, type TurnAudio } from './turn-audio.js';
+import { failureReason, type PieceRead, type TurnAudio, type Word } from './turn-audio.js';
 import { msToSamples } from '../clock/media-clock.js';
 
 export type PlayerEvent =
@@ -13,8 +15,6 @@ export type PlayerEvent =
   | { type: 'speakingEnd'; turnId: string; interrupted: boolean }
   /** The turn's speech could not be made (a voice provider failed); after its speakingEnd. */
   | { type: 'failed'; turnId: string; reason: string; detail: string }
-  /** A piece of the turn has been played out (its memory of what is ahead shrank). */
-  | { type: 'piece'; turnId: string }
   /** The turn is over (after its speakingEnd, or silently if it had nothing to say). */
   | { type: 'done'; turnId: string };
 
@@ -31,11 +31,6 @@ export class SpeechPlayer {
 
   get playing(): string | undefined {
     return this.#turn?.turnId;
-  }
-
-  /** How many pieces of a turn have been played out (0 unless it is the playing turn). */
-  playedPieces(turnId: string): number {
-    return this.#turn?.turnId === turnId ? this.#piece : 0;
   }
 
   start(turn: TurnAudio): void {
@@ -62,49 +57,28 @@ export class SpeechPlayer {
     if (!turn) return [];
     const events: PlayerEvent[] = [];
     let filled = 0;
-    while (filled < out.length) {
-      const piece = turn.pieces[this.#piece];
-      if (!piece) {
-        const done = turn.complete && this.#piece >= turn.pieces.length;
-        if (done || turn.failed) {
-          if (this.#started) events.push({ type: 'speakingEnd', turnId: turn.turnId, interrupted: false });
-          if (turn.failed)
-            events.push({
-              type: 'failed',
-              turnId: turn.turnId,
-              reason: failureReason(turn.failed),
-              detail: turn.failed.message,
-            });
-          events.push({ type: 'done', turnId: turn.turnId });
-          this.#turn = undefined;
-        }
-        break; // waiting for synthesis: silence for the rest of this chunk
+    for (;;) {
+      const read = turn.read(this.#piece);
+      // an ended turn ends at its last sample, even when that is the end of this chunk
+      if (read.kind === 'end' || read.kind === 'failed') {
+        this.#finish(turn, read, events);
+        break;
       }
-      if (piece.open && this.#pos >= piece.pcm.length) break; // streaming: wait for its next audio
+      if (read.kind === 'wait' || filled >= out.length) break; // waiting for synthesis: silence
+      const piece = read.piece;
+      if (piece.streaming && this.#pos >= piece.pcm.length) break; // streaming: wait for its next audio
       if (!this.#started) {
         this.#started = true;
         events.push({ type: 'speakingStart', turnId: turn.turnId });
       }
-      while (
-        this.#nextWord < piece.words.length &&
-        piece.words[this.#nextWord]!.startSample <= this.#pos + (out.length - filled)
-      ) {
-        const w = piece.words[this.#nextWord++]!;
-        events.push({
-          type: 'word',
-          turnId: turn.turnId,
-          text: w.text,
-          startMs: Math.round((this.#pieceStart + w.startSample) / SAMPLES_PER_MS),
-          endMs: Math.round((this.#pieceStart + w.endSample) / SAMPLES_PER_MS),
-        });
-      }
       const n = Math.min(out.length - filled, piece.pcm.length - this.#pos);
+      this.#words(turn.turnId, piece.words, this.#pos + (out.length - filled), events);
       out.set(piece.pcm.subarray(this.#pos, this.#pos + n), filled);
       filled += n;
       this.#pos += n;
       this.#turnPos += n;
-      if (this.#pos >= piece.pcm.length && !piece.open) {
-        events.push({ type: 'piece', turnId: turn.turnId });
+      if (this.#pos >= piece.pcm.length && !piece.streaming) {
+        turn.consumed(this.#piece);
         this.#piece++;
         this.#pos = 0;
         this.#pieceStart = this.#turnPos;
@@ -114,16 +88,54 @@ export class SpeechPlayer {
     return events;
   }
 
-  /** Mouth and emphasis `ahead` samples from now, or undefined when no turn is sounding. */
-  mouthAt(ahead: number): { mouth: MouthParams; emphasis: number } | undefined {
+  /** Word events for the words of the current piece that start before sample `until`. */
+  #words(turnId: string, words: readonly Word[], until: number, events: PlayerEvent[]): void {
+    while (this.#nextWord < words.length && words[this.#nextWord]!.startSample <= until) {
+      const w = words[this.#nextWord++]!;
+      events.push({
+        type: 'word',
+        turnId,
+        text: w.text,
+        startMs: Math.round((this.#pieceStart + w.startSample) / SAMPLES_PER_MS),
+        endMs: Math.round((this.#pieceStart + w.endSample) / SAMPLES_PER_MS),
+      });
+    }
+  }
+
+  #finish(
+    turn: TurnAudio,
+    read: Extract<PieceRead, { kind: 'end' | 'failed' }>,
+    events: PlayerEvent[],
+  ): void {
+    if (this.#started) events.push({ type: 'speakingEnd', turnId: turn.turnId, interrupted: false });
+    if (read.kind === 'failed')
+      events.push({
+        type: 'failed',
+        turnId: turn.turnId,
+        reason: failureReason(read.error),
+        detail: read.error.message,
+      });
+    events.push({ type: 'done', turnId: turn.turnId });
+    this.#turn = undefined;
+  }
+
+  /**
+   * Mouth and emphasis `ahead` samples from now (and the sound there, when the piece's mouth came
+   * from audio alone), or undefined when no turn is sounding.
+   */
+  mouthAt(ahead: number): { mouth: MouthParams; emphasis: number; sound?: Float32Array } | undefined {
     const turn = this.#turn;
     if (!turn || !this.#started) return undefined;
     let piece = this.#piece;
     let pos = this.#pos + ahead;
     for (;;) {
-      const p = turn.pieces[piece];
-      if (!p) return { mouth: { ...REST_MOUTH }, emphasis: 0 };
-      if (pos < p.pcm.length) return { mouth: p.mouth.at(pos), emphasis: p.mouth.emphasisAt(pos) };
+      const read = turn.read(piece);
+      if (read.kind !== 'piece') return { mouth: { ...REST_MOUTH }, emphasis: 0 };
+      const p = read.piece;
+      if (pos < p.pcm.length) {
+        const sound = p.mouth.soundAt?.(pos);
+        return { mouth: p.mouth.at(pos), emphasis: p.mouth.emphasisAt(pos), ...(sound ? { sound } : {}) };
+      }
       pos -= p.pcm.length;
       piece++;
     }

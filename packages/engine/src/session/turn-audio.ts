@@ -1,22 +1,70 @@
 /**
- * The audio of one turn, arriving piece by piece: a text turn gets a piece per synthesized
- * sentence (synthesis starts as chunks arrive), an audio turn one decoded clip. The player
- * consumes pieces in order as they become ready.
+ * The audio of one turn as a stream that owns its pieces: a text turn gets a piece per synthesized
+ * sentence (text-turn.ts), an audio turn one decoded clip. Producers write through a `PieceWriter`
+ * per slot (slots keep turn order; they may be filled out of order), append streamed audio, give a
+ * piece its better mouth track later as an explicit event, and `end` or `fail` the turn. The
+ * player pulls with `read(index)` and says `consumed(index)` when a piece has played out; each
+ * piece that became playable counts in the session's `Lookahead` (speech/lookahead.ts) until it is
+ * consumed or the turn is closed, so synthesis waits at the high-water mark.
  */
-import { LiveAudioMouth } from '../lipsync/live-audio-mouth.js';
 import type { MouthTrack } from '../lipsync/mouth-track.js';
-import { buildMouthTrack } from '../lipsync/mouth-track.js';
-import { splitSentences } from '../speech/sentences.js';
-import type { Synthesizer } from '../speech/synthesis-scheduler.js';
-import { trimLeadingSilence } from '../speech/trim.js';
-import { analyzeAudioMouth } from '../lipsync/audio-mouth.js';
+import type { Lookahead } from '../speech/lookahead.js';
 
-export interface Piece {
+export interface Word {
+  text: string;
+  startSample: number;
+  endSample: number;
+}
+
+/** A piece as the player sees it (read-only; only its writer changes it). */
+export interface PieceView {
+  readonly pcm: Int16Array;
+  readonly mouth: MouthTrack;
+  readonly words: readonly Word[];
+  /** Still streaming in: the player waits at its end instead of moving on. */
+  readonly streaming: boolean;
+}
+
+/** What the player finds at a slot. */
+export type PieceRead =
+  | { kind: 'piece'; piece: PieceView }
+  /** Not there yet (synthesis under way): play silence and read again next chunk. */
+  | { kind: 'wait' }
+  /** Past the last piece of an ended turn. */
+  | { kind: 'end' }
+  /** The turn failed before this piece could be made. */
+  | { kind: 'failed'; error: Error };
+
+export type TurnAudioEvent =
+  | { type: 'piece'; index: number }
+  | { type: 'mouth'; index: number }
+  | { type: 'end' }
+  | { type: 'failed'; error: Error };
+
+/** A writer's access to its slot (closed turns read as empty and ignore writes). */
+interface SlotAccess {
+  get(): Piece | undefined;
+  put(update: (piece: Piece | undefined) => Piece): void;
+  setMouth(mouth: MouthTrack, words?: readonly Word[]): void;
+}
+
+interface Slot {
+  piece: Piece | undefined;
+  counted: boolean;
+  consumed: boolean;
+}
+
+class Piece implements PieceView {
   pcm: Int16Array;
   mouth: MouthTrack;
-  words: Array<{ text: string; startSample: number; endSample: number }>;
-  /** Still streaming in from a provider: the player waits at its end instead of moving on. */
-  open?: boolean;
+  words: readonly Word[];
+  streaming: boolean;
+  constructor(pcm: Int16Array, mouth: MouthTrack, words: readonly Word[], streaming: boolean) {
+    this.pcm = pcm;
+    this.mouth = mouth;
+    this.words = words;
+    this.streaming = streaming;
+  }
 }
 
 /** Why a turn failed, for `turnFailed` (a provider's reason, else `synthesis_failed`). */
@@ -27,158 +75,184 @@ export function failureReason(err: Error): string {
 
 export class TurnAudio {
   readonly turnId: string;
-  readonly pieces: Array<Piece | undefined> = [];
-  #complete = false;
+  readonly #slots: Slot[] = [];
+  readonly #lookahead: Lookahead | undefined;
+  readonly #listeners = new Set<(e: TurnAudioEvent) => void>();
+  #ended = false;
   #failed: Error | undefined;
+  #closed = false;
 
-  constructor(turnId: string) {
+  constructor(turnId: string, lookahead?: Lookahead) {
     this.turnId = turnId;
+    this.#lookahead = lookahead;
   }
 
-  /** Reserves the next slot; fill it with `set` (pieces may finish out of order). */
-  reserve(): number {
-    this.pieces.push(undefined);
-    return this.pieces.length - 1;
+  /** Slots reserved so far (filled or not). */
+  get slots(): number {
+    return this.#slots.length;
   }
 
-  set(index: number, piece: Piece): void {
-    this.pieces[index] = piece;
+  // ---- producer side ----
+
+  /** Reserves the next slot in turn order; its writer fills it (pieces may finish out of order). */
+  reserve(): PieceWriter {
+    const slot: Slot = { piece: undefined, counted: false, consumed: false };
+    const index = this.#slots.push(slot) - 1;
+    return new PieceWriter(index, {
+      get: () => (this.#closed ? undefined : slot.piece),
+      setMouth: (mouth, words) => this.setMouth(index, mouth, words),
+      put: (update) => {
+        if (this.#closed) return;
+        const isNew = slot.piece === undefined;
+        slot.piece = update(slot.piece);
+        if (isNew && !slot.consumed) {
+          slot.counted = true;
+          this.#lookahead?.add();
+        }
+        this.#emit({ type: 'piece', index });
+      },
+    });
   }
 
-  fail(err: Error): void {
-    this.#failed = err;
+  /** One whole piece in the next slot (an audio turn's clip). */
+  append(pcm: Int16Array, mouth: MouthTrack, words: readonly Word[] = []): void {
+    this.reserve().set(pcm, mouth, words);
   }
 
-  get failed(): Error | undefined {
-    return this.#failed;
+  /** A better mouth track (and words) for a piece already playable: an explicit `mouth` event. */
+  setMouth(index: number, mouth: MouthTrack, words?: readonly Word[]): void {
+    const piece = this.#closed ? undefined : this.#slots[index]?.piece;
+    if (!piece) return;
+    piece.mouth = mouth;
+    if (words) piece.words = words;
+    this.#emit({ type: 'mouth', index });
   }
 
-  markComplete(): void {
-    this.#complete = true;
+  /** No more slots will be reserved; the turn is over once the reserved ones have played. */
+  end(): void {
+    if (this.#ended || this.#closed) return;
+    this.#ended = true;
+    this.#emit({ type: 'end' });
   }
 
-  get complete(): boolean {
-    return this.#complete;
+  fail(error: Error): void {
+    if (this.#failed || this.#closed) return;
+    this.#failed = error;
+    this.#emit({ type: 'failed', error });
+  }
+
+  // ---- consumer side ----
+
+  read(index: number): PieceRead {
+    const piece = this.#slots[index]?.piece;
+    if (piece) return { kind: 'piece', piece };
+    if (this.#failed) return { kind: 'failed', error: this.#failed };
+    if (this.#ended && index >= this.#slots.length) return { kind: 'end' };
+    return { kind: 'wait' };
+  }
+
+  /** The piece at `index` has played out: it no longer counts as speech ahead. */
+  consumed(index: number): void {
+    const slot = this.#slots[index];
+    if (!slot || slot.consumed) return;
+    slot.consumed = true;
+    if (slot.counted) {
+      slot.counted = false;
+      this.#lookahead?.release();
+    }
+  }
+
+  /** The turn is done with (played, interrupted, session closed): writers stop, nothing counts. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    let counted = 0;
+    for (const slot of this.#slots) {
+      if (slot.counted) counted++;
+      slot.counted = false;
+    }
+    this.#lookahead?.release(counted);
+    this.#listeners.clear();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  onEvent(listener: (e: TurnAudioEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(e: TurnAudioEvent): void {
+    for (const l of [...this.#listeners]) l(e);
   }
 }
 
-/** Synthesizes a text turn sentence by sentence as chunks arrive; `finish()` flushes the rest. */
-export class TextTurnSynth {
-  readonly audio: TurnAudio;
-  readonly #tts: Synthesizer;
-  readonly #voiceId: string;
-  readonly #speed: number;
-  #pending = '';
-  #inflight: Promise<void>[] = [];
-  #cancelled = false;
-  /** Withdraws this turn's requests still waiting for synthesis (interrupt, end). */
-  readonly #abort = new AbortController();
+/**
+ * Fills one slot of a turn: a whole piece (`set`), or audio as it streams in (`stream`, then
+ * `finish`), and a better mouth track when one is worked out later (`setMouth`). After the turn
+ * is closed every call is a no-op.
+ */
+export class PieceWriter {
+  readonly index: number;
+  readonly #slot: SlotAccess;
+  #buf: Int16Array | undefined;
+  #length = 0;
 
-  constructor(turnId: string, tts: Synthesizer, voiceId: string, speed: number) {
-    this.audio = new TurnAudio(turnId);
-    this.#tts = tts;
-    this.#voiceId = voiceId;
-    this.#speed = speed;
+  /** Made by `TurnAudio.reserve()`, which alone reaches the slot. */
+  constructor(index: number, slot: SlotAccess) {
+    this.#slot = slot;
+    this.index = index;
   }
 
-  addText(text: string): void {
-    this.#pending += text;
-    const sentences = splitSentences(this.#pending);
-    // the last sentence may still grow unless it already ends with a terminator
-    const lastDone = /[.!?…。！？]["')\]]*\s*$/.test(this.#pending);
-    const ready = lastDone ? sentences : sentences.slice(0, -1);
-    if (ready.length === 0) return;
-    this.#pending = lastDone ? '' : (sentences.at(-1) ?? '');
-    for (const s of ready) this.#synthesize(s);
+  set(pcm: Int16Array, mouth: MouthTrack, words: readonly Word[] = []): void {
+    this.#slot.put(() => new Piece(pcm, mouth, words, false));
   }
 
-  finish(): void {
-    const rest = this.#pending.trim();
-    this.#pending = '';
-    if (rest) for (const s of splitSentences(rest)) this.#synthesize(s);
-    void Promise.allSettled(this.#inflight).then(() => this.audio.markComplete());
-  }
-
-  cancel(): void {
-    this.#cancelled = true;
-    this.#abort.abort();
-    this.audio.markComplete();
-  }
-
-  #synthesize(sentence: string): void {
-    if (this.#cancelled || !/[\p{L}\p{N}]/u.test(sentence)) return;
-    // the turn's first sentence is synthesized clause by clause: its first clause sounds sooner
-    const clause =
-      this.audio.pieces.length === 0 ? /^(.{8,}?[,;:])\s+(.*[\p{L}\p{N}].*)$/su.exec(sentence) : null;
-    if (clause) {
-      this.#synthesize(clause[1]!);
-      this.#synthesize(clause[2]!);
-      return;
+  /** Appends streamed audio; the piece plays as it grows, with `mouth` (kept from the first call). */
+  stream(pcm: Int16Array, mouth: MouthTrack): void {
+    if (this.#length + pcm.length > (this.#buf?.length ?? 0)) {
+      const grown = new Int16Array(Math.max(2 * (this.#buf?.length ?? 0), this.#length + pcm.length, 48_000));
+      if (this.#buf) grown.set(this.#buf.subarray(0, this.#length));
+      this.#buf = grown;
     }
-    const slot = this.audio.reserve();
-    let live: { piece: Piece; mouth: LiveAudioMouth; buf: Int16Array; length: number } | undefined;
-    // a streaming provider's audio plays as it arrives, with the audio-only mouth until it is done
-    const onAudio = (pcm: Int16Array): void => {
-      if (this.#cancelled) return;
-      if (!live) {
-        const mouth = new LiveAudioMouth();
-        live = {
-          piece: { pcm: pcm.subarray(0, 0), mouth, words: [], open: true },
-          mouth,
-          buf: pcm,
-          length: 0,
-        };
-        this.audio.set(slot, live.piece);
-      }
-      if (live.length + pcm.length > live.buf.length) {
-        const grown = new Int16Array(Math.max(2 * live.buf.length, live.length + pcm.length, 48_000));
-        grown.set(live.buf.subarray(0, live.length));
-        live.buf = grown;
-      }
-      live.buf.set(pcm, live.length);
-      live.length += pcm.length;
-      live.piece.pcm = live.buf.subarray(0, live.length);
-      live.mouth.update(live.piece.pcm);
-    };
-    const job = this.#tts
-      .synthesize({
-        text: sentence,
-        voiceId: this.#voiceId,
-        speed: this.#speed,
-        signal: this.#abort.signal,
-        onAudio,
-      })
-      .then((raw) => {
-        if (this.#cancelled) return;
-        if (live) {
-          const piece = live.piece;
-          piece.pcm = raw.pcm;
-          piece.words = raw.words;
-          if (raw.phonemes.length === 0) live.mouth.update(raw.pcm, true);
-          else piece.mouth = buildMouthTrack({ phonemes: raw.phonemes, totalSamples: raw.pcm.length });
-          piece.open = false;
-          // the audio-only mouth plays until the provider's timings are worked out
-          void raw.later?.then((t) => {
-            if (this.#cancelled || t.phonemes.length === 0) return;
-            piece.mouth = buildMouthTrack({ phonemes: t.phonemes, totalSamples: piece.pcm.length });
-            piece.words = t.words;
-          });
-          return;
-        }
-        const seg = slot === 0 ? trimLeadingSilence(raw) : raw; // the turn's lead-in is only latency
-        this.audio.set(slot, {
-          pcm: seg.pcm,
-          mouth:
-            seg.timing === 'none'
-              ? analyzeAudioMouth(seg.pcm)
-              : buildMouthTrack({ phonemes: seg.phonemes, totalSamples: seg.pcm.length }),
-          words: seg.words,
-        });
-      })
-      .catch((err: unknown) => {
-        if (live) live.piece.open = false;
-        if (!this.#cancelled) this.audio.fail(err instanceof Error ? err : new Error(String(err)));
-      });
-    this.#inflight.push(job);
+    this.#buf!.set(pcm, this.#length);
+    this.#length += pcm.length;
+    const now = this.#buf!.subarray(0, this.#length);
+    this.#slot.put((p) => {
+      if (!p) return new Piece(now, mouth, [], true);
+      p.pcm = now;
+      return p;
+    });
+  }
+
+  /** What has streamed in so far (empty before the first audio). */
+  get streamed(): Int16Array {
+    return this.#buf?.subarray(0, this.#length) ?? new Int16Array(0);
+  }
+
+  /** The streamed piece is complete: the player moves on at its end. */
+  finish(final?: { pcm?: Int16Array; mouth?: MouthTrack; words?: readonly Word[] }): void {
+    if (!this.#slot.get()) return;
+    this.#slot.put((p) => {
+      const piece = p!;
+      if (final?.pcm) piece.pcm = final.pcm;
+      if (final?.mouth) piece.mouth = final.mouth;
+      if (final?.words) piece.words = final.words;
+      piece.streaming = false;
+      return piece;
+    });
+    this.#buf = undefined;
+  }
+
+  /** The late mouth track (and words) of this piece: the stream's `mouth` event. */
+  setMouth(mouth: MouthTrack, words?: readonly Word[]): void {
+    this.#slot.setMouth(mouth, words);
+  }
+
+  /** The piece as it stands (undefined before it has any audio, or once the turn is closed). */
+  get piece(): PieceView | undefined {
+    return this.#slot.get();
   }
 }

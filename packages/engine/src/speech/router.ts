@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { MISMATCH_COST, type Alignment, type PhonemeEvent } from '../lipsync/align-transcript.js';
 import { placeOnCharacters } from '../lipsync/character-placement.js';
 import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
-import { AbortedError } from './synthesis-scheduler.js';
+import { AbortedError, type PooledTts, type SynthesisPool } from './synthesis-scheduler.js';
 import {
   ProviderError,
   type ProviderName,
@@ -20,7 +20,7 @@ import {
   type SpeechProvider,
 } from './provider.js';
 import { StreamResampler } from './stream-resampler.js';
-import type { EspeakSynth, Tts } from './tts.js';
+import type { EspeakSynth } from './tts.js';
 import type { SpeechSegment, SynthesisRequest } from './types.js';
 import type { VoiceBook } from './voice-book.js';
 import type { VoiceDef } from './voices.js';
@@ -38,13 +38,7 @@ export interface SpeechRouterOptions {
   onRequest?(stat: ProviderRequestStat): void;
 }
 
-/** Which requests may run side by side: espeak has one worker thread, HTTP providers more. */
-export interface SynthesisPool {
-  key: string;
-  concurrency: number;
-}
-
-export class SpeechRouter implements Tts {
+export class SpeechRouter implements PooledTts {
   readonly #o: SpeechRouterOptions;
 
   constructor(o: SpeechRouterOptions) {

@@ -3,16 +3,35 @@
  * thread; each HTTP voice provider) gets at most its `concurrency` requests at a time; the rest
  * wait here in one lane per session and are taken round-robin, so a session that queued 50 000
  * characters delays another session's first sentence by at most one sentence. A lane only
- * synthesizes a little ahead of its own playback (`maxAhead` pieces ready but not yet played,
- * counting its requests in flight); the owner calls `poke()` when playback moves on. A request
+ * synthesizes a little ahead of its own playback: its `lookahead` (speech/lookahead.ts) counts the
+ * pieces ready but not yet played, and a lane waits while those plus its requests in flight reach
+ * the high-water mark (`maxAhead`); playback releasing a piece wakes it. A request
  * whose `signal` aborts while waiting is withdrawn (interrupt, end); one in flight gets the signal
  * too (a provider closes its connection; espeak's finishes) and its result is dropped.
  */
+import { Lookahead } from './lookahead.js';
 import type { SpeechSegment, SynthesisRequest } from './types.js';
 import type { Tts } from './tts.js';
 
-/** A TTS whose requests run in separate pools (speech/router.ts); one pool otherwise. */
-type PooledTts = Tts & { poolOf?(req: SynthesisRequest): { key: string; concurrency: number } };
+/** Which requests may run side by side: espeak has one worker thread, HTTP providers more. */
+export interface SynthesisPool {
+  key: string;
+  concurrency: number;
+}
+
+/** A TTS whose requests run in pools of limited concurrency (speech/router.ts, or `singlePool`). */
+export interface PooledTts extends Tts {
+  poolOf(req: SynthesisRequest): SynthesisPool;
+}
+
+/** A TTS with one pool for every request (tests, and a TTS without providers). */
+export function singlePool(tts: Tts, concurrency = 1): PooledTts {
+  return {
+    synthesize: (req) => tts.synthesize(req),
+    close: () => tts.close(),
+    poolOf: () => ({ key: '', concurrency }),
+  };
+}
 
 export interface ScheduledRequest extends SynthesisRequest {
   /** Needed now whatever the lane's lookahead (a transcript's reference reading). */
@@ -25,6 +44,8 @@ export interface Synthesizer {
 }
 
 export interface SynthesisLane extends Synthesizer {
+  /** The session's speech ready and not yet played; the lane waits at its high-water mark. */
+  readonly lookahead: Lookahead;
   /** Withdraws everything waiting and closes the lane. */
   close(): void;
 }
@@ -39,9 +60,9 @@ interface Lane {
   id: string;
   jobs: Job[];
   inFlight: number;
-  /** Pieces synthesized but not yet played. */
-  ahead: () => number;
+  lookahead: Lookahead;
   closed: boolean;
+  stopListening: () => void;
 }
 
 export class AbortedError extends Error {
@@ -54,16 +75,14 @@ export class AbortedError extends Error {
 export class SynthesisScheduler {
   readonly #tts: PooledTts;
   readonly #maxAhead: number;
-  readonly #concurrency: number;
   readonly #lanes: Lane[] = [];
   #next = 0;
   /** Requests in flight per pool. */
   readonly #inFlight = new Map<string, number>();
 
-  constructor(tts: PooledTts, o: { maxAhead?: number; concurrency?: number } = {}) {
+  constructor(tts: PooledTts, o: { maxAhead?: number } = {}) {
     this.#tts = tts;
     this.#maxAhead = o.maxAhead ?? 2;
-    this.#concurrency = o.concurrency ?? 1;
   }
 
   /** Requests waiting in every lane (not yet given to the TTS). */
@@ -71,10 +90,21 @@ export class SynthesisScheduler {
     return this.#lanes.reduce((n, l) => n + l.jobs.length, 0);
   }
 
-  lane(id: string, ahead: () => number): SynthesisLane {
-    const lane: Lane = { id, jobs: [], inFlight: 0, ahead, closed: false };
+  /** A session's lane; its lookahead has the scheduler's high-water mark (`maxAhead`). */
+  lane(id: string): SynthesisLane {
+    const lookahead = new Lookahead(this.#maxAhead);
+    const lane: Lane = {
+      id,
+      jobs: [],
+      inFlight: 0,
+      lookahead,
+      closed: false,
+      // playback consumed a piece: this lane may synthesize further ahead now
+      stopListening: lookahead.onLow(() => this.#dispatch()),
+    };
     this.#lanes.push(lane);
     return {
+      lookahead,
       synthesize: (req) => {
         if (lane.closed || req.signal?.aborted) return Promise.reject(new AbortedError());
         return new Promise<SpeechSegment>((resolve, reject) => {
@@ -91,11 +121,12 @@ export class SynthesisScheduler {
             },
             { once: true },
           );
-          this.poke();
+          this.#dispatch();
         });
       },
       close: () => {
         lane.closed = true;
+        lane.stopListening();
         for (const j of lane.jobs.splice(0)) j.reject(new AbortedError());
         const i = this.#lanes.indexOf(lane);
         if (i >= 0) this.#lanes.splice(i, 1);
@@ -103,17 +134,13 @@ export class SynthesisScheduler {
     };
   }
 
-  /** Gives the TTS the next eligible requests (call when a lane's playback moved on). */
-  poke(): void {
+  /** Gives the TTS the next eligible requests. */
+  #dispatch(): void {
     for (;;) {
       const picked = this.#pick();
       if (!picked) return;
       this.#run(picked.lane, picked.job);
     }
-  }
-
-  #pool(req: SynthesisRequest): { key: string; concurrency: number } {
-    return this.#tts.poolOf?.(req) ?? { key: '', concurrency: this.#concurrency };
   }
 
   #pick(): { lane: Lane; job: Job } | undefined {
@@ -122,8 +149,8 @@ export class SynthesisScheduler {
       const lane = this.#lanes[(this.#next + k) % n]!;
       const job = lane.jobs[0];
       if (!job) continue;
-      if (!job.req.urgent && lane.ahead() + lane.inFlight >= this.#maxAhead) continue;
-      const pool = this.#pool(job.req);
+      if (!job.req.urgent && lane.lookahead.buffered + lane.inFlight >= lane.lookahead.highWater) continue;
+      const pool = this.#tts.poolOf(job.req);
       if ((this.#inFlight.get(pool.key) ?? 0) >= pool.concurrency) continue;
       lane.jobs.shift();
       this.#next = (this.#next + k + 1) % n; // round-robin: the next lane goes first next time
@@ -133,7 +160,7 @@ export class SynthesisScheduler {
   }
 
   #run(lane: Lane, job: Job): void {
-    const key = this.#pool(job.req).key;
+    const key = this.#tts.poolOf(job.req).key;
     this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
     lane.inFlight++;
     const { urgent: _urgent, ...req } = job.req;
@@ -156,6 +183,6 @@ export class SynthesisScheduler {
     lane.inFlight--;
     finish();
     // after the owner's reaction to the result has run (it counts the new piece as ahead)
-    queueMicrotask(() => this.poke());
+    queueMicrotask(() => this.#dispatch());
   }
 }

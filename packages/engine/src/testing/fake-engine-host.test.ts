@@ -20,10 +20,13 @@ describe('FakeEngineHost', () => {
     const { clock, engine, events } = await setup();
     await engine.sayText('s1', { turnId: 'a', text: '0123456789', isFinal: true }); // 100 ms
     await engine.sayText('s1', { turnId: 'b', text: '01234', isFinal: true }); // 50 ms
-    expect(events.map((e) => e.type)).toEqual(['speakingStart']);
-    clock.advance(99);
     expect(engine.playingTurn('s1')).toBe('a');
-    clock.advance(1);
+    expect(events).toEqual([]); // it sounds from the next 10 ms tick
+    clock.advance(10);
+    expect(events.map((e) => e.type)).toEqual(['speakingStart']);
+    clock.advance(89);
+    expect(engine.playingTurn('s1')).toBe('a');
+    clock.advance(1); // a's last sample: b is next
     expect(engine.playingTurn('s1')).toBe('b');
     clock.advance(50);
     expect(events).toEqual([
@@ -38,6 +41,7 @@ describe('FakeEngineHost', () => {
     const { clock, engine, events } = await setup();
     await engine.sayText('s1', { turnId: 'a', text: 'long text here', isFinal: true });
     await engine.sayText('s1', { turnId: 'b', text: 'next', isFinal: true });
+    clock.advance(20);
     await engine.interrupt('s1');
     clock.advance(10_000);
     expect(events.at(-1)).toEqual({ type: 'speakingEnd', sessionId: 's1', turnId: 'a', interrupted: true });

@@ -1,14 +1,15 @@
 /**
- * An in-memory EngineHost for control-plane tests: no media, but the same speech-queue semantics
- * as the real engine (order, turns, isFinal, auto-finalize, interrupt, discarded turnIds), with
- * playback time derived from text length and speed on an injected clock. Never the default
- * engine of a running server.
+ * An in-memory EngineHost for control-plane tests: the real engine session (session/
+ * engine-session.ts) with null media (testing/null-media.ts) and speech whose length follows the
+ * text (testing/timed-speech.ts), ticked every 10 ms on an injected clock. So the queue, player,
+ * interrupt and viewer replacement are the engine's own; only libwebrtc, the renderer and the
+ * voices are absent. Speech plays without a viewer. Never the default engine of a running server.
  */
-import { randomUUID } from 'node:crypto';
 import type { AvatarInfo, VoiceInfo } from '@mouthpiece/protocol';
-import { SpeechQueue, type QueueClock } from '../session/speech-queue.js';
+import { TICK_MS } from '../clock/media-clock.js';
+import { EngineSession } from '../session/engine-session.js';
+import type { QueueClock } from '../session/speech-queue.js';
 import {
-  EngineError,
   type AudioClip,
   type EngineCatalog,
   type EngineEvent,
@@ -21,9 +22,10 @@ import {
   type TextChunk,
   type ViewerAnswer,
   type ViewerOffer,
+  EngineError,
 } from '../host/types.js';
-import { hasMedia, offerProblem } from '../rtc/sdp.js';
-import { sniffAudio } from './sniff-audio.js';
+import { nullMedia, type NullPeer } from './null-media.js';
+import { timedSpeech } from './timed-speech.js';
 
 export const FAKE_AVATARS: readonly AvatarInfo[] = [
   { id: 'amara', name: 'Amara', width: 512, height: 512 },
@@ -46,15 +48,9 @@ export interface FakeEngineHostOptions {
   autoFinalizeMs?: number;
 }
 
-interface AudioItem {
-  durationMs: number;
-}
-
 interface FakeSession {
-  opts: EngineSessionOptions;
-  queue: SpeechQueue<AudioItem>;
-  viewerId: string | undefined;
-  playing: { turnId: string; timer: unknown } | undefined;
+  session: EngineSession;
+  peers: NullPeer[];
 }
 
 /** One line per thing the fake was asked or did, for assertions. */
@@ -81,6 +77,8 @@ export class FakeEngineHost implements EngineHost {
   readonly calls: FakeEngineCall[] = [];
   readonly events: EngineEvent[] = [];
   #closed = false;
+  #ticker: unknown;
+  #tickIndex = 0;
 
   constructor(opts: FakeEngineHostOptions = {}) {
     this.#clock = opts.clock ?? systemClock;
@@ -99,104 +97,68 @@ export class FakeEngineHost implements EngineHost {
   }
 
   createSession(opts: EngineSessionOptions): Promise<void> {
-    return attempt(() => this.#createSession(opts));
-  }
-
-  #createSession(opts: EngineSessionOptions): void {
-    this.#assertOpen();
-    const queue = new SpeechQueue<AudioItem>({
-      clock: this.#clock,
-      ...(this.#autoFinalizeMs !== undefined ? { autoFinalizeMs: this.#autoFinalizeMs } : {}),
+    return attempt(() => {
+      this.#assertOpen();
+      const media = nullMedia();
+      const session = new EngineSession({
+        sessionId: opts.sessionId,
+        fps: 25,
+        readyTimeoutMs: 0,
+        noChannelStartMs: 0,
+        emit: (e) => this.#emit(e),
+        speech: timedSpeech({ msPerCharacter: this.#msPerCharacter, speed: opts.voiceSpeed }),
+        audioSink: media.audioSink,
+        peerFactory: media.peerFactory,
+        waitForViewer: false,
+        queue: {
+          clock: this.#clock,
+          ...(this.#autoFinalizeMs !== undefined ? { autoFinalizeMs: this.#autoFinalizeMs } : {}),
+        },
+      });
+      this.#sessions.set(opts.sessionId, { session, peers: media.peers });
+      this.calls.push({ op: 'createSession', sessionId: opts.sessionId, opts });
+      this.#startTicking();
     });
-    const session: FakeSession = { opts, queue, viewerId: undefined, playing: undefined };
-    queue.onEvent((e) => {
-      if (e.type === 'ready') this.#pump(session);
-    });
-    this.#sessions.set(opts.sessionId, session);
-    this.calls.push({ op: 'createSession', sessionId: opts.sessionId, opts });
   }
 
   sayText(sessionId: string, chunk: TextChunk): Promise<QueueAnswer> {
-    return attempt(() => this.#session(sessionId).queue.addText(chunk));
+    return attempt(() => this.#session(sessionId).sayText(chunk));
   }
 
-  sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer> {
-    return attempt((): SayAudioAnswer => {
-      const s = this.#session(sessionId);
-      const sniffed = sniffAudio(clip.audio, clip.declaredDurationSec);
-      if (!sniffed.ok) return { kind: 'invalid_audio', reason: sniffed.reason };
-      const answer = s.queue.addAudio(clip.turnId, { durationMs: sniffed.durationSec * 1000 });
-      return answer === 'queued'
-        ? { kind: 'queued', decodedDurationSec: sniffed.durationSec }
-        : { kind: answer };
-    });
+  async sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer> {
+    return this.#session(sessionId).sayAudio(clip);
   }
 
   interrupt(sessionId: string): Promise<void> {
-    return attempt(() => this.#interrupt(this.#session(sessionId)));
+    return attempt(() => {
+      const cleared = this.#session(sessionId).interrupt();
+      this.calls.push({ op: 'interrupt', sessionId, cleared });
+    });
   }
 
-  #interrupt(s: FakeSession): void {
-    const sessionId = s.opts.sessionId;
-    const playing = s.playing;
-    if (playing) {
-      this.#clock.clearTimeout(playing.timer);
-      s.playing = undefined;
-    }
-    const cleared = s.queue.interrupt();
-    this.calls.push({ op: 'interrupt', sessionId, cleared });
-    if (playing) this.#emit({ type: 'speakingEnd', sessionId, turnId: playing.turnId, interrupted: true });
-  }
-
-  connectViewer(sessionId: string, offer: ViewerOffer): Promise<ViewerAnswer> {
-    return attempt(() => this.#connectViewer(this.#session(sessionId), offer));
-  }
-
-  #connectViewer(s: FakeSession, offer: ViewerOffer): ViewerAnswer {
-    const sessionId = s.opts.sessionId;
-    const sdp = offer.offerSdp;
-    const problem = offerProblem(sdp);
-    if (problem) throw new EngineError(problem.code, problem.message);
-    const video = hasMedia(sdp, 'video');
-    if (s.viewerId) {
-      this.#emit({ type: 'viewerDisconnected', sessionId, viewerId: s.viewerId });
-    }
-    s.viewerId = offer.viewerId;
+  async connectViewer(sessionId: string, offer: ViewerOffer): Promise<ViewerAnswer> {
+    const session = this.#session(sessionId);
+    const answerSdp = await session.connectViewer(offer.viewerId, offer.offerSdp, offer.iceServers);
     this.calls.push({ op: 'connectViewer', sessionId, viewerId: offer.viewerId });
-    this.#emit({ type: 'viewerConnected', sessionId, viewerId: offer.viewerId });
-    const answerSdp = [
-      'v=0',
-      `o=- ${Date.now()} 2 IN IP4 127.0.0.1`,
-      's=-',
-      't=0 0',
-      `a=fingerprint:sha-256 ${randomUUID()}`,
-      ...(video ? ['m=video 9 UDP/TLS/RTP/SAVPF 96', 'a=sendonly', 'a=rtpmap:96 VP8/90000'] : []),
-      '',
-    ].join('\r\n');
     return { answerSdp };
   }
 
-  addIceCandidates(sessionId: string, viewerId: string, sdpFragment: string): Promise<void> {
-    return attempt(() => {
-      this.#viewer(sessionId, viewerId);
-      this.calls.push({ op: 'addIceCandidates', sessionId, viewerId, sdpFragment });
-    });
+  async addIceCandidates(sessionId: string, viewerId: string, sdpFragment: string): Promise<void> {
+    await this.#session(sessionId).addIceCandidates(viewerId, sdpFragment);
+    this.calls.push({ op: 'addIceCandidates', sessionId, viewerId, sdpFragment });
   }
 
   disconnectViewer(sessionId: string, viewerId: string): Promise<void> {
     return attempt(() => {
-      this.#viewer(sessionId, viewerId).viewerId = undefined;
+      this.#session(sessionId).disconnectViewer(viewerId);
       this.calls.push({ op: 'disconnectViewer', sessionId, viewerId });
-      this.#emit({ type: 'viewerDisconnected', sessionId, viewerId });
     });
   }
 
   closeSession(sessionId: string, reason: string): Promise<void> {
     const s = this.#sessions.get(sessionId);
     if (!s) return Promise.resolve();
-    if (s.playing) this.#clock.clearTimeout(s.playing.timer);
-    s.queue.close();
-    this.#sessions.delete(sessionId);
+    this.#release(sessionId, reason);
     this.calls.push({ op: 'closeSession', sessionId, reason });
     return Promise.resolve();
   }
@@ -221,11 +183,8 @@ export class FakeEngineHost implements EngineHost {
 
   /** Test hook: the session's media fails, as when its engine process dies. */
   failSession(sessionId: string, message = 'engine process exited'): void {
-    const s = this.#sessions.get(sessionId);
-    if (!s) return;
-    if (s.playing) this.#clock.clearTimeout(s.playing.timer);
-    s.queue.close();
-    this.#sessions.delete(sessionId);
+    if (!this.#sessions.has(sessionId)) return;
+    this.#release(sessionId, 'engine_failed');
     this.#emit({ type: 'sessionFailed', sessionId, message });
   }
 
@@ -236,40 +195,45 @@ export class FakeEngineHost implements EngineHost {
 
   /** Test hook: the turn playing in a session, if any. */
   playingTurn(sessionId: string): string | undefined {
-    return this.#sessions.get(sessionId)?.playing?.turnId;
+    return this.#sessions.get(sessionId)?.session.playingTurn;
   }
 
-  #pump(s: FakeSession): void {
-    if (s.playing) return;
-    const turn = s.queue.startHead();
-    if (!turn) return;
-    const sessionId = s.opts.sessionId;
-    const durationMs =
-      turn.kind === 'audio'
-        ? (turn.audio?.durationMs ?? 0)
-        : (turn.chunks.join('').length * this.#msPerCharacter) / s.opts.voiceSpeed;
-    const timer = this.#clock.setTimeout(() => {
-      if (s.playing?.turnId !== turn.turnId) return;
-      s.playing = undefined;
-      this.#emit({ type: 'speakingEnd', sessionId, turnId: turn.turnId, interrupted: false });
-      s.queue.finishPlaying(turn.turnId);
-      this.#pump(s);
-    }, durationMs);
-    s.playing = { turnId: turn.turnId, timer };
-    this.#emit({ type: 'speakingStart', sessionId, turnId: turn.turnId });
+  /** Test hook: the messages a viewer's events channel was sent (words, speakingStart, …). */
+  viewerMessages(sessionId: string, viewerId: string): readonly unknown[] {
+    return this.#sessions.get(sessionId)?.peers.find((p) => p.viewerId === viewerId)?.sent ?? [];
   }
 
-  #session(sessionId: string): FakeSession {
+  #release(sessionId: string, reason: string): void {
+    this.#sessions.get(sessionId)?.session.close(reason);
+    this.#sessions.delete(sessionId);
+    if (this.#sessions.size === 0) {
+      this.#clock.clearTimeout(this.#ticker);
+      this.#ticker = undefined;
+    }
+  }
+
+  /** The media clock: every session ticks each 10 ms while any exists. */
+  #startTicking(): void {
+    if (this.#ticker !== undefined) return;
+    const tick = (): void => {
+      this.#ticker = this.#clock.setTimeout(tick, TICK_MS);
+      const index = this.#tickIndex++;
+      for (const [id, s] of [...this.#sessions]) {
+        try {
+          s.session.tick(index);
+        } catch (err) {
+          this.failSession(id, err instanceof Error ? err.message : String(err));
+        }
+      }
+    };
+    this.#ticker = this.#clock.setTimeout(tick, TICK_MS);
+  }
+
+  #session(sessionId: string): EngineSession {
     this.#assertOpen();
     const s = this.#sessions.get(sessionId);
     if (!s) throw new EngineError('unknown_session', `No engine session ${sessionId}`);
-    return s;
-  }
-
-  #viewer(sessionId: string, viewerId: string): FakeSession {
-    const s = this.#session(sessionId);
-    if (s.viewerId !== viewerId) throw new EngineError('unknown_viewer', 'No such viewer');
-    return s;
+    return s.session;
   }
 
   #assertOpen(): void {

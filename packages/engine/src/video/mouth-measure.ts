@@ -6,7 +6,11 @@
  * mapped quantile by quantile onto the opening that model gives the same clip (so "open 0.5"
  * means what the engine means by it); without audio, the gap's own percentiles set the scale.
  */
+import { msToSamples, SAMPLE_RATE_HZ } from '../clock/media-clock.js';
+import { HOP_SAMPLES } from '../lipsync/audio-features.js';
 import { analyzeOpenness, shapeFor } from '../lipsync/audio-mouth.js';
+import { LEAD_MS } from '../lipsync/mouth-track.js';
+import { normalisedBands, signatureAt, signatureSpread } from '../lipsync/sound-signature.js';
 import type { Landmarks } from './face-tracker.js';
 import {
   invertSimilarity,
@@ -168,4 +172,24 @@ export function correlation(a: readonly number[], b: readonly number[]): number 
     sbb += (b[i]! - mb) ** 2;
   }
   return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : NaN;
+}
+
+/**
+ * Each clip frame's sound signature (lipsync/sound-signature.ts) from the clip's own audio, taken
+ * where an audio mouth track would take it for the frame (its centre, LEAD_MS later: the mouth
+ * shows what is about to sound), and how far apart neighbouring sounds are. Empty without audio.
+ */
+export function frameSounds(
+  pcm48k: Int16Array,
+  frameIndices: readonly number[],
+  fps: number,
+): { sounds: Float32Array[]; spread: number } {
+  if (pcm48k.length === 0) return { sounds: [], spread: 0 };
+  const { frames, norm } = normalisedBands(pcm48k);
+  const perFrame = SAMPLE_RATE_HZ / fps;
+  const lead = msToSamples(LEAD_MS);
+  const sounds = frameIndices.map((i) =>
+    signatureAt(norm, frames, Math.round(((i + 0.5) * perFrame + lead - HOP_SAMPLES / 2) / HOP_SAMPLES)),
+  );
+  return { sounds, spread: signatureSpread(sounds) };
 }

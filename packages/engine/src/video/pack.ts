@@ -67,6 +67,12 @@ export interface VideoIndex {
     source: number[];
     /** Mean Y, U, V of each crop on the seam ring. */
     ring: Array<[number, number, number]>;
+    /**
+     * What the clip sounded like at each crop (lipsync/sound-signature.ts, values 0..1 to two
+     * decimals), and the median distance between neighbouring sounds; absent for a silent clip.
+     */
+    sound?: number[][];
+    soundSpread?: number;
   };
   /** Where the frames came from: the clip's size and the square of it they show (clip pixels). */
   clip: { width: number; height: number; crop: { x: number; y: number; side: number } };

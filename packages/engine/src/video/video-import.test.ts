@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runVideoImport } from '../host/video-import-client.js';
 import { makeTalkingClip, readClipTruth, type TalkingClip } from '../testing/talking-clip.js';
 import { VideoImportError, type VideoImportErrorCode } from './import-errors.js';
+import { signatureDistance } from '../lipsync/sound-signature.js';
 import { correlation } from './mouth-measure.js';
 import { applySimilarity, i420Bytes, readVideoPack } from './pack.js';
 
@@ -73,6 +74,28 @@ describe('video import', () => {
     };
     expect(w((m) => m.round > 0.7)).toBeLessThan(w((m) => m.width > 0.55));
 
+    // each crop's sound: the same drawn shape sounds nearer its like than another shape does
+    const sound = index.library.sound!;
+    expect(sound).toHaveLength(index.library.frames);
+    expect(index.library.soundSpread).toBeGreaterThan(0);
+    const shapeOf = (k: number) => truth.perFrame[index.library.source[k]!]!.mouth;
+    const rounded = sound.filter((_, k) => shapeOf(k).round > 0.7 && shapeOf(k).open > 0.2);
+    const wide = sound.filter((_, k) => shapeOf(k).round < 0.1 && shapeOf(k).open > 0.5);
+    const meanDistance = (a: number[][], b: number[][]): number => {
+      let sum = 0;
+      let n = 0;
+      for (const x of a)
+        for (const y of b) {
+          if (x === y) continue;
+          sum += Math.sqrt(signatureDistance(x, y));
+          n++;
+        }
+      return sum / n;
+    };
+    expect(rounded.length).toBeGreaterThan(3);
+    expect(wide.length).toBeGreaterThan(3);
+    expect(meanDistance(rounded, rounded)).toBeLessThan(meanDistance(rounded, wide));
+
     // the idle loop is calm footage: silent, mouth near rest, at least 2 s, from tracked frames
     expect(index.base.frames).toBeGreaterThanOrEqual(50);
     const base = index.base.source.map((i) => truth.perFrame[i]!);
@@ -108,6 +131,7 @@ describe('video import', () => {
     const { stats } = await runVideoImport({ id: 'quiet', name: 'Quiet', file: other.file }, packs);
     expect(stats).toMatchObject({ audio: 'no', mouthScale: 'percentile' });
     expect(stats.trackedFraction).toBeGreaterThan(0.9);
+    expect(readVideoPack(join(packs, 'quiet')).index.library.sound).toBeUndefined();
   }, 240_000);
 
   it('refuses what is not a usable clip, saying why, leaving nothing behind', async () => {

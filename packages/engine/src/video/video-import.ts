@@ -22,7 +22,7 @@ import { planFace } from './find-face.js';
 import { chooseIdleLoop } from './idle-loop.js';
 import { VIDEO_LIMITS, VideoImportError } from './import-errors.js';
 import { lowerFaceBox, seamMask } from './mask.js';
-import { calibrate, measureMouth, type RawMouth } from './mouth-measure.js';
+import { calibrate, frameSounds, measureMouth, type RawMouth } from './mouth-measure.js';
 import { VIDEO_FILES, i420View, type VideoIndex } from './pack.js';
 import { extractCrop, ringMeans, rgbToI420, thumbDistance, thumbnail } from './pixels.js';
 import { previewPngOf } from './preview.js';
@@ -148,6 +148,11 @@ export async function importVideoAvatar(
       'The video has no stretch of a few seconds with the face in view throughout; face the camera for most of the clip',
     );
   const library = frames.map((f, i) => ({ f, i })).filter((x) => x.f.valid && x.f.crop);
+  const sound = frameSounds(
+    pcm,
+    library.map(({ i }) => i),
+    fps,
+  );
 
   onProgress('write', 0);
   const temp = join(packsDir, `.${req.id}-${process.pid}-${Date.now()}`);
@@ -226,6 +231,12 @@ export async function importVideoAvatar(
         descriptors: library.map(({ i }) => roundDescriptor(cal.descriptors[i]!)),
         source: library.map(({ i }) => i),
         ring: library.map(({ i }) => ring.get(i)!.map(round2) as [number, number, number]),
+        ...(sound.sounds.length
+          ? {
+              sound: sound.sounds.map((s) => Array.from(s, round2)),
+              soundSpread: Math.round(sound.spread * 1000) / 1000,
+            }
+          : {}),
       },
       clip: { width: info.width, height: info.height, crop: plan.crop },
       stats,

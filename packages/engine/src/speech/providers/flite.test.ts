@@ -17,7 +17,7 @@ describe('Flite provider', () => {
           .filter((v) => v.provider === 'flite')
           .map((v) => v.id),
       ).toEqual(['en-us-natural-female', 'en-us-natural-male', 'en-gb-natural-male']);
-      const lane = speech.synthesis.lane('f', () => 0);
+      const lane = speech.synthesis.lane('f');
       const text = 'Good morning, and thank you for calling.';
       const seg = await lane.synthesize({ text, voiceId: 'en-us-natural-female', speed: 1 });
       const slow = await lane.synthesize({ text, voiceId: 'en-us-natural-female', speed: 0.7 });

@@ -71,7 +71,7 @@ async function say(
   text = TEXT,
   extra: Partial<SynthesisRequest> = {},
 ): Promise<{ seg: SpeechSegment; streamed: number; firstAudioBeforeEnd: boolean }> {
-  const lane = speech.synthesis.lane(`t-${Math.random()}`, () => 0);
+  const lane = speech.synthesis.lane(`t-${Math.random()}`);
   let streamed = 0;
   let resolved = false;
   let firstAudioBeforeEnd = false;
@@ -205,7 +205,7 @@ describe('provider failures', () => {
     });
     try {
       for (const voiceId of ['oa', 'el']) {
-        const lane = dead.synthesis.lane(voiceId, () => 0);
+        const lane = dead.synthesis.lane(voiceId);
         const err = await lane.synthesize({ text: SECRET_TEXT, voiceId, speed: 1 }).catch((e: unknown) => e);
         expect((err as { reason?: string }).reason).toBe('connection_failed');
         lane.close();

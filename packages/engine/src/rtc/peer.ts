@@ -1,0 +1,49 @@
+/**
+ * The seam between an engine session and its viewer's connection: the session asks a
+ * `PeerFactory` to answer a WHEP offer and talks to the `Peer` it gets. The real factory is
+ * libwebrtc's (rtc/wrtc-media.ts, with the session's audio and video sources); a null factory
+ * answers without any network (testing/null-media.ts), so a session runs in a unit test.
+ */
+import type { IceServer, ServerMessage } from '@mouthpiece/protocol';
+
+export interface PeerEvents {
+  /** ICE/DTLS connected: media flows. */
+  onConnected(): void;
+  /** The viewer's first frame was decoded (`ready` on the data channel). */
+  onReady(): void;
+  /** The connection failed or closed from the far side. */
+  onDisconnected(): void;
+  /**
+   * Issue 21: the viewer is gone for now (ICE disconnected or failed, or nothing from it for 2 s);
+   * onConnected follows if the same connection recovers.
+   */
+  onLost?(): void;
+}
+
+export interface Peer {
+  readonly viewerId: string;
+  /** The offer opened the `events` data channel. */
+  readonly hasEvents: boolean;
+  addIceCandidates(fragment: string): Promise<void>;
+  /** A message on the events channel (dropped when it is not open). */
+  send(message: ServerMessage): void;
+  /** Sends a last message, stops the media at once, and closes once the message has left. */
+  closeWith(message: ServerMessage): void;
+  close(): void;
+}
+
+export interface PeerOffer {
+  viewerId: string;
+  sessionId: string;
+  offerSdp: string;
+  iceServers: IceServer[];
+  /** The session ignores events of a peer it has not adopted yet or has replaced. */
+  events: PeerEvents;
+  /** Issue 21: the turn playing now, told in the viewer's `hello` (a page reconnecting mid-turn). */
+  speaking?: () => string | undefined;
+}
+
+export interface PeerFactory {
+  /** Answers an offer; rejects with EngineError (`unsupported_offer`, `invalid_request`). */
+  answer(offer: PeerOffer): Promise<{ peer: Peer; answerSdp: string }>;
+}

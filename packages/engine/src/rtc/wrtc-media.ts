@@ -1,0 +1,65 @@
+/**
+ * A session's media on libwebrtc: the audio and video sources its sinks feed, and the factory of
+ * WHEP viewer peers that send them (viewer-peer.ts). Built per session by the engine process
+ * (process/engine-main.ts) and handed to the session, which never imports libwebrtc itself.
+ */
+import wrtc from '@roamhq/wrtc';
+import { CHUNK_SAMPLES, SAMPLE_RATE_HZ } from '../clock/media-clock.js';
+import type { AudioSink, VideoSink } from '../session/media.js';
+import type { PeerFactory } from './peer.js';
+import { ViewerPeer } from './viewer-peer.js';
+
+export interface WrtcMedia {
+  audioSink: AudioSink;
+  videoSink?: VideoSink;
+  peerFactory: PeerFactory;
+}
+
+export interface WrtcMediaOptions {
+  /** The video size; absent: audio only (no video track is sent). */
+  video?: { width: number; height: number };
+  /** Which of a viewer's ICE candidates to use (candidate-filter.ts). */
+  acceptCandidate?: (candidate: string) => boolean;
+}
+
+export function createWrtcMedia(
+  o: WrtcMediaOptions & { video: { width: number; height: number } },
+): WrtcMedia & { videoSink: VideoSink };
+export function createWrtcMedia(o: WrtcMediaOptions): WrtcMedia;
+export function createWrtcMedia(o: WrtcMediaOptions): WrtcMedia {
+  const audioSource = new wrtc.nonstandard.RTCAudioSource();
+  /** Rendered frames have no sensor noise: VP8's denoiser would only cost encode time (≈ 25 %). */
+  const videoSource = o.video ? new wrtc.nonstandard.RTCVideoSource({ needsDenoising: false }) : undefined;
+  const audioSink: AudioSink = {
+    write: (samples) =>
+      audioSource.onData({
+        samples,
+        sampleRate: SAMPLE_RATE_HZ,
+        bitsPerSample: 16,
+        channelCount: 1,
+        numberOfFrames: CHUNK_SAMPLES,
+      }),
+  };
+  const peerFactory: PeerFactory = {
+    answer: (offer) =>
+      ViewerPeer.answer({
+        ...offer,
+        ...(o.acceptCandidate ? { acceptCandidate: o.acceptCandidate } : {}),
+        video: videoSource?.createTrack(),
+        audio: audioSource.createTrack(),
+      }),
+  };
+  if (!o.video || !videoSource) return { audioSink, peerFactory };
+  const { width, height } = o.video;
+  const i420 = new Uint8Array((width * height * 3) / 2);
+  const videoSink: VideoSink = {
+    width,
+    height,
+    writeI420: (data) => videoSource.onFrame({ width, height, data }),
+    writeRgba: (rgba) => {
+      wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: i420 });
+      videoSource.onFrame({ width, height, data: i420 });
+    },
+  };
+  return { audioSink, videoSink, peerFactory };
+}

@@ -1,0 +1,179 @@
+/**
+ * The real engine session with injected media: null sinks and peers (testing/null-media.ts), speech
+ * whose length follows the text (testing/timed-speech.ts), and a renderer that records what it was
+ * asked. No libwebrtc, no Skia: the session's wiring is what is tested.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EngineEvent } from '../host/types.js';
+import { REST_MOUTH, Viseme, type FaceState } from '../face-state.js';
+import type { Renderer } from '../render/renderer.js';
+import { browserOffer } from '../testing/offers.js';
+import { nullMedia } from '../testing/null-media.js';
+import { timedSpeech } from '../testing/timed-speech.js';
+import { EngineSession, type EngineSessionConfig } from './engine-session.js';
+import type { VideoSink } from './media.js';
+import { TurnAudio } from './turn-audio.js';
+
+const OFFER = browserOffer([[96, 'VP8']]);
+const settle = () => new Promise((r) => setImmediate(r));
+
+function build(video?: { sink: VideoSink; renderer: Renderer }) {
+  const media = nullMedia();
+  const events: EngineEvent[] = [];
+  const base = {
+    sessionId: 's1',
+    fps: 25,
+    readyTimeoutMs: 5000,
+    noChannelStartMs: 500,
+    emit: (e: EngineEvent) => events.push(e),
+    speech: timedSpeech({ msPerCharacter: 10, speed: 1 }),
+    audioSink: media.audioSink,
+    peerFactory: media.peerFactory,
+  };
+  const config: EngineSessionConfig = video
+    ? { ...base, videoSink: video.sink, renderer: video.renderer }
+    : base;
+  const session = new EngineSession(config);
+  let tick = 0;
+  const run = (ticks: number) => {
+    for (let i = 0; i < ticks; i++) session.tick(tick++);
+  };
+  return { session, media, events, run };
+}
+
+/** A renderer of `width`×`height` that records each state; I420 when `i420`, else RGBA. */
+function recordingVideo(i420: boolean) {
+  const states: FaceState[] = [];
+  const written: string[] = [];
+  const renderer: Renderer = {
+    width: 8,
+    height: 8,
+    render: (state) => {
+      states.push(state);
+      return new Uint8ClampedArray(8 * 8 * 4);
+    },
+    ...(i420 ? { renderI420: (state: FaceState) => void states.push(state) } : {}),
+    close: () => undefined,
+  };
+  const sink: VideoSink = {
+    width: 8,
+    height: 8,
+    writeI420: (frame) => void written.push(`i420:${frame.length}`),
+    writeRgba: (frame) => void written.push(`rgba:${frame.length}`),
+  };
+  return { renderer, sink, states, written };
+}
+
+describe('EngineSession with injected media', () => {
+  it('waits for its viewer: nothing plays until the viewer is ready, then audio goes to the sink', async () => {
+    const { session, media, events, run } = build();
+    expect(session.sayText({ turnId: 't1', text: 'Hello there.', isFinal: true })).toBe('queued');
+    run(5);
+    expect(events).toEqual([]);
+    expect(session.playingTurn).toBeUndefined();
+    await session.connectViewer('v1', OFFER, []);
+    await settle(); // the null peer connects and says ready
+    expect(events[0]).toEqual({ type: 'viewerConnected', sessionId: 's1', viewerId: 'v1' });
+    expect(session.playingTurn).toBe('t1');
+    run(20); // 'Hello there.' is 120 ms
+    expect(events.slice(1).map((e) => e.type)).toEqual(['speakingStart', 'speakingEnd']);
+    expect(media.audioSink.chunks).toBe(20);
+    expect(session.framesSent).toBe(0); // no video sink: no frames
+    session.close('ended_by_client');
+  });
+
+  it('with a video sink, every frame is rendered into it (I420 or RGBA)', async () => {
+    for (const i420 of [true, false]) {
+      const video = recordingVideo(i420);
+      const { session, run } = build(video);
+      await session.connectViewer('v1', OFFER, []);
+      run(40); // 400 ms at 25 fps: 10 frames (11 when the session's phase splits the first)
+      expect(session.framesSent).toBeGreaterThanOrEqual(10);
+      expect(session.framesSent).toBeLessThanOrEqual(11);
+      expect(video.states).toHaveLength(session.framesSent);
+      expect(video.written).toHaveLength(session.framesSent);
+      expect(new Set(video.written)).toEqual(new Set([i420 ? 'i420:96' : 'rgba:256']));
+      session.close('ended_by_client');
+    }
+  });
+
+  it('a viewer replaced by another is told so and closed; its messages stop', async () => {
+    const { session, media, events } = build();
+    await session.connectViewer('v1', OFFER, []);
+    await settle();
+    await session.connectViewer('v2', OFFER, []);
+    const [first, second] = media.peers;
+    expect(first?.sent.at(-1)).toEqual({ type: 'replaced' });
+    expect(first?.closed).toBe(true);
+    expect(second?.closed).toBe(false);
+    expect(events).toContainEqual({ type: 'viewerDisconnected', sessionId: 's1', viewerId: 'v1' });
+    session.close('ended_by_client');
+    expect(second?.sent.at(-1)).toEqual({ type: 'sessionEnded', reason: 'ended_by_client' });
+  });
+
+  it('interrupt mid-turn: speakingEnd interrupted at once, the queue is cleared, later chunks are discarded', async () => {
+    const { session, events, run } = build();
+    await session.connectViewer('v1', OFFER, []);
+    await settle();
+    session.sayText({ turnId: 'a', text: 'A long turn that goes on and on.', isFinal: true });
+    session.sayText({ turnId: 'b', text: 'Next.', isFinal: true });
+    run(5);
+    expect(session.interrupt()).toEqual(['a', 'b']);
+    run(100);
+    expect(events.filter((e) => e.type.startsWith('speaking'))).toEqual([
+      { type: 'speakingStart', sessionId: 's1', turnId: 'a' },
+      { type: 'speakingEnd', sessionId: 's1', turnId: 'a', interrupted: true },
+    ]);
+    expect(session.sayText({ turnId: 'a', text: 'more', isFinal: true })).toBe('discarded');
+    session.close('ended_by_client');
+  });
+
+  it('hands the renderer the sound of a mouth made from audio alone (what a video avatar matches)', async () => {
+    const video = recordingVideo(true);
+    const marker = Float32Array.of(0.25, 0.5);
+    const speech = timedSpeech({ msPerCharacter: 10, speed: 1 });
+    const sounding: typeof speech = {
+      ...speech,
+      textTurn(turnId) {
+        const audio = new TurnAudio(turnId);
+        return {
+          audio,
+          addText(text) {
+            const pcm = new Int16Array(text.length * 480);
+            audio.append(pcm, {
+              durationSamples: pcm.length,
+              at: () => ({ ...REST_MOUTH, open: 0.5 }),
+              visemeAt: () => Viseme.C,
+              emphasisAt: () => 0,
+              soundAt: () => marker,
+            });
+          },
+          finish: () => audio.end(),
+          cancel: () => audio.close(),
+        };
+      },
+    };
+    const media = nullMedia();
+    const session = new EngineSession({
+      sessionId: 's1',
+      fps: 25,
+      readyTimeoutMs: 5000,
+      noChannelStartMs: 500,
+      emit: () => undefined,
+      speech: sounding,
+      audioSink: media.audioSink,
+      peerFactory: media.peerFactory,
+      videoSink: video.sink,
+      renderer: video.renderer,
+    });
+    await session.connectViewer('v1', OFFER, []);
+    await settle();
+    session.sayText({ turnId: 't1', text: 'A long enough sentence to render frames.', isFinal: true });
+    for (let t = 0; t < 30; t++) session.tick(t);
+    const speaking = video.states.filter((s) => s.speaking);
+    expect(speaking.length).toBeGreaterThan(3);
+    expect(speaking.every((s) => s.sound === marker)).toBe(true);
+    expect(video.states.filter((s) => !s.speaking).every((s) => s.sound === undefined)).toBe(true);
+    session.close('ended_by_client');
+  });
+});

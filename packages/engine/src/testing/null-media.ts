@@ -1,0 +1,99 @@
+/**
+ * Media that goes nowhere, for an engine session without libwebrtc (the test host, unit tests):
+ * an audio sink that counts what it is given, and a peer factory whose peers answer an offer
+ * without any network, greet, say they connected and are ready, and keep the messages they were sent.
+ */
+import { randomUUID } from 'node:crypto';
+import { DATA_CHANNEL_PROTOCOL, type ServerMessage } from '@mouthpiece/protocol';
+import { EngineError } from '../host/types.js';
+import type { Peer, PeerFactory, PeerOffer } from '../rtc/peer.js';
+import { hasDataChannel, hasMedia, offerProblem } from '../rtc/sdp.js';
+import type { AudioSink } from '../session/media.js';
+
+export class NullPeer implements Peer {
+  readonly viewerId: string;
+  readonly hasEvents: boolean;
+  /** Every message sent to this viewer's events channel, in order. */
+  readonly sent: ServerMessage[] = [];
+  #closed = false;
+
+  constructor(viewerId: string, hasEvents: boolean) {
+    this.viewerId = viewerId;
+    this.hasEvents = hasEvents;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  addIceCandidates(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: ServerMessage): void {
+    if (!this.#closed) this.sent.push(message);
+  }
+
+  closeWith(message: ServerMessage): void {
+    this.send(message);
+    this.close();
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+}
+
+export interface NullMedia {
+  audioSink: AudioSink & { readonly chunks: number };
+  peerFactory: PeerFactory;
+  /** The peers answered so far, in order. */
+  readonly peers: NullPeer[];
+}
+
+export function nullMedia(): NullMedia {
+  const peers: NullPeer[] = [];
+  let chunks = 0;
+  return {
+    peers,
+    audioSink: {
+      write: () => void chunks++,
+      get chunks() {
+        return chunks;
+      },
+    },
+    peerFactory: {
+      answer: (offer) => {
+        const problem = offerProblem(offer.offerSdp);
+        if (problem) return Promise.reject(new EngineError(problem.code, problem.message));
+        const peer = new NullPeer(offer.viewerId, hasDataChannel(offer.offerSdp));
+        peers.push(peer);
+        // once the session has adopted it, as a real peer's events come later from the network
+        setImmediate(() => {
+          if (peer.closed) return;
+          // as the real peer greets a viewer whose events channel opened (rtc/viewer-peer.ts)
+          if (peer.hasEvents)
+            peer.send({ type: 'hello', sessionId: offer.sessionId, protocol: DATA_CHANNEL_PROTOCOL });
+          offer.events.onConnected();
+          offer.events.onReady();
+        });
+        return Promise.resolve({ peer, answerSdp: nullAnswer(offer) });
+      },
+    },
+  };
+}
+
+/** An answer in SDP's shape (a video section when the offer has one). */
+function nullAnswer(offer: PeerOffer): string {
+  return [
+    'v=0',
+    `o=- ${Date.now()} 2 IN IP4 127.0.0.1`,
+    's=-',
+    't=0 0',
+    `a=fingerprint:sha-256 ${randomUUID()}`,
+    ...(hasMedia(offer.offerSdp, 'video')
+      ? ['m=video 9 UDP/TLS/RTP/SAVPF 96', 'a=sendonly', 'a=rtpmap:96 VP8/90000']
+      : []),
+    '',
+  ].join('\r\n');
+}
