@@ -176,4 +176,30 @@ describe('EngineSession with injected media', () => {
     expect(video.states.filter((s) => !s.speaking).every((s) => s.sound === undefined)).toBe(true);
     session.close('ended_by_client');
   });
+
+  it('issue 21: a lost viewer invents no interrupt; speech queued meanwhile waits for the next viewer; hello names the turn playing', async () => {
+    const { session, media, events, run } = build();
+    await session.connectViewer('v1', OFFER, []);
+    await settle();
+    session.sayText({ turnId: 't1', text: 'x'.repeat(50), isFinal: true }); // 500 ms
+    run(10);
+    expect(session.playingTurn).toBe('t1');
+    media.peers[0]!.lose();
+    session.sayText({ turnId: 't2', text: 'y'.repeat(100), isFinal: true }); // 1 s
+    run(100); // t1 plays to its end (unheard); t2 waits for a viewer
+    const speaking = () => events.filter((e) => e.type === 'speakingStart' || e.type === 'speakingEnd');
+    expect(speaking()).toEqual([
+      { type: 'speakingStart', sessionId: 's1', turnId: 't1' },
+      { type: 'speakingEnd', sessionId: 's1', turnId: 't1', interrupted: false },
+    ]);
+    expect(session.playingTurn).toBeUndefined();
+    await session.connectViewer('v2', OFFER, []);
+    await settle(); // the new viewer connects and is ready: t2 starts
+    expect(media.peers[1]!.sent[0]).toEqual({ type: 'hello', sessionId: 's1', protocol: 1 });
+    run(1);
+    expect(session.playingTurn).toBe('t2');
+    await session.connectViewer('v3', OFFER, []); // a page reconnecting mid-turn
+    await settle();
+    expect(media.peers[2]!.sent[0]).toEqual({ type: 'hello', sessionId: 's1', protocol: 1, speaking: 't2' });
+  });
 });

@@ -16,10 +16,17 @@ export class NullPeer implements Peer {
   /** Every message sent to this viewer's events channel, in order. */
   readonly sent: ServerMessage[] = [];
   #closed = false;
+  readonly #onLost: (() => void) | undefined;
 
-  constructor(viewerId: string, hasEvents: boolean) {
+  constructor(viewerId: string, hasEvents: boolean, onLost?: () => void) {
     this.viewerId = viewerId;
     this.hasEvents = hasEvents;
+    this.#onLost = onLost;
+  }
+
+  /** Test hook: the viewer's network went away (as a real peer reports it: PeerEvents.onLost). */
+  lose(): void {
+    this.#onLost?.();
   }
 
   get closed(): boolean {
@@ -66,14 +73,23 @@ export function nullMedia(): NullMedia {
       answer: (offer) => {
         const problem = offerProblem(offer.offerSdp);
         if (problem) return Promise.reject(new EngineError(problem.code, problem.message));
-        const peer = new NullPeer(offer.viewerId, hasDataChannel(offer.offerSdp));
+        const peer = new NullPeer(offer.viewerId, hasDataChannel(offer.offerSdp), () =>
+          offer.events.onLost?.(),
+        );
         peers.push(peer);
         // once the session has adopted it, as a real peer's events come later from the network
         setImmediate(() => {
           if (peer.closed) return;
           // as the real peer greets a viewer whose events channel opened (rtc/viewer-peer.ts)
-          if (peer.hasEvents)
-            peer.send({ type: 'hello', sessionId: offer.sessionId, protocol: DATA_CHANNEL_PROTOCOL });
+          if (peer.hasEvents) {
+            const speaking = offer.speaking?.();
+            peer.send({
+              type: 'hello',
+              sessionId: offer.sessionId,
+              protocol: DATA_CHANNEL_PROTOCOL,
+              ...(speaking !== undefined ? { speaking } : {}),
+            });
+          }
           offer.events.onConnected();
           offer.events.onReady();
         });
