@@ -184,15 +184,25 @@ describe('AvatarSession (fake browser, fake timers)', () => {
     expect(FakePeer.last!.closed).toBe(true);
   });
 
-  it('no connection within 30 s → FAILED, ERROR and RTC_CONNECTION_FAILED', async () => {
+  it('no connection within 30 s → FAILED, ERROR and RTC_CONNECTION_FAILED; gives up: ends the session, no more keep-alives', async () => {
     const s = new AvatarSession({ baseUrl: BASE, credential: 'mp_x', logLevel: 'error' });
-    const errors: string[] = [];
-    s.on('error', (e) => errors.push(e.code));
+    const seen: string[] = [];
+    s.on('error', (e) => seen.push(e.code));
+    s.on('stateChange', (v) => seen.push(`state:${v}`));
+    s.on('connectionChange', (v) => seen.push(`conn:${v}`));
     await s.createSession({ avatarId: 'amara' });
     await vi.advanceTimersByTimeAsync(30_001);
-    expect(s.getConnectionState()).toBe('FAILED');
-    expect(s.getSessionState()).toBe('ERROR');
-    expect(errors).toContain('RTC_CONNECTION_FAILED');
+    expect(seen.slice(-5)).toEqual([
+      'conn:FAILED',
+      'state:ERROR',
+      'RTC_CONNECTION_FAILED',
+      'state:ENDED', // the end the SDK sent was answered
+      'conn:CLOSED',
+    ]);
+    expect(calls.at(-1)!.url).toBe(`${BASE}/v1/avatar-session/${SID}/end`);
+    const n = calls.length;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls.length).toBe(n);
   });
 
   it('methods reject with INVALID_STATE before the session is ready', async () => {

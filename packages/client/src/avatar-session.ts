@@ -87,8 +87,8 @@ export class AvatarSession {
       reconnecting: (attempt) => this.#events.emit('reconnecting', { attempt }),
       deadline: () => idleDeadline(this.#lifetime?.aliveAt, this.#init?.idleTimeoutMs),
       gone: (err) => this.#ended(err.message, err),
-      gaveUp: () => this.#gaveUp(),
-      timedOut: (message) => this.#connectionFailed(message),
+      gaveUp: () => this.#giveUp(GAVE_UP_ERROR),
+      timedOut: (message) => this.#giveUp({ code: ClientErrorCode.RTC_CONNECTION_FAILED, message }),
       log: this.#log,
     });
   }
@@ -265,14 +265,17 @@ export class AvatarSession {
     if (videoContainerId) this.attachVideo(videoContainerId);
   }
 
-  /** The session must have timed out on the server: stop here, no keep-alives, end it when reachable. */
-  #gaveUp(): void {
-    this.#log.error('gave up reconnecting: the session must have timed out');
+  /**
+   * The SDK gives up on the session (it must have timed out on the server, or its first connection
+   * never came): stop here, no more keep-alives, and end it once the server can be reached.
+   */
+  #giveUp(error: AvatarSessionEvents['error']): void {
+    this.#log.error('gave up on the session', error.message);
     const id = this.#sessionId;
     const token = this.#token;
     void this.#teardown({ sessionGone: true, to: ConnectionState.FAILED }); // no keep-alives from here
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
-    this.#events.emit('error', GAVE_UP_ERROR);
+    this.#events.emit('error', error);
     if (id && token && this.#config.endOnPageHide !== false)
       endWhenReachable(this.#api, id, token, (err) => {
         if (this.#session.state !== SessionState.ERROR) return; // a new session began meanwhile
@@ -280,12 +283,6 @@ export class AvatarSession {
         void this.#link.close();
         if (err) this.#events.emit('error', err.toJSON());
       });
-  }
-
-  #connectionFailed(message: string): void {
-    this.#link.fail();
-    if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
-    this.#events.emit('error', { code: ClientErrorCode.RTC_CONNECTION_FAILED, message });
   }
 
   #onMessage(m: ServerMessage): void {

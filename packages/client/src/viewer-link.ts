@@ -93,11 +93,6 @@ export class ViewerLink {
     this.#reconnector.nudge();
   }
 
-  /** Moves to FAILED (if it may), keeping everything else as it is. */
-  fail(): void {
-    if (this.#state.can(ConnectionState.FAILED)) this.#state.transition(ConnectionState.FAILED);
-  }
-
   /**
    * Stops reconnecting, closes the transport (see WhepTransport.close) and moves to `to` (CLOSED,
    * or FAILED when the SDK gave up); resolves once the viewer's DELETE is answered.
