@@ -128,9 +128,10 @@ async function outage(kind: 'down' | 'blackhole', ms: number, during?: () => voi
   const start = await pageNow();
   if (kind === 'down') link.down();
   else link.blackhole(true);
-  await sleep(Math.max(0, ms - 1500));
-  during?.(); // late in the outage: the server has noticed its viewer is gone
-  await sleep(Math.min(ms, 1500));
+  const duringAt = Math.min(4000, ms); // the server notices a silent viewer in about 2 s (ICE: 5–7 s)
+  await sleep(duringAt);
+  during?.();
+  await sleep(ms - duringAt);
   const back = await pageNow();
   if (kind === 'down') link.up();
   else link.blackhole(false);
