@@ -57,6 +57,7 @@ const BODY = [400, 413, 415];
 const CREATE = [400, 401, 403, 413, 415, 429, 500, 503];
 const ADMIN = [400, 401, 403, 404, 413, 415, 500];
 
+const HEAD_OK = { description: "The GET's headers (ETag, Content-Length, Content-Type), no body" };
 const NOT_MODIFIED = { description: 'Not modified: the If-None-Match ETag is the current one' };
 
 const text = (type: string, description: string) => ({
@@ -155,6 +156,16 @@ const OPERATIONS: Record<
       },
       304: NOT_MODIFIED,
     },
+  },
+  'head /v1/avatar-session/{sessionId}/avatar': {
+    id: 'headAvatarPack',
+    errors: TOKEN,
+    success: { 200: HEAD_OK, 304: NOT_MODIFIED },
+  },
+  'head /v1/avatar-session/{sessionId}/avatar/{file}': {
+    id: 'headAvatarPackFile',
+    errors: TOKEN,
+    success: { 200: HEAD_OK, 304: NOT_MODIFIED },
   },
   'get /v1/avatars': { id: 'listAvatars', errors: [401, 403, 429, 500] },
   'get /v1/voices': { id: 'listVoices', errors: [401, 403, 429, 500] },
@@ -299,9 +310,12 @@ export function finishOpenApi<T>(input: T): T {
     ]),
   );
   for (const [path, ops] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(ops)) {
+    for (const [method, shared] of Object.entries(ops)) {
       const spec = OPERATIONS[`${method} ${path}`];
       if (!spec) continue;
+      // a GET+HEAD route's two methods share one object in the swagger output
+      const op = { ...shared };
+      ops[method] = op;
       op.operationId = spec.id;
       if (spec.body) op.requestBody = spec.body;
       const responses: Record<string, unknown> = {};

@@ -38,19 +38,19 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     return pack;
   };
 
-  app.get(
-    sessionCallPath('avatar'),
-    {
-      config: { auth: 'token-or-viewer' },
-      schema: {
-        tags: ['session'],
-        summary: "The session's avatar pack: its manifest and the files a renderer in the browser needs",
-        params: Type.Object({ sessionId: Type.String() }),
-        querystring: vt,
-        response: { 200: AvatarPackResponse, ...errors },
-      },
+  // GET and HEAD in one route: Fastify's own HEAD route would read a streamed file to its end
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: sessionCallPath('avatar'),
+    config: { auth: 'token-or-viewer' },
+    schema: {
+      tags: ['session'],
+      summary: "The session's avatar pack: its manifest and the files a renderer in the browser needs",
+      params: Type.Object({ sessionId: Type.String() }),
+      querystring: vt,
+      response: { 200: AvatarPackResponse, ...errors },
     },
-    async (req, reply) => {
+    handler: async (req, reply) => {
       const s = req.avatarSession;
       const pack = packOf(s.avatarId);
       const files = await Promise.all(
@@ -70,23 +70,24 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       const etag = bytesEtag(json);
       void reply.header('ETag', etag).header('Cache-Control', INDEX_CACHE);
       if (notModified(req, etag)) return reply.code(304).send();
-      return reply.type('application/json; charset=utf-8').send(json);
+      void reply.type('application/json; charset=utf-8');
+      if (req.method === 'HEAD') return sendHead(reply, Buffer.byteLength(json));
+      return reply.send(json);
     },
-  );
+  });
 
-  app.get<{ Params: { sessionId: string; file: string } }>(
-    sessionCallPath('avatar', '/:file'),
-    {
-      config: { auth: 'token-or-viewer' },
-      schema: {
-        tags: ['session'],
-        summary: "One file of the session's avatar pack (a name from the pack's `files`)",
-        params: Type.Object({ sessionId: Type.String(), file: Type.String() }),
-        querystring: vt,
-        response: errors,
-      },
+  app.route<{ Params: { sessionId: string; file: string } }>({
+    method: ['GET', 'HEAD'],
+    url: sessionCallPath('avatar', '/:file'),
+    config: { auth: 'token-or-viewer' },
+    schema: {
+      tags: ['session'],
+      summary: "One file of the session's avatar pack (a name from the pack's `files`)",
+      params: Type.Object({ sessionId: Type.String(), file: Type.String() }),
+      querystring: vt,
+      response: errors,
     },
-    async (req, reply) => {
+    handler: async (req, reply) => {
       const pack = packOf(req.avatarSession.avatarId);
       const name = req.params.file;
       const listed = rendererFiles(pack.manifest).some((f) => f.name === name);
@@ -103,7 +104,7 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       }
       return reply.header('Content-Length', String(file.size)).send(file.stream());
     },
-  );
+  });
 };
 
 function notModified(req: FastifyRequest, etag: string): boolean {
