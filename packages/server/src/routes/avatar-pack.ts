@@ -16,7 +16,7 @@ import type { AppContext } from '../app-types.js';
 import { avatarPackDirs, createPackLocator } from '../avatars/pack-locator.js';
 import { bytesEtag, etagMatches, openPackFile } from '../avatars/pack-file.js';
 import { ApiError } from '../errors.js';
-import { oneHeader } from '../single-value.js';
+import { headerValues } from '../single-value.js';
 import { sessionCallPath } from './session-paths.js';
 
 /** The manifest may change (an operator edits a pack): always revalidated, a 304 is cheap. */
@@ -107,8 +107,10 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
   });
 };
 
+/** If-None-Match is a list: several header lines are one list (RFC 9110 §5.3), not a repeat. */
 function notModified(req: FastifyRequest, etag: string): boolean {
-  return etagMatches(oneHeader(req, 'if-none-match'), etag);
+  const lines = headerValues(req, 'if-none-match');
+  return lines.length > 0 && etagMatches(lines.join(', '), etag);
 }
 
 /** HEAD: the GET's headers and its length, no body (a 304 when If-None-Match matches). */
