@@ -29,10 +29,10 @@ export const PACK_AVATARS: AvatarInfo[] = [
   })),
 ];
 
-/** Writes the photo, sprite and video packs into `<dataDir>/avatars`. */
+/** Writes the photo, sprite and video packs (or the video pack `only`) into `<dataDir>/avatars`. */
 export async function writeTestPacks(
   dataDir: string,
-  opts: { videoSize?: number; videoFrames?: number } = {},
+  opts: { videoSize?: number; videoFrames?: number; only?: 'video' } = {},
 ): Promise<void> {
   const dir = uploadedAvatarsDir({ dataDir });
   mkdirSync(dir, { recursive: true });
@@ -40,17 +40,22 @@ export async function writeTestPacks(
   if (amara.manifest.render !== 'vector') throw new Error('amara is a vector avatar');
   // Skia for the sprite pictures: loaded in the test process only, never by the server's sources
   const { spritePackFromVector } = await import('@mouthpiece/engine/avatars');
+  const video = writeSyntheticVideoPack(dir, {
+    id: PACK_IDS.video,
+    ...(opts.videoSize ? { size: opts.videoSize } : {}),
+    ...(opts.videoFrames ? { baseFrames: opts.videoFrames } : {}),
+  });
+  if (opts.only === 'video') {
+    await video;
+    return;
+  }
   await Promise.all([
+    video,
     runPhotoImport(
       { id: PACK_IDS.photo, name: 'Astronaut', image: await portraitFixture({ scale: 2 }) },
       dir,
     ),
     spritePackFromVector(amara.manifest, dir, PACK_IDS.sprites),
-    writeSyntheticVideoPack(dir, {
-      id: PACK_IDS.video,
-      ...(opts.videoSize ? { size: opts.videoSize } : {}),
-      ...(opts.videoFrames ? { baseFrames: opts.videoFrames } : {}),
-    }),
   ]);
 }
 
