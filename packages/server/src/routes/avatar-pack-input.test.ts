@@ -209,6 +209,17 @@ describe('names that are not a listed file of the pack', () => {
     expectError(await t.app.inject({ url: s.base, headers: auth }), 404, 'NOT_FOUND');
   });
 
+  it('another method is 405 with Allow; a trailing slash is the same route', async () => {
+    const s = await session(PACK_IDS.photo);
+    const auth = { authorization: `Bearer ${s.token}` };
+    for (const url of [s.base, `${s.base}/portrait.png`]) {
+      const res = await t.app.inject({ method: 'DELETE', url, headers: auth });
+      expectError(res, 405, 'METHOD_NOT_ALLOWED');
+      expect(res.headers['allow']).toMatch(/GET/);
+      expect((await t.app.inject({ url: `${url}/`, headers: auth })).statusCode).toBe(200);
+    }
+  });
+
   it('a vector avatar has no files: any name is a 404 that says so', async () => {
     const s = await session(PACK_IDS.vector);
     const res = await t.app.inject({
