@@ -136,6 +136,28 @@ describe('who may read a pack', () => {
     expectError(await t.app.inject({ url: `${file}?vt=${s.vt}` }), 410, 'SESSION_ENDED');
   });
 
+  it('garbled tokens are 401s saying which mistake; session ids that are not ids are 404', async () => {
+    const s = await session(PACK_IDS.sprites);
+    for (const [authorization, says] of [
+      [`KS ${t.secret}`, /session token, not the credential/],
+      ['Basic dXNlcjpwdw==', /unsupported authorization scheme "Basic"/],
+      ['Bearer not-a-jwt', /malformed token/],
+      [`Bearer ${s.token}x`, /signature does not match/],
+      ['Bearer', /malformed Authorization header/],
+    ] as const) {
+      const res = await t.app.inject({ url: s.base, headers: { authorization } });
+      expectError(res, 401, 'INVALID_TOKEN');
+      expect(res.json<{ error: string }>().error, authorization).toMatch(says);
+    }
+    for (const id of ['nope', '..%2F..%2Fetc', 'x'.repeat(150), '%00']) {
+      const res = await t.app.inject({
+        url: `/v1/avatar-session/${id}/avatar/base.png`,
+        headers: { authorization: `Bearer ${s.token}` },
+      });
+      expectError(res, 404, 'SESSION_NOT_FOUND');
+    }
+  });
+
   it('a session whose avatar has no pack on this server (removed, or never on disk): 404 NOT_FOUND', async () => {
     const gone = await session('gone');
     const auth = { authorization: `Bearer ${gone.token}` };
