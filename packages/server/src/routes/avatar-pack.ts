@@ -1,6 +1,6 @@
 /**
- * The session's avatar pack, for renderers in the browser (docs/design.md §12, docs/api.md
- * "Avatar pack"), inside the session scope (session-scope.ts: the session token, or the viewer
+ * The session's avatar pack, for renderers in the browser (docs/design.md §13, docs/api.md
+ * "the session's avatar pack"), inside the session scope (session-scope.ts: the session token, or the viewer
  * token `vt` of the whepUrl; forwarded to the holder in cluster mode):
  *   GET /v1/avatar-session/{id}/avatar         the manifest and the list of the renderer's files
  *   GET /v1/avatar-session/{id}/avatar/{file}  one of those files, streamed
@@ -8,7 +8,7 @@
  * the names the manifest's render kind needs are served (engine avatar/pack-files.ts); any other
  * name, `..`, a slash or a NUL is a 404, and a file is never read outside its pack folder.
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { rendererFiles, type AvatarPack } from '@mouthpiece/engine/host';
 import { AvatarPackResponse, ErrorResponse } from '@mouthpiece/protocol';
@@ -28,7 +28,6 @@ const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
 
 export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const packs = createPackLocator(() => avatarPackDirs(ctx.config));
-  // untyped replies: the index is sent as the JSON its ETag hashes, a file as a stream
   const vt = Type.Object({ vt: Type.Optional(Type.String({ description: "the whepUrl's viewer token" })) });
 
   const packOf = (avatarId: string): AvatarPack => {
@@ -38,7 +37,8 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     return pack;
   };
 
-  // GET and HEAD in one route: Fastify's own HEAD route would read a streamed file to its end
+  // GET and HEAD in one route (Fastify's own HEAD route would read a streamed file to its end);
+  // replies untyped: the list is sent as the JSON its ETag hashes, a file as a stream
   app.route({
     method: ['GET', 'HEAD'],
     url: sessionCallPath('avatar'),
@@ -68,10 +68,13 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
         avatar: { id: m.id, render: m.render, manifest: m, files },
       });
       const etag = bytesEtag(json);
-      void reply.header('ETag', etag).header('Cache-Control', INDEX_CACHE);
+      void reply
+        .header('ETag', etag)
+        .header('Cache-Control', INDEX_CACHE)
+        .type('application/json; charset=utf-8');
       if (notModified(req, etag)) return reply.code(304).send();
-      void reply.type('application/json; charset=utf-8');
-      if (req.method === 'HEAD') return sendHead(reply, Buffer.byteLength(json));
+      if (req.method === 'HEAD')
+        return reply.header('Content-Length', String(Buffer.byteLength(json))).send();
       return reply.send(json);
     },
   });
@@ -97,12 +100,13 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
         .header('ETag', file.etag)
         .header('Cache-Control', FILE_CACHE)
         .header('Content-Type', file.contentType);
-      if (notModified(req, file.etag) || req.method === 'HEAD') {
+      const unchanged = notModified(req, file.etag);
+      if (unchanged || req.method === 'HEAD') {
         await file.close();
-        if (req.method === 'HEAD') return sendHead(reply, file.size);
-        return reply.code(304).send();
+        if (unchanged) return reply.code(304).send();
       }
-      return reply.header('Content-Length', String(file.size)).send(file.stream());
+      void reply.header('Content-Length', String(file.size));
+      return req.method === 'HEAD' ? reply.send() : reply.send(file.stream());
     },
   });
 };
@@ -111,12 +115,6 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
 function notModified(req: FastifyRequest, etag: string): boolean {
   const lines = headerValues(req, 'if-none-match');
   return lines.length > 0 && etagMatches(lines.join(', '), etag);
-}
-
-/** HEAD: the GET's headers and its length, no body (a 304 when If-None-Match matches). */
-function sendHead(reply: FastifyReply, size: number): FastifyReply {
-  if (notModified(reply.request, String(reply.getHeader('etag')))) return reply.code(304).send();
-  return reply.header('Content-Length', String(size)).send();
 }
 
 function notInPack(name: string, pack: AvatarPack): ApiError {
