@@ -135,4 +135,24 @@ describe('GET /v1/avatar-session/{id}/avatar', () => {
     expect(second.etag).toBe(first.etag);
     expect((await b.get(second.url, { 'if-none-match': first.etag })).statusCode).toBe(304);
   });
+
+  it('a page of any origin may read it: the preflight allows If-None-Match, answers expose ETag', async () => {
+    const s = await session(PACK_IDS.photo);
+    const origin = 'https://app.example';
+    const pre = await t.app.inject({
+      method: 'OPTIONS',
+      url: `${s.base}/portrait.png`,
+      headers: {
+        origin,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization, if-none-match',
+      },
+    });
+    expect(pre.statusCode).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe(origin);
+    expect(String(pre.headers['access-control-allow-headers'])).toMatch(/If-None-Match/);
+    const res = await s.get(s.base, { origin });
+    expect(res.headers['access-control-allow-origin']).toBe(origin);
+    expect(String(res.headers['access-control-expose-headers'])).toMatch(/ETag/);
+  });
 });
