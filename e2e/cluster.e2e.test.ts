@@ -104,6 +104,29 @@ describe('cluster: three nodes on one Redis', () => {
     expect(metrics).toMatch(/mouthpiece_cluster_redis_up 1\b/);
   });
 
+  it("a session's avatar pack is read through another node: forwarded with its ETag, 304 and refusals", async () => {
+    const s = await createSession(a, secret);
+    const path = `/v1/avatar-session/${s.sessionId}/avatar`;
+    const pack = await b.api(path, { method: 'GET', token: s.token });
+    expect(pack.status).toBe(200);
+    expect(pack.headers.get('x-mouthpiece-node')).toBe('node-a');
+    expect(pack.headers.get('x-mouthpiece-node-via')).toBe('node-b');
+    const etag = pack.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    expect(await pack.json()).toMatchObject({ success: true, avatar: { render: 'vector', files: [] } });
+    const again = await b.api(path, { method: 'GET', token: s.token, headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('x-mouthpiece-node')).toBe('node-a');
+    // the viewer token admits too; a name outside the pack is the owner's 404 body
+    const init = await a.api(`/v1/avatar-session/${s.sessionId}/init-client`, { token: s.token, json: {} });
+    const vt = new URL(((await init.json()) as { whepUrl: string }).whepUrl).searchParams.get('vt')!;
+    expect((await third.api(`${path}?vt=${vt}`, { method: 'GET' })).status).toBe(200);
+    const escape = await b.api(`${path}/..%2f..%2fetc%2fpasswd`, { method: 'GET', token: s.token });
+    expect(escape.status).toBe(404);
+    expect(await escape.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
+    await a.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
+  });
+
   it("a credential's concurrent-session limit holds across nodes", async () => {
     const limited = c.createCredential(['--rps', '0', '--max-sessions', '2']).secret;
     const s1 = await createSession(a, limited);

@@ -127,4 +127,39 @@ export type VoiceInfo = Static<typeof VoiceInfo>;
 export const AvatarsResponse = Type.Object({ success: Type.Literal(true), avatars: Type.Array(AvatarInfo) });
 export const VoicesResponse = Type.Object({ success: Type.Literal(true), voices: Type.Array(VoiceInfo) });
 
+/**
+ * GET /v1/avatar-session/{sessionId}/avatar: what a renderer in the browser needs of the session's
+ * avatar (docs/api.md "Avatar pack"). `manifest` is the pack's avatar.json as stored; `files` are
+ * the other files it needs (none for a vector avatar), each fetched from its `url` with the same
+ * token, each with the strong ETag of its content.
+ */
+export const AvatarPackFile = Type.Object({
+  /** The file name in the pack (what the manifest names, e.g. a sprite's `base`). */
+  name: Type.String(),
+  /** base, mouth, blink (sprites) · texture (photo) · video-index, base-frames, mouth-library (video). */
+  role: Type.String(),
+  url: Type.String(),
+  bytes: Type.Integer({ minimum: 0 }),
+  contentType: Type.String(),
+  /** The strong ETag the file's own answer carries (a hash of its content). */
+  etag: Type.String(),
+});
+export type AvatarPackFile = Static<typeof AvatarPackFile>;
+
+export const AvatarPackResponse = Type.Object({
+  success: Type.Literal(true),
+  avatar: Type.Object({
+    id: Type.String(),
+    render: Type.Union([
+      Type.Literal('vector'),
+      Type.Literal('photo'),
+      Type.Literal('sprites'),
+      Type.Literal('video'),
+    ]),
+    manifest: Type.Object({}, { additionalProperties: true, description: "The pack's avatar.json" }),
+    files: Type.Array(AvatarPackFile),
+  }),
+});
+export type AvatarPackResponse = Static<typeof AvatarPackResponse>;
+
 export const SessionIdParams = Type.Object({ sessionId: Type.String() });

@@ -146,7 +146,7 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
       cb(null, {
         origin: open ? true : deps.config.corsOrigins,
         methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match'],
         exposedHeaders: ['Location', 'Link', 'ETag', 'Accept-Patch', 'Retry-After'],
         maxAge: 600,
       });

@@ -57,6 +57,9 @@ const BODY = [400, 413, 415];
 const CREATE = [400, 401, 403, 413, 415, 429, 500, 503];
 const ADMIN = [400, 401, 403, 404, 413, 415, 500];
 
+const HEAD_OK = { description: "The GET's headers (ETag, Content-Length, Content-Type), no body" };
+const NOT_MODIFIED = { description: 'Not modified: the If-None-Match ETag is the current one' };
+
 const text = (type: string, description: string) => ({
   required: true,
   content: { [type]: { schema: { type: 'string', description } } },
@@ -65,7 +68,15 @@ const text = (type: string, description: string) => ({
 /** Per `METHOD path`: operationId, error statuses, and what the route schemas cannot say. */
 const OPERATIONS: Record<
   string,
-  { id: string; errors: number[]; body?: unknown; success?: Record<string, unknown> }
+  {
+    id: string;
+    errors: number[];
+    body?: unknown;
+    /** Success answers replacing the schema's. */
+    success?: Record<string, unknown>;
+    /** Answers added beside the schema's (a 304). */
+    more?: Record<string, unknown>;
+  }
 > = {
   'post /v1/avatar-session': { id: 'createSession', errors: CREATE },
   'post /v1/avatar-session/create': { id: 'createSessionAlias', errors: CREATE },
@@ -124,6 +135,38 @@ const OPERATIONS: Record<
     success: { 204: { description: 'Candidates added' } },
   },
   'delete /v1/avatar-session/{sessionId}/whep/{viewerId}': { id: 'whepDelete', errors: [404, 410, 500] },
+  'get /v1/avatar-session/{sessionId}/avatar': {
+    id: 'getAvatarPack',
+    errors: TOKEN,
+    more: { 304: NOT_MODIFIED },
+  },
+  'get /v1/avatar-session/{sessionId}/avatar/{file}': {
+    id: 'getAvatarPackFile',
+    errors: TOKEN,
+    success: {
+      200: {
+        description:
+          'The file, streamed, with its strong ETag and Content-Length (PNG, JPEG, JSON or raw I420 frames)',
+        content: {
+          'image/png': { schema: { type: 'string', format: 'binary' } },
+          'image/jpeg': { schema: { type: 'string', format: 'binary' } },
+          'application/json': { schema: { type: 'object' } },
+          'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+        },
+      },
+      304: NOT_MODIFIED,
+    },
+  },
+  'head /v1/avatar-session/{sessionId}/avatar': {
+    id: 'headAvatarPack',
+    errors: TOKEN,
+    success: { 200: HEAD_OK, 304: NOT_MODIFIED },
+  },
+  'head /v1/avatar-session/{sessionId}/avatar/{file}': {
+    id: 'headAvatarPackFile',
+    errors: TOKEN,
+    success: { 200: HEAD_OK, 304: NOT_MODIFIED },
+  },
   'get /v1/avatars': { id: 'listAvatars', errors: [401, 403, 429, 500] },
   'get /v1/voices': { id: 'listVoices', errors: [401, 403, 429, 500] },
   'post /admin/v1/credentials': { id: 'adminCreateCredential', errors: ADMIN },
@@ -267,9 +310,12 @@ export function finishOpenApi<T>(input: T): T {
     ]),
   );
   for (const [path, ops] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(ops)) {
+    for (const [method, shared] of Object.entries(ops)) {
       const spec = OPERATIONS[`${method} ${path}`];
       if (!spec) continue;
+      // a GET+HEAD route's two methods share one object in the swagger output
+      const op = { ...shared };
+      ops[method] = op;
       op.operationId = spec.id;
       if (spec.body) op.requestBody = spec.body;
       const responses: Record<string, unknown> = {};
@@ -278,6 +324,7 @@ export function finishOpenApi<T>(input: T): T {
           responses[status] = { ...(r as object), description: successDescription(r) };
       Object.assign(responses, spec.success ?? {});
       if (spec.success) for (const s of Object.keys(responses)) if (!(s in spec.success)) delete responses[s];
+      Object.assign(responses, spec.more ?? {});
       for (const status of [...new Set([...spec.errors, ...ANY])].sort((a, b) => a - b))
         responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]![0]}` };
       op.responses = responses;

@@ -23,7 +23,8 @@ export {
   type PhotoImportErrorCode,
   type PhotoImportRequest,
 } from '../avatar/photo-import-errors.js';
-export { readAvatarPacks, BUILTIN_AVATARS_DIR, type AvatarPack } from '../avatar/catalog.js';
+export { readAvatarPacks, loadAvatarPack, BUILTIN_AVATARS_DIR, type AvatarPack } from '../avatar/catalog.js';
+export { rendererFiles, PackFileRole, type PackFile } from '../avatar/pack-files.js';
 export { VideoImportError, VIDEO_LIMITS, type VideoImportErrorCode } from '../video/import-errors.js';
 export { looksLikeVideo, fileLooksLikeVideo } from '../video/sniff.js';
 export type { ImportStage } from '../video/video-import.js';

@@ -21,3 +21,9 @@ export {
   type ClipFacePlacement,
 } from './talking-clip.js';
 export { probeMedia, decodeFrame, type MediaProbe, type ClipFormat } from './ffmpeg.js';
+// a video avatar pack without a clip (Skia loads when one is written, not here)
+export {
+  writeSyntheticVideoPack,
+  type SyntheticVideoPack,
+  type SyntheticVideoPackOptions,
+} from './synthetic-video-pack.js';

@@ -31,7 +31,11 @@ describe('session call paths (one list for the routes, CORS and the cluster fast
     const t = await createTestApp();
     try {
       for (const call of SESSION_CALLS)
-        expect(t.app.hasRoute({ method: 'POST', url: sessionCallPath(call) }), call).toBe(true);
+        expect(
+          t.app.hasRoute({ method: call === 'avatar' ? 'GET' : 'POST', url: sessionCallPath(call) }),
+          call,
+        ).toBe(true);
+      expect(t.app.hasRoute({ method: 'GET', url: sessionCallPath('avatar', '/:file') })).toBe(true);
       expect(t.app.hasRoute({ method: 'PATCH', url: sessionCallPath('whep', '/:viewerId') })).toBe(true);
     } finally {
       await t.close();

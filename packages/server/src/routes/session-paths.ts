@@ -1,7 +1,9 @@
 /**
  * The calls a session token makes (`/v1/avatar-session/{sessionId}/{call}`): one list from which
- * the routes take their paths (session-control.ts, speech.ts, whep.ts) and by which a raw URL is
- * recognised before routing (CORS in app.ts, the cluster's fast path in cluster/fast-path.ts).
+ * the routes take their paths (session-control.ts, speech.ts, whep.ts, avatar-pack.ts) and by
+ * which a raw URL is recognised before routing (CORS in app.ts; the cluster's fast path in
+ * cluster/fast-path.ts, which takes POST, PATCH and DELETE: a GET, such as the avatar pack's, is
+ * forwarded by the session scope's first hook).
  */
 export const SESSION_CALLS = [
   'init-client',
@@ -11,10 +13,14 @@ export const SESSION_CALLS = [
   'keep-alive',
   'end',
   'whep',
+  'avatar',
 ] as const;
 export type SessionCall = (typeof SESSION_CALLS)[number];
 
-/** The route path of a session call; `rest` follows it (`/:viewerId` for WHEP resources). */
+/**
+ * The route path of a session call; `rest` follows it (`/:viewerId` for WHEP resources, `/:file`
+ * for a pack's files).
+ */
 export function sessionCallPath(call: SessionCall, rest = ''): string {
   return `/v1/avatar-session/:sessionId/${call}${rest}`;
 }

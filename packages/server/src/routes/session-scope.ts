@@ -1,13 +1,14 @@
 /**
  * The token routes of a session (init-client, say-text, say-audio, interrupt, keep-alive, end,
- * WHEP) in one encapsulated scope. Its `onRequest` hook authorizes each request before its body
- * is read — 401 → 404 → 403 → 410, then the rate limits (auth/session-guard.ts) — puts the session
- * on `req.avatarSession`, and refreshes the idle clock when the request starts and again when it
- * ends (a long upload is activity). Routes choose their authorization in `config.auth`:
- * `token` (default), `token-or-viewer` (WHEP offers: the whepUrl's `vt` also admits, but only the
- * token holder keeps the session alive) or `none` (WHEP resources: the viewerId in the path is an
- * unguessable capability). In cluster mode a first hook forwards a call for a session another
- * node holds to that node, before anything else runs (cluster/cluster.ts).
+ * WHEP, the avatar pack) in one encapsulated scope. Its `onRequest` hook authorizes each request
+ * before its body is read — 401 → 404 → 403 → 410, then the rate limits (auth/session-guard.ts) —
+ * puts the session on `req.avatarSession`, and refreshes the idle clock when the request starts
+ * and again when it ends (a long upload is activity). Routes choose their authorization in
+ * `config.auth`: `token` (default), `token-or-viewer` (WHEP offers and the avatar pack: the
+ * whepUrl's `vt` also admits, but only the token holder keeps the session alive) or `none` (WHEP
+ * resources: the viewerId in the path is an unguessable capability). In cluster mode a first hook
+ * forwards a call for a session another node holds to that node, before anything else runs
+ * (cluster/cluster.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../app-types.js';
@@ -18,6 +19,7 @@ import type { SessionRecord } from '../storage/ports.js';
 import { sessionControlRoutes } from './session-control.js';
 import { sayAudioRoutes, sayTextRoutes } from './speech.js';
 import { whepRoutes } from './whep.js';
+import { avatarPackRoutes } from './avatar-pack.js';
 
 export type SessionAuth = 'token' | 'token-or-viewer' | 'none';
 
@@ -61,4 +63,5 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   await app.register(sayTextRoutes, { ctx });
   await app.register(sayAudioRoutes, { ctx });
   await app.register(whepRoutes, { ctx });
+  await app.register(avatarPackRoutes, { ctx });
 };

@@ -1,0 +1,64 @@
+/**
+ * The files of a pack a renderer outside the engine (the browser SDK's `render: 'client'`) needs
+ * besides the manifest, per render kind (docs/design.md §12, docs/avatars.md). Pure data from the
+ * manifest, no file access: the server's pack route serves exactly these names and nothing else.
+ *
+ *   vector   none: the manifest is the whole avatar
+ *   sprites  the base picture, each mouth shape's picture, the blink pictures
+ *   photo    the portrait (the texture); its 68 landmarks are in the manifest, and the mesh is
+ *            derived from them (render/photo-rig.ts: Delaunay over landmarks and frame points)
+ *   video    video.json (the index), base.i420 (idle loop frames), mouths.i420 (mouth library)
+ */
+import type { AnyAvatarManifest } from './manifest.js';
+import { VIDEO_FILES } from '../video/pack.js';
+
+/** What a file is to the renderer. */
+export const PackFileRole = {
+  /** sprites: the base picture */
+  base: 'base',
+  /** sprites: a mouth shape's picture (one per distinct file, A–H and X may share one) */
+  mouth: 'mouth',
+  /** sprites: a blink picture (half-closed, closed) */
+  blink: 'blink',
+  /** photo: the portrait the mesh is warped over */
+  texture: 'texture',
+  /** video: video.json */
+  videoIndex: 'video-index',
+  /** video: the idle loop's frames (I420) */
+  baseFrames: 'base-frames',
+  /** video: the mouth library's crops (I420) */
+  mouthLibrary: 'mouth-library',
+} as const;
+export type PackFileRole = (typeof PackFileRole)[keyof typeof PackFileRole];
+
+export interface PackFile {
+  /** A plain file name in the pack folder (no folder part). */
+  name: string;
+  role: PackFileRole;
+}
+
+/** The renderer's files of a pack, each name once, in a stable order. */
+export function rendererFiles(m: AnyAvatarManifest): PackFile[] {
+  const files: PackFile[] = [];
+  const add = (name: string, role: PackFileRole): void => {
+    if (!files.some((f) => f.name === name)) files.push({ name, role });
+  };
+  switch (m.render) {
+    case 'vector':
+      break;
+    case 'sprites':
+      add(m.base, PackFileRole.base);
+      for (const name of Object.values(m.mouth.shapes)) add(name, PackFileRole.mouth);
+      for (const name of m.blink?.images ?? []) add(name, PackFileRole.blink);
+      break;
+    case 'photo':
+      add(m.image, PackFileRole.texture);
+      break;
+    case 'video':
+      add(VIDEO_FILES.index, PackFileRole.videoIndex);
+      add(VIDEO_FILES.base, PackFileRole.baseFrames);
+      add(VIDEO_FILES.mouths, PackFileRole.mouthLibrary);
+      break;
+  }
+  return files;
+}
