@@ -16,11 +16,12 @@ export interface Pixels {
   readonly data: Uint8ClampedArray;
 }
 
-/** What drawImage takes: a canvas of the same kind, or a decoded picture (Image, ImageBitmap). */
-export interface ImageLike {
-  readonly width: number;
-  readonly height: number;
-}
+/**
+ * What drawImage takes: a canvas of the same kind, or a decoded picture (Image, ImageBitmap). Left
+ * opaque: the browser's CanvasImageSource includes sources with no numeric width (VideoFrame, SVG
+ * images), and the drawing never reads a picture's size (canvas-types.test.ts).
+ */
+export type ImageLike = object;
 
 export interface Context2D {
   /** A CSS colour, or a Gradient this context made. */
@@ -74,7 +75,9 @@ export interface Context2D {
   getImageData(x: number, y: number, w: number, h: number): Pixels;
 }
 
-export interface CanvasLike extends ImageLike {
+export interface CanvasLike {
+  readonly width: number;
+  readonly height: number;
   getContext(kind: '2d'): Context2D | null;
 }
 
