@@ -53,11 +53,12 @@ function mad(
   a: Uint8Array | Uint8ClampedArray,
   b: Uint8Array | Uint8ClampedArray,
   r: Box = { x: 0, y: 0, w: W, h: H },
+  width = W,
 ) {
   let sum = 0;
   for (let y = r.y; y < r.y + r.h; y++)
     for (let x = r.x; x < r.x + r.w; x++) {
-      const i = (y * W + x) * 4;
+      const i = (y * width + x) * 4;
       sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
     }
   return sum / (3 * r.w * r.h);
@@ -122,6 +123,42 @@ describe('the drawing code in Chromium', () => {
     });
   }
 
+  it('at 2× (1024×1024) and at 1280×720 the browser draws the engine frame of that size', async () => {
+    const manifest = loadAvatarPack(join(BUILTIN_AVATARS_DIR, 'amara')).manifest;
+    if (manifest.render !== 'vector') throw new Error('amara is a vector avatar');
+    const p = { mouth: { ...MOUTH_SHAPES.C }, motion: { ...REST, tilt: -0.02, headX: 2, blink: 0.3 } };
+    for (const [w, h] of [
+      [1024, 1024],
+      [1280, 720],
+    ] as const) {
+      await page.evaluate(
+        ({ look, w, h, p }) => {
+          const c = document.getElementById('c') as HTMLCanvasElement;
+          c.width = w;
+          c.height = h;
+          const win = window as any;
+          win.avatar?.close();
+          win.avatar = win.MouthpieceDraw.createCanvasVectorAvatar(look, c);
+          win.avatar.draw(p);
+        },
+        { look: manifest, w, h, p },
+      );
+      const engine = createAvatarRenderer(manifest, { width: w, height: h });
+      const e = engine.render(p).slice();
+      engine.close();
+      const b = await canvasPixels();
+      expect(b.length).toBe(w * h * 4);
+      const d = mad(b, e, { x: 0, y: 0, w, h }, w);
+      expect(d, `${w}×${h}`).toBeLessThan(2);
+      console.log(`amara ${w}×${h}: browser vs engine MAD ${d.toFixed(3)}`);
+    }
+    await page.evaluate((size) => {
+      const c = document.getElementById('c') as HTMLCanvasElement;
+      c.width = size;
+      c.height = size;
+    }, W);
+  });
+
   it('a sprite avatar: the browser composes the engine frame from the same pictures', async () => {
     const amara = loadAvatarPack(join(BUILTIN_AVATARS_DIR, 'amara')).manifest;
     if (amara.render !== 'vector') throw new Error('amara is a vector avatar');
@@ -155,6 +192,7 @@ describe('the drawing code in Chromium', () => {
     );
     const engine = createAvatarRenderer(m, { width: W, height: H }, pack.dir);
     const out: number[] = [];
+    const shown: Uint8Array[] = [];
     for (const p of [
       pose(MOUTH_SHAPES.A),
       pose({ ...MOUTH_SHAPES.D, open: 0.7 }),
@@ -164,9 +202,12 @@ describe('the drawing code in Chromium', () => {
       const e = engine.render(p).slice();
       const b = await canvasPixels();
       out.push(mad(b, e));
+      shown.push(b);
       expect(mad(b, e), 'whole frame').toBeLessThan(2);
     }
     engine.close();
+    expect(mad(shown[0]!, shown[1]!, MOUTH), 'the mouth opens').toBeGreaterThan(5);
+    expect(mad(shown[0]!, shown[2]!, EYES), 'the eyes close').toBeGreaterThan(2);
     console.log(`sprites: browser vs engine MAD ${out.map((d) => d.toFixed(3)).join(' / ')}`);
   });
 });
