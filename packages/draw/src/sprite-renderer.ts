@@ -95,68 +95,90 @@ export function nearestShapes(mouth: MouthParams): Array<[Viseme, number]> {
 
 export function createSpriteCache(make: CanvasFactory): SpriteCache {
   const shared = new Map<string, Shared>();
-
-  const layer = (img: ImageLike, rect: Rect, scale: number, left: number, top: number): Layer => {
-    const x = Math.round(left + rect.x * scale);
-    const y = Math.round(top + rect.y * scale);
-    const width = Math.max(1, Math.round(rect.width * scale));
-    const height = Math.max(1, Math.round(rect.height * scale));
-    const ctx = context2d(make(width, height));
-    ctx.drawImage(img, 0, 0, width, height);
-    return { x, y, width, height, px: ctx.getImageData(0, 0, width, height).data };
-  };
-
-  const build = (m: SpriteLook, pics: SpritePictures, width: number, height: number, background: string) => {
-    const scale = Math.min(width / m.size.width, height / m.size.height);
-    const left = (width - m.size.width * scale) / 2;
-    const top = (height - m.size.height * scale) / 2;
-    const w = width + 2 * MARGIN;
-    const h = height + 2 * MARGIN;
-    const ctx = context2d(make(w, h));
-    ctx.fillStyle = background;
-    ctx.fillRect(0, 0, w, h);
-    ctx.drawImage(pics.base, MARGIN + left, MARGIN + top, m.size.width * scale, m.size.height * scale);
-    const mouths = Object.fromEntries(
-      VISEMES.map((v) => [v, layer(pics.mouths[v], m.mouth.anchor, scale, left, top)]),
-    ) as Record<Viseme, Layer>;
-    const blinkAnchor = m.blink?.anchor;
-    const blinks = blinkAnchor ? pics.blinks.map((img) => layer(img, blinkAnchor, scale, left, top)) : [];
-    return { base: { px: ctx.getImageData(0, 0, w, h).data, width: w, height: h }, mouths, blinks, users: 0 };
-  };
-
   return {
     open(pack, m, pictures, size, background = m.background ?? '#ffffff') {
       const { width, height } = size;
       const key = `${pack}:${m.id}@${width}x${height}:${background}`;
       let s = shared.get(key);
       if (!s) {
-        s = build(m, pictures(), width, height, background);
+        s = scaled(make, m, pictures(), width, height, background);
         shared.set(key, s);
       }
       s.users++;
       const cached = s;
-      const out = new Uint8ClampedArray(width * height * 4);
-      const motionScale = Math.min(width, height) / 512;
-      let closed = false;
-      return {
-        width,
-        height,
-        render({ mouth, motion }) {
-          if (closed) throw new DrawError('sprite drawer is closed');
-          const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * motionScale);
-          const dx = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headX * motionScale)));
-          const dy = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headY * motionScale) - rise));
-          compose(out, width, height, cached, mouth, motion.blink, dx, dy);
-          return out;
-        },
-        close() {
-          if (closed) return;
-          closed = true;
-          if (--cached.users === 0) shared.delete(key);
-        },
-      };
+      return drawer(cached, width, height, () => {
+        if (--cached.users === 0) shared.delete(key);
+      });
     },
   };
+}
+
+function drawer(s: Shared, width: number, height: number, release: () => void): SpriteDrawer {
+  const out = new Uint8ClampedArray(width * height * 4);
+  const motionScale = Math.min(width, height) / 512;
+  let closed = false;
+  return {
+    width,
+    height,
+    render({ mouth, motion }) {
+      if (closed) throw new DrawError('sprite drawer is closed');
+      const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * motionScale);
+      const dx = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headX * motionScale)));
+      const dy = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headY * motionScale) - rise));
+      compose(out, width, height, s, mouth, motion.blink, dx, dy);
+      return out;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      release();
+    },
+  };
+}
+
+/** The pictures scaled to the output once: the base over the background (with a margin for motion), mouths, blinks. */
+function scaled(
+  make: CanvasFactory,
+  m: SpriteLook,
+  pics: SpritePictures,
+  width: number,
+  height: number,
+  background: string,
+): Shared {
+  const scale = Math.min(width / m.size.width, height / m.size.height);
+  const left = (width - m.size.width * scale) / 2;
+  const top = (height - m.size.height * scale) / 2;
+  const w = width + 2 * MARGIN;
+  const h = height + 2 * MARGIN;
+  const ctx = context2d(make(w, h));
+  ctx.fillStyle = background;
+  ctx.fillRect(0, 0, w, h);
+  ctx.drawImage(pics.base, MARGIN + left, MARGIN + top, m.size.width * scale, m.size.height * scale);
+  const at = (img: ImageLike, rect: Rect) => layer(make, img, rect, scale, left, top);
+  const mouths = Object.fromEntries(VISEMES.map((v) => [v, at(pics.mouths[v], m.mouth.anchor)])) as Record<
+    Viseme,
+    Layer
+  >;
+  const blinkAnchor = m.blink?.anchor;
+  const blinks = blinkAnchor ? pics.blinks.map((img) => at(img, blinkAnchor)) : [];
+  return { base: { px: ctx.getImageData(0, 0, w, h).data, width: w, height: h }, mouths, blinks, users: 0 };
+}
+
+function layer(
+  make: CanvasFactory,
+  img: ImageLike,
+  rect: Rect,
+  scale: number,
+  left: number,
+  top: number,
+): Layer {
+  const x = Math.round(left + rect.x * scale);
+  const y = Math.round(top + rect.y * scale);
+  const width = Math.max(1, Math.round(rect.width * scale));
+  const height = Math.max(1, Math.round(rect.height * scale));
+  const ctx = context2d(make(width, height));
+  ctx.drawImage(img, 0, 0, width, height);
+  return { x, y, width, height, px: ctx.getImageData(0, 0, width, height).data };
 }
 
 function compose(

@@ -45,6 +45,7 @@ interface Sprite {
 }
 
 interface Layers {
+  make: CanvasFactory;
   look: VectorLook;
   width: number;
   height: number;
@@ -85,51 +86,6 @@ const WARM_STEPS = [0, ...Array.from({ length: 12 }, (_, i) => [i + 1, -(i + 1)]
 
 export function createVectorCache(opts: VectorCacheOptions): VectorCache {
   const shared = new Map<string, Layers>();
-  const make = opts.canvas;
-
-  /** Rasterises head-local drawing at output resolution and crops it to what was drawn. */
-  const sprite = (l: Layers, tilt: number, draw: (ctx: Context2D) => void): Sprite | undefined => {
-    const { width, height } = l;
-    const full = make(width, height);
-    const c = context2d(full);
-    c.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY);
-    headTransform(c, l.g, { ...REST, tilt });
-    draw(c);
-    const box = drawnBox(c.getImageData(0, 0, width, height));
-    if (!box) return undefined;
-    const canvas = make(box.w, box.h);
-    context2d(canvas).drawImage(full, box.x, box.y, box.w, box.h, 0, 0, box.w, box.h);
-    return { canvas, x: box.x, y: box.y };
-  };
-
-  const headAt = (l: Layers, step: number) => {
-    let h = l.heads.get(step);
-    if (!h) {
-      const tilt = step * TILT_STEP;
-      h = {
-        under: sprite(l, tilt, (c) => drawHeadUnder(c, l.look, l.g)),
-        over: sprite(l, tilt, (c) => drawHeadOver(c, l.look, l.g)),
-      };
-      l.heads.set(step, h);
-    }
-    return h;
-  };
-
-  const bodyAt = (l: Layers, rise: number): CanvasLike => {
-    let c = l.bodies.get(rise);
-    if (!c) {
-      c = make(l.width, l.height);
-      const b = context2d(c);
-      if (l.background) {
-        b.fillStyle = l.background;
-        b.fillRect(0, 0, l.width, l.height);
-      } else drawBackground(b, l.look, l.width, l.height);
-      b.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY - rise);
-      drawBody(b, l.look, l.g);
-      l.bodies.set(rise, c);
-    }
-    return c;
-  };
 
   /** Rasterises the head poses one per deferred call, so a frame never waits for a new pose. */
   const warm = (l: Layers, key: string, defer: Defer): void => {
@@ -142,67 +98,124 @@ export function createVectorCache(opts: VectorCacheOptions): VectorCache {
     defer(next);
   };
 
-  const layersFor = (look: VectorLook, width: number, height: number, background?: string) => {
-    const key = `${look.id}@${width}x${height}${background ? `:${background}` : ''}`;
-    let l = shared.get(key);
-    if (!l) {
-      const scale = Math.min(width, height) / DESIGN;
-      l = {
-        look,
-        width,
-        height,
-        g: geometry(look),
-        scale,
-        offsetX: (width - DESIGN * scale) / 2,
-        offsetY: height - DESIGN * scale,
-        bodies: new Map(),
-        heads: new Map(),
-        background,
-        users: 0,
-      };
-      shared.set(key, l);
-      if (opts.defer) warm(l, key, opts.defer);
-    }
-    l.users++;
-    return { key, l };
-  };
-
   return {
     open(look, { width, height }, background) {
-      const { key, l } = layersFor(look, width, height, background);
-      let closed = false;
-      return {
-        width,
-        height,
-        draw(ctx, { mouth, motion }) {
-          if (closed) throw new DrawError('vector drawer is closed');
-          const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * l.scale);
-          const step = Math.round(motion.tilt / TILT_STEP);
-          const dx = Math.round(motion.headX * l.scale);
-          const dy = Math.round(motion.headY * l.scale);
-          const head = headAt(l, step);
-          ctx.setTransform(1, 0, 0, 1, 0, 0);
-          ctx.drawImage(bodyAt(l, rise), 0, 0);
-          if (head.under) ctx.drawImage(head.under.canvas, head.under.x + dx, head.under.y + dy);
-          ctx.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY);
-          headTransform(ctx, l.g, {
-            ...motion,
-            headX: dx / l.scale,
-            headY: dy / l.scale,
-            tilt: step * TILT_STEP,
-          });
-          drawFeatures(ctx, l.look, l.g, mouth, motion);
-          ctx.setTransform(1, 0, 0, 1, 0, 0);
-          if (head.over) ctx.drawImage(head.over.canvas, head.over.x + dx, head.over.y + dy);
-        },
-        close() {
-          if (closed) return;
-          closed = true;
-          if (--l.users === 0) shared.delete(key);
-        },
-      };
+      const key = `${look.id}@${width}x${height}${background ? `:${background}` : ''}`;
+      let l = shared.get(key);
+      if (!l) {
+        l = newLayers(opts.canvas, look, width, height, background);
+        shared.set(key, l);
+        if (opts.defer) warm(l, key, opts.defer);
+      }
+      l.users++;
+      const layers = l;
+      return drawer(layers, () => {
+        if (--layers.users === 0) shared.delete(key);
+      });
     },
   };
+}
+
+function newLayers(
+  make: CanvasFactory,
+  look: VectorLook,
+  width: number,
+  height: number,
+  background: string | undefined,
+): Layers {
+  const scale = Math.min(width, height) / DESIGN;
+  return {
+    make,
+    look,
+    width,
+    height,
+    g: geometry(look),
+    scale,
+    offsetX: (width - DESIGN * scale) / 2,
+    offsetY: height - DESIGN * scale,
+    bodies: new Map(),
+    heads: new Map(),
+    background,
+    users: 0,
+  };
+}
+
+function drawer(l: Layers, release: () => void): VectorDrawer {
+  let closed = false;
+  return {
+    width: l.width,
+    height: l.height,
+    draw(ctx, { mouth, motion }) {
+      if (closed) throw new DrawError('vector drawer is closed');
+      const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * l.scale);
+      const step = Math.round(motion.tilt / TILT_STEP);
+      const dx = Math.round(motion.headX * l.scale);
+      const dy = Math.round(motion.headY * l.scale);
+      const head = headAt(l, step);
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.drawImage(bodyAt(l, rise), 0, 0);
+      if (head.under) ctx.drawImage(head.under.canvas, head.under.x + dx, head.under.y + dy);
+      ctx.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY);
+      headTransform(ctx, l.g, {
+        ...motion,
+        headX: dx / l.scale,
+        headY: dy / l.scale,
+        tilt: step * TILT_STEP,
+      });
+      drawFeatures(ctx, l.look, l.g, mouth, motion);
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      if (head.over) ctx.drawImage(head.over.canvas, head.over.x + dx, head.over.y + dy);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      release();
+    },
+  };
+}
+
+/** Rasterises head-local drawing at output resolution and crops it to what was drawn. */
+function sprite(l: Layers, tilt: number, draw: (ctx: Context2D) => void): Sprite | undefined {
+  const { width, height } = l;
+  const full = l.make(width, height);
+  const c = context2d(full);
+  c.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY);
+  headTransform(c, l.g, { ...REST, tilt });
+  draw(c);
+  const box = drawnBox(c.getImageData(0, 0, width, height));
+  if (!box) return undefined;
+  const canvas = l.make(box.w, box.h);
+  context2d(canvas).drawImage(full, box.x, box.y, box.w, box.h, 0, 0, box.w, box.h);
+  return { canvas, x: box.x, y: box.y };
+}
+
+function headAt(l: Layers, step: number) {
+  let h = l.heads.get(step);
+  if (!h) {
+    const tilt = step * TILT_STEP;
+    h = {
+      under: sprite(l, tilt, (c) => drawHeadUnder(c, l.look, l.g)),
+      over: sprite(l, tilt, (c) => drawHeadOver(c, l.look, l.g)),
+    };
+    l.heads.set(step, h);
+  }
+  return h;
+}
+
+function bodyAt(l: Layers, rise: number): CanvasLike {
+  let c = l.bodies.get(rise);
+  if (!c) {
+    c = l.make(l.width, l.height);
+    const b = context2d(c);
+    if (l.background) {
+      b.fillStyle = l.background;
+      b.fillRect(0, 0, l.width, l.height);
+    } else drawBackground(b, l.look, l.width, l.height);
+    b.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY - rise);
+    drawBody(b, l.look, l.g);
+    l.bodies.set(rise, c);
+  }
+  return c;
 }
 
 /** The bounding box of the pixels with any alpha, or undefined when nothing was drawn. */
