@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../../e2e/harness/browser.js';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
 import { BUILTIN_AVATARS_DIR, loadAvatarPack } from '../../packages/engine/dist/avatar/catalog.js';
-import { geometry } from '../../packages/engine/dist/render/vector-face.js';
+import { geometry } from '../../packages/draw/dist/index.js';
 import { vectorManifest } from '../../packages/engine/dist/avatar/manifest.js';
 
 const PROBE = fileURLToPath(new URL('./av-probe.js', import.meta.url));

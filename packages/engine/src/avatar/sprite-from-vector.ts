@@ -10,7 +10,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import { REST_MOTION, REST_MOUTH, type MouthParams, type Viseme } from '../face-state.js';
 import { MOUTH_SHAPES } from '../lipsync/mouth-shapes.js';
 import { createRenderer } from '../render/renderer.js';
-import { geometry } from '../render/vector-face.js';
+import { geometry } from '@mouthpiece/draw';
 import type { AvatarManifest, SpriteAvatarManifest } from './manifest.js';
 
 const SIZE = 512;

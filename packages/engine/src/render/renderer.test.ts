@@ -7,7 +7,7 @@ import { MOUTH_SHAPES } from '../lipsync/mouth-shapes.js';
 import { createAnimator } from '../animation/animator.js';
 import { createCanvas } from '@napi-rs/canvas';
 import { createRenderer } from './renderer.js';
-import { drawBackground, drawBody, drawHead, geometry } from './vector-face.js';
+import { drawBackground, drawBody, drawHead, geometry } from '@mouthpiece/draw';
 
 const tick = () => new Promise((r) => setImmediate(r));
 

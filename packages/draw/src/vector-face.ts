@@ -3,9 +3,8 @@
  * and how it moves, composed from the figure (vector-figure.ts: background, body, hair) and the
  * features (vector-features.ts: eyes, brows, nose, mouth).
  */
-import type { SKRSContext2D } from '@napi-rs/canvas';
-import type { AvatarManifest } from '../avatar/manifest.js';
-import type { FaceMotion, MouthParams } from '../face-state.js';
+import type { Context2D } from './canvas.js';
+import type { FaceMotion, MouthParams, VectorLook } from './face.js';
 import { shade, withAlpha } from './color.js';
 import { drawAccessories, drawHairBack, drawHairFront } from './vector-figure.js';
 import { drawBrows, drawEyes, drawMouth, drawNose } from './vector-features.js';
@@ -14,7 +13,7 @@ export { drawBackground, drawBody } from './vector-figure.js';
 export { drawMouth } from './vector-features.js';
 export { shade } from './color.js';
 
-type Ctx = SKRSContext2D;
+type Ctx = Context2D;
 
 export interface FaceGeometry {
   cx: number;
@@ -28,7 +27,7 @@ export interface FaceGeometry {
   mouthW: number;
 }
 
-export function geometry(m: AvatarManifest): FaceGeometry {
+export function geometry(m: VectorLook): FaceGeometry {
   const cx = 256;
   const cy = 208;
   const hw = 84 + m.face.width * 30;
@@ -46,7 +45,7 @@ export function geometry(m: AvatarManifest): FaceGeometry {
   };
 }
 
-function headPath(ctx: Ctx, g: FaceGeometry, m: AvatarManifest): void {
+function headPath(ctx: Ctx, g: FaceGeometry, m: VectorLook): void {
   const { hw, hl, jawW } = g;
   const chinW = jawW * (0.25 + 0.35 * m.face.chin);
   ctx.beginPath();
@@ -66,7 +65,7 @@ export function headTransform(ctx: Ctx, g: FaceGeometry, motion: FaceMotion): vo
 }
 
 /** The parts of the head under the features, which never change: back hair, ears, skin, beard, cheeks, nose. */
-export function drawHeadUnder(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
+export function drawHeadUnder(ctx: Ctx, m: VectorLook, g: FaceGeometry): void {
   drawHairBack(ctx, m, g);
   ctx.fillStyle = m.skin.shadow;
   for (const s of [-1, 1]) {
@@ -112,7 +111,7 @@ export function drawHeadUnder(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): voi
 /** What moves on the face each frame: eyes (blink, gaze), brows and mouth. */
 export function drawFeatures(
   ctx: Ctx,
-  m: AvatarManifest,
+  m: VectorLook,
   g: FaceGeometry,
   mouth: MouthParams,
   motion: FaceMotion,
@@ -123,7 +122,7 @@ export function drawFeatures(
 }
 
 /** The parts over the features, which never change: front hair and accessories. */
-export function drawHeadOver(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
+export function drawHeadOver(ctx: Ctx, m: VectorLook, g: FaceGeometry): void {
   drawHairFront(ctx, m, g);
   drawAccessories(ctx, m, g);
 }
@@ -131,7 +130,7 @@ export function drawHeadOver(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void
 /** Draws the whole head with the motion's transform, around the neck (no caching). */
 export function drawHead(
   ctx: Ctx,
-  m: AvatarManifest,
+  m: VectorLook,
   g: FaceGeometry,
   mouth: MouthParams,
   motion: FaceMotion,
@@ -143,5 +142,3 @@ export function drawHead(
   drawHeadOver(ctx, m, g);
   ctx.restore();
 }
-
-/** Lightens (amount > 0) or darkens (< 0) a #rrggbb colour. */

@@ -2,14 +2,14 @@
  * The vector avatar around the face: background, body and clothing, hair (behind and in front of
  * the head) and accessories, in the 512×512 design space.
  */
-import type { SKRSContext2D } from '@napi-rs/canvas';
-import type { AvatarManifest } from '../avatar/manifest.js';
+import type { Context2D } from './canvas.js';
+import type { VectorLook } from './face.js';
 import { shade, withAlpha } from './color.js';
 import type { FaceGeometry } from './vector-face.js';
 
-type Ctx = SKRSContext2D;
+type Ctx = Context2D;
 
-export function drawBackground(ctx: Ctx, m: AvatarManifest, width: number, height: number): void {
+export function drawBackground(ctx: Ctx, m: VectorLook, width: number, height: number): void {
   const grad = ctx.createLinearGradient(0, 0, 0, height);
   grad.addColorStop(0, m.background.top);
   grad.addColorStop(1, m.background.bottom);
@@ -29,7 +29,7 @@ export function drawBackground(ctx: Ctx, m: AvatarManifest, width: number, heigh
   ctx.fillRect(0, 0, width, height);
 }
 
-export function drawBody(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
+export function drawBody(ctx: Ctx, m: VectorLook, g: FaceGeometry): void {
   const { cx } = g;
   const neckTop = g.cy + g.hl * 0.6;
   const neckW = g.jawW * 0.62;
@@ -62,7 +62,7 @@ export function drawBody(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
 /** The clothing style's own shapes over the torso: neckline, collar, lapels, hood or roll neck. */
 function drawClothingDetail(
   ctx: Ctx,
-  c: AvatarManifest['clothing'],
+  c: VectorLook['clothing'],
   cx: number,
   neckW: number,
   neckTop: number,
@@ -112,7 +112,7 @@ function drawClothingDetail(
   }
 }
 
-export function drawHairBack(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
+export function drawHairBack(ctx: Ctx, m: VectorLook, g: FaceGeometry): void {
   const { hw, hl } = g;
   ctx.fillStyle = m.hair.color;
   switch (m.hair.style) {
@@ -163,7 +163,7 @@ export function drawHairBack(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void
   }
 }
 
-export function drawHairFront(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
+export function drawHairFront(ctx: Ctx, m: VectorLook, g: FaceGeometry): void {
   const { hw, hl } = g;
   const grad = ctx.createLinearGradient(0, -hl, 0, -hl * 0.2);
   grad.addColorStop(0, m.hair.highlight);
@@ -208,7 +208,7 @@ export function drawHairFront(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): voi
   ctx.globalAlpha = 1;
 }
 
-export function drawAccessories(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
+export function drawAccessories(ctx: Ctx, m: VectorLook, g: FaceGeometry): void {
   const ey = g.eyeY - g.cy;
   if (m.accessories.earrings) {
     ctx.fillStyle = '#e1b955';
@@ -239,10 +239,8 @@ export function drawAccessories(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): v
   }
 }
 
-/** Moves the context into head-local coordinates (origin at the face centre) with the head's motion. */
-
 /** A shirt's V and collar points; a blazer adds lapels. */
-function drawCollar(ctx: Ctx, c: AvatarManifest['clothing'], cx: number, neckW: number): void {
+function drawCollar(ctx: Ctx, c: VectorLook['clothing'], cx: number, neckW: number): void {
   // shirt V and collar points
   ctx.fillStyle = c.style === 'blazer' ? c.accent : shade(c.color, 0.15);
   ctx.beginPath();

@@ -3,15 +3,14 @@
  * from continuous MouthParams (lips, inner mouth, teeth, tongue, lip-bite), so neighbouring visemes
  * blend smoothly.
  */
-import type { SKRSContext2D } from '@napi-rs/canvas';
-import type { AvatarManifest } from '../avatar/manifest.js';
-import type { FaceMotion, MouthParams } from '../face-state.js';
+import type { Context2D } from './canvas.js';
+import type { FaceMotion, MouthParams, VectorLook } from './face.js';
 import { shade } from './color.js';
 import type { FaceGeometry } from './vector-face.js';
 
-type Ctx = SKRSContext2D;
+type Ctx = Context2D;
 
-export function drawEyes(ctx: Ctx, m: AvatarManifest, g: FaceGeometry, motion: FaceMotion): void {
+export function drawEyes(ctx: Ctx, m: VectorLook, g: FaceGeometry, motion: FaceMotion): void {
   const ey = g.eyeY - g.cy;
   const rx = 13 + m.eyes.size * 6;
   const ry = (m.eyes.shape === 'almond' ? 6.5 : 9) + m.eyes.size * 3;
@@ -54,7 +53,7 @@ export function drawEyes(ctx: Ctx, m: AvatarManifest, g: FaceGeometry, motion: F
   }
 }
 
-export function drawBrows(ctx: Ctx, m: AvatarManifest, g: FaceGeometry, motion: FaceMotion): void {
+export function drawBrows(ctx: Ctx, m: VectorLook, g: FaceGeometry, motion: FaceMotion): void {
   const y = g.eyeY - g.cy - 22 - motion.brow * 6;
   ctx.strokeStyle = m.brows.color;
   ctx.lineCap = 'round';
@@ -67,7 +66,7 @@ export function drawBrows(ctx: Ctx, m: AvatarManifest, g: FaceGeometry, motion: 
   }
 }
 
-export function drawNose(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
+export function drawNose(ctx: Ctx, m: VectorLook, g: FaceGeometry): void {
   const y = g.hl * 0.3;
   const w = 9 + m.nose.width * 8;
   ctx.strokeStyle = m.skin.shadow;
@@ -83,7 +82,7 @@ export function drawNose(ctx: Ctx, m: AvatarManifest, g: FaceGeometry): void {
   ctx.stroke();
 }
 
-export function drawMouth(ctx: Ctx, m: AvatarManifest, g: FaceGeometry, p: MouthParams): void {
+export function drawMouth(ctx: Ctx, m: VectorLook, g: FaceGeometry, p: MouthParams): void {
   const y = g.mouthY - g.cy;
   const halfW = g.mouthW * (0.62 + 0.6 * p.width) * (1 - 0.38 * p.round);
   const open = 1.5 + p.open * 30 * (1 - 0.15 * p.round) + p.round * 5;
