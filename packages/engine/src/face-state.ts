@@ -2,28 +2,16 @@
  * What the renderer draws each frame, produced by lip-sync (mouth) and the animator (the rest).
  * Shared by lipsync/, animation/, render/ and session/.
  */
+import type { FaceMotion, MouthParams } from '@mouthpiece/draw';
+
+/** The mouth parameters and the rest of the face's motion: one definition, in the drawing package. */
+export type { FaceMotion, MouthParams } from '@mouthpiece/draw';
 
 /** Preston Blair / Rhubarb mouth shapes: A closed (M B P), B slightly open (most consonants, ee),
  * C open (eh, ae), D wide open (aa), E rounded (ao, er), F puckered (oo, w), G lip-bite (f, v),
  * H tongue up (l), X rest. */
 export const Viseme = { A: 'A', B: 'B', C: 'C', D: 'D', E: 'E', F: 'F', G: 'G', H: 'H', X: 'X' } as const;
 export type Viseme = (typeof Viseme)[keyof typeof Viseme];
-
-/** Continuous mouth parameters, each in [0, 1]; neighbouring visemes blend by weighted average. */
-export interface MouthParams {
-  /** Jaw/lip opening: 0 closed, 1 widest. */
-  open: number;
-  /** Horizontal stretch: 0 narrow, 1 wide smile. */
-  width: number;
-  /** Lip rounding/protrusion (oo, w). */
-  round: number;
-  /** How much of the teeth show. */
-  teeth: number;
-  /** Lower lip under the upper teeth (f, v). */
-  lipBite: number;
-  /** Tongue tip visible behind the teeth (l, th). */
-  tongue: number;
-}
 
 export const REST_MOUTH: Readonly<MouthParams> = Object.freeze({
   open: 0,
@@ -33,23 +21,6 @@ export const REST_MOUTH: Readonly<MouthParams> = Object.freeze({
   lipBite: 0,
   tongue: 0,
 });
-
-/** Everything but the mouth: idle life and emphasis. */
-export interface FaceMotion {
-  /** 0 eyes open, 1 closed. */
-  blink: number;
-  /** Head offset in output pixels at 512×512 (the renderer scales), and tilt in radians. */
-  headX: number;
-  headY: number;
-  tilt: number;
-  /** Breathing phase 0..1 (shoulders/chest rise). */
-  breath: number;
-  /** Eyebrow raise 0..1 (emphasis). */
-  brow: number;
-  /** Gaze offset, -1..1 each axis. */
-  gazeX: number;
-  gazeY: number;
-}
 
 export interface FaceState {
   mouth: MouthParams;
