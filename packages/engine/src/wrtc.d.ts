@@ -34,7 +34,8 @@ declare module '@roamhq/wrtc' {
     readonly label: string;
     readonly readyState: 'connecting' | 'open' | 'closing' | 'closed';
     readonly bufferedAmount: number;
-    send(data: string): void;
+    send(data: string | ArrayBuffer | ArrayBufferView): void;
+    binaryType: string;
     close(): void;
     onopen: (() => void) | null;
     onclose: (() => void) | null;

@@ -7,6 +7,7 @@
  * synchronous loop: Skia's read-back buffers are freed only when the event loop turns (docs/design.md §3.5).
  */
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
+import type { AnimationVideoPick } from '@mouthpiece/protocol';
 import type { AvatarManifest } from '../avatar/manifest.js';
 import { REST_MOTION, type FaceState } from '../face-state.js';
 import {
@@ -30,6 +31,13 @@ export interface Renderer {
    * One call is one output frame, like render().
    */
   renderI420?(state: FaceState, out: Uint8Array): void;
+  /**
+   * For a viewer that draws the avatar itself (render: 'client'): what a video avatar's frame shows
+   * (its base frame and mouth-library crops), chosen as renderI420 would and moving the renderer's
+   * clock on by one frame, without drawing. Absent: the face state alone says it (vector, photo,
+   * sprites).
+   */
+  pick?(state: FaceState): AnimationVideoPick;
   close(): void;
 }
 

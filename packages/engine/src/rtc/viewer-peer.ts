@@ -1,7 +1,8 @@
 /**
  * One WHEP viewer: a libwebrtc peer that answers the viewer's offer with our audio and video
  * tracks (VP8 preferred, Opus), after ICE gathering completes (so non-trickle players get every
- * candidate), and carries the `events` data channel when the offer has one.
+ * candidate), and carries the `events` data channel when the offer has one (JSON text messages,
+ * and binary animation frames for a viewer whose offer has no video m-line: it draws the avatar).
  */
 import wrtc, {
   type MediaStreamTrack,
@@ -18,13 +19,14 @@ import {
 import { EngineError } from '../host/types.js';
 import type { Peer, PeerEvents } from './peer.js';
 import { filterOfferCandidates } from './candidate-filter.js';
-import { hasDataChannel, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
+import { hasDataChannel, hasMedia, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
 
 export class ViewerPeer implements Peer {
   readonly viewerId: string;
   readonly hasEvents: boolean;
+  readonly hasVideo: boolean;
   readonly #pc: RTCPeerConnection;
   readonly #tracks: MediaStreamTrack[];
   #channel: RTCDataChannel | undefined;
@@ -38,14 +40,15 @@ export class ViewerPeer implements Peer {
     viewerId: string,
     pc: RTCPeerConnection,
     tracks: MediaStreamTrack[],
-    hasEvents: boolean,
+    has: { events: boolean; video: boolean },
     accept: (candidate: string) => boolean,
   ) {
     this.#accept = accept;
     this.viewerId = viewerId;
     this.#pc = pc;
     this.#tracks = tracks;
-    this.hasEvents = hasEvents;
+    this.hasEvents = has.events;
+    this.hasVideo = has.video;
   }
 
   static async answer(opts: {
@@ -73,7 +76,7 @@ export class ViewerPeer implements Peer {
       opts.viewerId,
       pc,
       opts.video ? [opts.video, opts.audio] : [opts.audio],
-      hasDataChannel(offerSdp),
+      { events: hasDataChannel(offerSdp), video: hasMedia(offerSdp, 'video') },
       accept,
     );
     pc.ondatachannel = ({ channel }) => peer.#attachChannel(channel, opts.sessionId, opts.events);
@@ -137,6 +140,17 @@ export class ViewerPeer implements Peer {
     if (ch && ch.readyState === 'open') {
       try {
         ch.send(JSON.stringify(message));
+      } catch {
+        // the channel closed under us; the next state change reports it
+      }
+    }
+  }
+
+  sendBinary(message: Uint8Array): void {
+    const ch = this.#channel;
+    if (ch && ch.readyState === 'open') {
+      try {
+        ch.send(message);
       } catch {
         // the channel closed under us; the next state change reports it
       }

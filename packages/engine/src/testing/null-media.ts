@@ -13,13 +13,17 @@ import type { AudioSink } from '../session/media.js';
 export class NullPeer implements Peer {
   readonly viewerId: string;
   readonly hasEvents: boolean;
+  readonly hasVideo: boolean;
   /** Every message sent to this viewer's events channel, in order. */
   readonly sent: ServerMessage[] = [];
+  /** Every binary message (animation frame) sent to it, in order. */
+  readonly binary: Uint8Array[] = [];
   #closed = false;
 
-  constructor(viewerId: string, hasEvents: boolean) {
+  constructor(viewerId: string, hasEvents: boolean, hasVideo = true) {
     this.viewerId = viewerId;
     this.hasEvents = hasEvents;
+    this.hasVideo = hasVideo;
   }
 
   get closed(): boolean {
@@ -32,6 +36,10 @@ export class NullPeer implements Peer {
 
   send(message: ServerMessage): void {
     if (!this.#closed) this.sent.push(message);
+  }
+
+  sendBinary(message: Uint8Array): void {
+    if (!this.#closed && this.hasEvents) this.binary.push(message.slice());
   }
 
   closeWith(message: ServerMessage): void {
@@ -66,7 +74,11 @@ export function nullMedia(): NullMedia {
       answer: (offer) => {
         const problem = offerProblem(offer.offerSdp);
         if (problem) return Promise.reject(new EngineError(problem.code, problem.message));
-        const peer = new NullPeer(offer.viewerId, hasDataChannel(offer.offerSdp));
+        const peer = new NullPeer(
+          offer.viewerId,
+          hasDataChannel(offer.offerSdp),
+          hasMedia(offer.offerSdp, 'video'),
+        );
         peers.push(peer);
         // once the session has adopted it, as a real peer's events come later from the network
         setImmediate(() => {
