@@ -10,10 +10,19 @@ import type { MouthDriver } from './mouth-driver.js';
 import type { SpeechPlayer } from './speech-player.js';
 
 /** The state of the frame at `nowMs` (one call per frame: the driver and animator move on). */
-export function faceState(player: SpeechPlayer, driver: MouthDriver, animator: Animator, nowMs: number): FaceState {
+export function faceState(
+  player: SpeechPlayer,
+  driver: MouthDriver,
+  animator: Animator,
+  nowMs: number,
+): FaceState {
   const speech = player.mouthAt(driver.aheadSamples);
   const mouth = driver.frame(speech?.mouth, nowMs);
-  const motion = animator.next({ tMs: nowMs, speaking: speech !== undefined, emphasis: speech?.emphasis ?? 0 });
+  const motion = animator.next({
+    tMs: nowMs,
+    speaking: speech !== undefined,
+    emphasis: speech?.emphasis ?? 0,
+  });
   return {
     mouth,
     motion,
