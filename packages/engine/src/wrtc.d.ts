@@ -75,6 +75,8 @@ declare module '@roamhq/wrtc' {
       sdpMLineIndex?: number | null;
     }): Promise<void>;
     getTransceivers(): RTCRtpTransceiver[];
+    /** The stats report: a map of records with a `type` (inbound-rtp, …). */
+    getStats(): Promise<Map<string, Record<string, unknown>>>;
     close(): void;
   }
   export interface I420Frame {

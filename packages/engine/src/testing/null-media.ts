@@ -95,7 +95,7 @@ export function nullMedia(): NullMedia {
   };
 }
 
-/** An answer in SDP's shape (a video section when the offer has one). */
+/** An answer in SDP's shape (audio, video and data channel sections as the offer has them). */
 function nullAnswer(offer: PeerOffer): string {
   return [
     'v=0',
@@ -103,9 +103,13 @@ function nullAnswer(offer: PeerOffer): string {
     's=-',
     't=0 0',
     `a=fingerprint:sha-256 ${randomUUID()}`,
+    ...(hasMedia(offer.offerSdp, 'audio')
+      ? ['m=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=sendonly', 'a=rtpmap:111 opus/48000/2']
+      : []),
     ...(hasMedia(offer.offerSdp, 'video')
       ? ['m=video 9 UDP/TLS/RTP/SAVPF 96', 'a=sendonly', 'a=rtpmap:96 VP8/90000']
       : []),
+    ...(hasDataChannel(offer.offerSdp) ? ['m=application 9 UDP/DTLS/SCTP webrtc-datachannel'] : []),
     '',
   ].join('\r\n');
 }
