@@ -12,8 +12,12 @@
  * Never fails on a figure.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
+import { summariseProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { Receiver, type PeerStats } from '../lib/receiver.js';
 import {
   cpuMs,
@@ -36,6 +40,7 @@ const CLIENT_LEVELS = process.env['BENCH_SESSIONS']
     : [1, 10, 20, 30, 40, 50];
 /** The video path, measured in the same run for the ratio (it holds 2–4 per process here). */
 const VIDEO_SESSIONS = smoke ? 1 : 2;
+const PROFILE = process.env['BENCH_PROFILE'] === '1';
 const WARMUP_MS = smoke ? 2000 : 4000;
 const WINDOW_MS = smoke ? 2000 : 10_000;
 const AVATARS = ['amara', 'jonas', 'mei'];
@@ -127,14 +132,17 @@ function rates(before: PeerStats[], after: PeerStats[], sec: number) {
 const avg = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 async function measure(n: number, render: Render): Promise<Level> {
+  const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'mp-prof-')) : undefined;
   const server = await startServer({
     MOUTHPIECE_LOG_LEVEL: 'warn',
     MOUTHPIECE_ENGINE_PROCESSES: '1',
     MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
+    ...(profileDir ? { MOUTHPIECE_ENGINE_NODE_FLAGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
   });
   const receiver = new Receiver();
+  let engine = 0;
   try {
-    const engine = Number(
+    engine = Number(
       execFileSync('pgrep', ['-P', String(server.proc.pid), '-f', 'engine-main'], { encoding: 'utf8' })
         .trim()
         .split('\n')[0],
@@ -196,6 +204,27 @@ async function measure(n: number, render: Render): Promise<Level> {
   } finally {
     receiver.close();
     await server.stop();
+    if (profileDir) {
+      const file = readdirSync(profileDir).find((f) => f.includes(`.${engine}.`));
+      if (file) profiles.set(`${n} ${render}`, summariseProfile(join(profileDir, file)));
+      rmSync(profileDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** CPU profiles of the engine's main thread (`--profile`), by level. */
+const profiles = new Map<string, ProfileSummary>();
+
+function reportProfiles(): void {
+  for (const [level, { totalMs, modules, functions }] of profiles) {
+    report(
+      `engine main-thread CPU profile at ${level} (whole run, ${totalMs.toFixed(0)} ms of JS-thread samples)`,
+    );
+    for (const m of modules.slice(0, 12))
+      report(`  ${((m.ms / totalMs) * 100).toFixed(1).padStart(5)} %  ${m.name}`);
+    report('  top functions (self time):');
+    for (const f of functions.slice(0, 15))
+      report(`  ${((f.ms / totalMs) * 100).toFixed(1).padStart(5)} %  ${f.name}`);
   }
 }
 
@@ -256,6 +285,7 @@ it.runIf(CLIENT)('measures client rendering beside video', async () => {
     report(
       `engine CPU per speaking session: video ${fmt(video.cpuPerSessionPct, 1)} % (N=${video.n}), client ${fmt(best.cpuPerSessionPct, 2)} % (N=${best.n}): ${fmt(ratio, 1)}x less; bandwidth per session: client ${fmt(best.audioKbps + best.channelKbps, 1)} kbit/s (audio ${fmt(best.audioKbps, 1)} + data channel ${fmt(best.channelKbps, 1)}, ${fmt(best.animFrameBytes, 1)} B a frame) vs video ${fmt(video.audioKbps + video.channelKbps + video.videoKbps, 0)} kbit/s`,
     );
+  reportProfiles();
   report(
     JSON.stringify({
       bench: 'density',
