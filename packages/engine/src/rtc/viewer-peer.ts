@@ -30,6 +30,11 @@ export class ViewerPeer implements Peer {
   readonly #pc: RTCPeerConnection;
   readonly #tracks: MediaStreamTrack[];
   #channel: RTCDataChannel | undefined;
+  /**
+   * The channel is open, as its events said: asking libwebrtc (`readyState`) is a call to another
+   * thread, which at 25 animation frames a second per session cost as much as the send itself.
+   */
+  #channelOpen = false;
   #closed = false;
   #connected = false;
   #ready = false;
@@ -136,24 +141,20 @@ export class ViewerPeer implements Peer {
   }
 
   send(message: ServerMessage): void {
-    const ch = this.#channel;
-    if (ch && ch.readyState === 'open') {
-      try {
-        ch.send(JSON.stringify(message));
-      } catch {
-        // the channel closed under us; the next state change reports it
-      }
-    }
+    this.#send(JSON.stringify(message));
   }
 
   sendBinary(message: Uint8Array): void {
+    this.#send(message);
+  }
+
+  #send(data: string | Uint8Array): void {
     const ch = this.#channel;
-    if (ch && ch.readyState === 'open') {
-      try {
-        ch.send(message);
-      } catch {
-        // the channel closed under us; the next state change reports it
-      }
+    if (!ch || !this.#channelOpen) return;
+    try {
+      ch.send(data);
+    } catch {
+      this.#channelOpen = false; // it closed under us; the next state change reports it
     }
   }
 
@@ -177,6 +178,7 @@ export class ViewerPeer implements Peer {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#channelOpen = false;
     try {
       this.#channel?.close();
     } catch {
@@ -189,12 +191,19 @@ export class ViewerPeer implements Peer {
   #attachChannel(channel: RTCDataChannel, sessionId: string, events: PeerEvents): void {
     if (channel.label !== DATA_CHANNEL_LABEL) return;
     this.#channel = channel;
+    this.#channelOpen = channel.readyState === 'open';
+    channel.onclose = () => {
+      this.#channelOpen = false;
+    };
     const hello = (): void => {
       if (this.#helloSent) return; // once, whether the channel opened before or after this
       this.#helloSent = true;
       this.send({ type: 'hello', sessionId, protocol: DATA_CHANNEL_PROTOCOL });
     };
-    channel.onopen = hello;
+    channel.onopen = () => {
+      this.#channelOpen = true;
+      hello();
+    };
     channel.onmessage = ({ data }) => {
       if (parseClientMessage(data)?.type === 'ready' && !this.#ready) {
         this.#ready = true;
