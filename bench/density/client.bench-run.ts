@@ -137,6 +137,7 @@ async function measure(n: number, render: Render): Promise<Level> {
     MOUTHPIECE_LOG_LEVEL: 'warn',
     MOUTHPIECE_ENGINE_PROCESSES: '1',
     MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
+    MOUTHPIECE_MAX_SESSIONS: '200', // the default (6 × cores) is sized for video
     ...(profileDir ? { MOUTHPIECE_ENGINE_NODE_FLAGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
   });
   const receiver = new Receiver();
