@@ -73,6 +73,8 @@ interface Level {
   transportKbps: number;
   /** Mean bytes of an animation frame on the channel. */
   animFrameBytes: number;
+  /** The receiver process (N libwebrtc viewers decoding Opus) shares the machine: its CPU, % of a core. */
+  receiverCpuPct: number;
   machineBusyPct: number;
   stealPct: number;
   /** Engine CPU by thread name, % of one core. */
@@ -155,6 +157,7 @@ async function measure(n: number, render: Render): Promise<Level> {
     const before = await receiver.stats();
     const cpu0 = cpuMs(engine);
     const threads0 = threadCpuMs(engine);
+    const rcpu0 = cpuMs(receiver.proc.pid!);
     const sys0 = systemCpu();
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, WINDOW_MS));
@@ -162,6 +165,7 @@ async function measure(n: number, render: Render): Promise<Level> {
     const wallMs = performance.now() - t0;
     const engineCpuPct = ((cpuMs(engine) - cpu0) / wallMs) * 100;
     const threads = threadShares(threads0, threadCpuMs(engine), wallMs);
+    const receiverCpuPct = ((cpuMs(receiver.proc.pid!) - rcpu0) / wallMs) * 100;
     const sys1 = systemCpu();
     const rss = rssMb(engine);
     await new Promise((r) => setTimeout(r, 5500)); // the engine's counters arrive with its 5 s ping
@@ -190,6 +194,7 @@ async function measure(n: number, render: Render): Promise<Level> {
           1,
           r.reduce((a, x) => a + x.animFrames, 0),
         ),
+      receiverCpuPct,
       machineBusyPct: ((sys1.busy - sys0.busy) / sysTotal) * 100,
       stealPct: ((sys1.steal - sys0.steal) / sysTotal) * 100,
       threads,
@@ -231,7 +236,14 @@ function reportProfiles(): void {
 
 function table(levels: Level[]): void {
   const head = ['engine%', '%/sess', 'MB/sess', 'skipped', 'aud/s', 'lost', 'anim/s', 'fps', 'speak'];
-  report(row('N', [...head, 'aud kb/s', 'dc kb/s', 'vid kb/s', 'all kb/s', 'busy%', 'steal%', 'ok'], 10, 9));
+  report(
+    row(
+      'N',
+      [...head, 'aud kb/s', 'dc kb/s', 'vid kb/s', 'all kb/s', 'rcvr%', 'busy%', 'steal%', 'ok'],
+      10,
+      9,
+    ),
+  );
   for (const l of levels)
     report(
       row(
@@ -250,6 +262,7 @@ function table(levels: Level[]): void {
           fmt(l.channelKbps, 1),
           fmt(l.videoKbps, 0),
           fmt(l.transportKbps, 0),
+          fmt(l.receiverCpuPct, 0),
           fmt(l.machineBusyPct, 0),
           fmt(l.stealPct, 1),
           l.ok ? 'yes' : 'no',
