@@ -43,14 +43,18 @@ if [ "$status" = 0 ] || [ -f "$results/unit.json" ]; then
 fi
 
 echo "== benchmarks (smoke: each prints its JSON line)"
+smoke() {
+  if out=$(node "$@" --smoke 2>&1) && echo "$out" | grep -q '^{.*}$'; then
+    echo "ok   $*"
+  else
+    echo "FAIL $*"; echo "$out" | tail -20; status=1
+  fi
+}
 for b in bench/*/run.mjs; do
   [ -f "$b" ] || continue
-  if out=$(node "$b" --smoke 2>&1) && echo "$out" | grep -q '^{.*}$'; then
-    echo "ok   $b"
-  else
-    echo "FAIL $b"; echo "$out" | tail -20; status=1
-  fi
+  smoke "$b"
 done
+smoke bench/density/run.mjs --render client
 
 node -e '
   const fs = require("fs");

@@ -272,7 +272,8 @@ async function measure(n: number, chromium = false, pack?: PackAvatar): Promise<
   return level;
 }
 
-it('measures', async () => {
+// `--render client` runs client.bench-run.ts instead
+it.skipIf(process.env['BENCH_RENDER'] === 'client')('measures', async () => {
   const levels: Level[] = [];
   for (const n of LEVELS) {
     const level = await measure(n);

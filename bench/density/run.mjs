@@ -1,5 +1,7 @@
-// npm run bench:density [-- --sessions 1,2,4] [--profile] [--smoke]: N speaking sessions per engine
-// process (see density.bench-run.ts). --profile adds a CPU profile of the densest level's engine.
+// npm run bench:density [-- --sessions 1,2,4] [--profile] [--smoke] [--render client]: N speaking
+// sessions per engine process (see density.bench-run.ts). --profile adds a CPU profile of the
+// densest level's engine. --render client: viewers that draw the avatar themselves (no video m-line:
+// audio + animation frames), beside the video path in the same run (client.bench-run.ts).
 import { parseArgs } from 'node:util';
 import { runVitestBench } from '../lib/run-vitest-bench.mjs';
 
@@ -8,6 +10,7 @@ const { values } = parseArgs({
     sessions: { type: 'string' },
     profile: { type: 'boolean', default: false },
     smoke: { type: 'boolean', default: false },
+    render: { type: 'string', default: 'video' },
   },
 });
 runVitestBench('density', {
@@ -15,5 +18,6 @@ runVitestBench('density', {
   extraEnv: {
     ...(values.sessions ? { BENCH_SESSIONS: values.sessions } : {}),
     ...(values.profile ? { BENCH_PROFILE: '1' } : {}),
+    BENCH_RENDER: values.render === 'client' ? 'client' : 'video',
   },
 });

@@ -3,19 +3,34 @@
 // Driven over IPC: {type:'connect', id, whepUrl, events?} → {type:'connected', id} or
 // {type:'error'}, {type:'stats'} → {type:'stats', peers:[…]}, {type:'close'}. With `events`, the
 // peer opens the `events` data channel as the SDK does, says `ready` once connected, and passes
-// every server message on as {type:'event', id, message}.
+// every server message on as {type:'event', id, message}. With `video: false` the offer has no video
+// m-line (a page that draws the avatar itself, render: 'client'): the engine sends audio and, on the
+// events channel, binary animation frames, which are counted (messages and bytes) in the stats.
 import wrtc from '@roamhq/wrtc';
 
 const peers = new Map();
 
-async function connect(id, whepUrl, events) {
+/** Per peer: binary (animation) and text messages received on the events channel, and their bytes. */
+const channelCounts = new Map();
+
+async function connect(id, whepUrl, events, video) {
   const pc = new wrtc.RTCPeerConnection({ iceServers: [] });
-  pc.addTransceiver('video', { direction: 'recvonly' });
+  if (video) pc.addTransceiver('video', { direction: 'recvonly' });
   pc.addTransceiver('audio', { direction: 'recvonly' });
+  const counts = { binaryMessages: 0, binaryBytes: 0, textMessages: 0, textBytes: 0 };
+  channelCounts.set(id, counts);
   if (events) {
     const channel = pc.createDataChannel('events', { ordered: true });
+    channel.binaryType = 'arraybuffer';
     channel.onopen = () => channel.send(JSON.stringify({ type: 'ready' }));
     channel.onmessage = ({ data }) => {
+      if (typeof data !== 'string') {
+        counts.binaryMessages++;
+        counts.binaryBytes += data.byteLength ?? 0;
+        return;
+      }
+      counts.textMessages++;
+      counts.textBytes += data.length;
       try {
         process.send({ type: 'event', id, message: JSON.parse(String(data)) });
       } catch {
@@ -55,17 +70,32 @@ async function connect(id, whepUrl, events) {
 async function stats() {
   const out = [];
   for (const [id, pc] of peers) {
-    const s = { id, framesReceived: 0, framesDecoded: 0, framesDropped: 0, audioPackets: 0, audioEnergy: 0 };
+    const s = {
+      id,
+      framesReceived: 0,
+      framesDecoded: 0,
+      framesDropped: 0,
+      audioPackets: 0,
+      audioEnergy: 0,
+      audioBytes: 0,
+      audioLost: 0,
+      videoBytes: 0,
+      ...channelCounts.get(id),
+    };
     (await pc.getStats()).forEach((r) => {
+      if (r.type === 'transport') s.transportBytes = r.bytesReceived ?? 0;
       if (r.type !== 'inbound-rtp') return;
       if (r.kind === 'video' || r.mediaType === 'video') {
         s.framesReceived = r.framesReceived ?? 0;
         s.framesDecoded = r.framesDecoded ?? 0;
         s.framesDropped = r.framesDropped ?? 0;
         s.width = r.frameWidth ?? 0;
+        s.videoBytes = (r.bytesReceived ?? 0) + (r.headerBytesReceived ?? 0);
       } else {
         s.audioPackets = r.packetsReceived ?? 0;
         s.audioEnergy = r.totalAudioEnergy ?? 0;
+        s.audioBytes = (r.bytesReceived ?? 0) + (r.headerBytesReceived ?? 0);
+        s.audioLost = r.packetsLost ?? 0;
       }
     });
     out.push(s);
@@ -75,7 +105,7 @@ async function stats() {
 
 process.on('message', (m) => {
   if (m.type === 'connect') {
-    connect(m.id, m.whepUrl, m.events === true).then(
+    connect(m.id, m.whepUrl, m.events === true, m.video !== false).then(
       () => process.send({ type: 'connected', id: m.id }),
       (err) => process.send({ type: 'error', id: m.id, message: String(err?.message ?? err) }),
     );

@@ -8,7 +8,18 @@ export interface PeerStats {
   framesDecoded: number;
   audioPackets: number;
   audioEnergy: number;
+  /** RTP payload + header bytes received, and audio packets lost. */
+  audioBytes: number;
+  audioLost: number;
+  videoBytes: number;
+  /** All bytes the viewer's transport received (RTP, RTCP, SCTP, DTLS), when libwebrtc reports it. */
+  transportBytes?: number;
   width: number;
+  /** Events-channel messages: binary (animation frames) and text (JSON), and their bytes. */
+  binaryMessages: number;
+  binaryBytes: number;
+  textMessages: number;
+  textBytes: number;
 }
 
 /** A data-channel message a viewer received, with when it reached this process. */
@@ -46,13 +57,21 @@ export class Receiver {
     });
   }
 
-  /** Connects a viewer; with `events` it opens the events channel and says `ready`, as the SDK does. */
-  async connect(id: string, whepUrl: string, opts: { events?: boolean } = {}): Promise<void> {
+  /**
+   * Connects a viewer; with `events` it opens the events channel and says `ready`, as the SDK does;
+   * `video: false` offers no video (a page that draws the avatar itself from the animation stream).
+   */
+  async connect(
+    id: string,
+    whepUrl: string,
+    opts: { events?: boolean; video?: boolean } = {},
+  ): Promise<void> {
     const m = await this.#ask<{ type: string; message?: string }>(id, {
       type: 'connect',
       id,
       whepUrl,
       events: opts.events === true,
+      video: opts.video !== false,
     });
     if (m.type !== 'connected') throw new Error(`viewer ${id}: ${m.message}`);
   }

@@ -1,6 +1,6 @@
 /**
  * The browser bundle of the drawing code (`npm run build` → dist/mouthpiece-draw.js): its gzipped
- * size stays inside its share of the SDK's 150 KB budget (docs/design.md §12), and it is
+ * size stays inside its share of the SDK's 150 KB budget (docs/design.md §13), and it is
  * self-contained browser code. The package's sources import only each other, so the same files
  * compile for Node and the browser.
  */

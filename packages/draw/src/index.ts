@@ -1,4 +1,4 @@
-/** @mouthpiece/draw: vector and sprite avatar drawing on any Canvas2D (docs/design.md §12). */
+/** @mouthpiece/draw: vector and sprite avatar drawing on any Canvas2D (docs/design.md §13). */
 export {
   context2d,
   DrawError,

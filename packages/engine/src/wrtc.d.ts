@@ -34,7 +34,8 @@ declare module '@roamhq/wrtc' {
     readonly label: string;
     readonly readyState: 'connecting' | 'open' | 'closing' | 'closed';
     readonly bufferedAmount: number;
-    send(data: string): void;
+    send(data: string | ArrayBuffer | ArrayBufferView): void;
+    binaryType: string;
     close(): void;
     onopen: (() => void) | null;
     onclose: (() => void) | null;
@@ -74,8 +75,8 @@ declare module '@roamhq/wrtc' {
       sdpMLineIndex?: number | null;
     }): Promise<void>;
     getTransceivers(): RTCRtpTransceiver[];
-    /** A report of `{type, bytesReceived?, …}` entries (only what the engine reads is typed). */
-    getStats(): Promise<{ forEach(fn: (r: { type?: string; bytesReceived?: number }) => void): void }>;
+    /** The stats report: records with a `type` (transport, inbound-rtp, …); what the engine reads is typed. */
+    getStats(): Promise<Map<string, { type?: string; bytesReceived?: number } & Record<string, unknown>>>;
     close(): void;
   }
   export interface I420Frame {

@@ -6,3 +6,4 @@ export * from './schemas.js';
 export * from './emitter.js';
 export * from './session-choices.js';
 export * from './avatar-id.js';
+export * from './animation.js';

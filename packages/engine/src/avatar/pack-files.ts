@@ -1,6 +1,6 @@
 /**
  * The files of a pack a renderer outside the engine (the browser SDK's `render: 'client'`) needs
- * besides the manifest, per render kind (docs/design.md §12, docs/avatars.md). Pure data from the
+ * besides the manifest, per render kind (docs/design.md §13, docs/avatars.md). Pure data from the
  * manifest, no file access: the server's pack route serves exactly these names and nothing else.
  *
  *   vector   none: the manifest is the whole avatar

@@ -5,7 +5,7 @@
  * null peer's record in the fake, a real libwebrtc viewer (testing/wrtc-viewer.ts) for the pool.
  */
 import { readFileSync } from 'node:fs';
-import type { ServerMessage } from '@mouthpiece/protocol';
+import { decodeAnimationFrame, type ServerMessage } from '@mouthpiece/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEngineHost } from '../testing/fake-engine-host.js';
 import { browserOffer as offer } from '../testing/offers.js';
@@ -17,13 +17,19 @@ const FIXTURE = new URL('../../test-fixtures/audio/', import.meta.url);
 
 /** A viewer of a session: what its events channel received, and how it leaves. */
 interface Viewer {
+  answerSdp: string;
   messages(): readonly ServerMessage[];
+  /** Binary messages (animation frames), in order. */
+  frames(): readonly Uint8Array[];
+  /** RTP packets received per kind, where there is a network (the real viewer). */
+  packets?(): Readonly<Record<string, number>>;
   close(): void;
 }
 
 interface HostUnderTest {
   make(): Promise<EngineHost>;
-  viewer(host: EngineHost, sessionId: string, viewerId: string): Promise<Viewer>;
+  /** `video: false`: an offer without a video m-line (a page that draws the avatar itself). */
+  viewer(host: EngineHost, sessionId: string, viewerId: string, o?: { video?: boolean }): Promise<Viewer>;
 }
 
 const hosts: Array<[string, HostUnderTest]> = [
@@ -31,11 +37,14 @@ const hosts: Array<[string, HostUnderTest]> = [
     'FakeEngineHost',
     {
       make: () => Promise.resolve(new FakeEngineHost({ msPerCharacter: 20 })),
-      async viewer(host, sessionId, viewerId) {
-        await host.connectViewer(sessionId, { viewerId, offerSdp: offer([[96, 'VP8']]), iceServers: [] });
+      async viewer(host, sessionId, viewerId, o = {}) {
+        const offerSdp = offer(o.video === false ? [] : [[96, 'VP8']]);
+        const { answerSdp } = await host.connectViewer(sessionId, { viewerId, offerSdp, iceServers: [] });
         const fake = host as FakeEngineHost;
         return {
+          answerSdp,
           messages: () => fake.viewerMessages(sessionId, viewerId) as ServerMessage[],
+          frames: () => fake.viewerFrames(sessionId, viewerId),
           close: () => {},
         };
       },
@@ -46,13 +55,20 @@ const hosts: Array<[string, HostUnderTest]> = [
     {
       // the viewer is on this machine's own address: the default policy refuses only loopback
       make: () => createEnginePool({ processes: 1 }),
-      async viewer(host, sessionId, viewerId) {
-        const v = wrtcViewer();
-        await v.connect(
-          async (offerSdp) =>
-            (await host.connectViewer(sessionId, { viewerId, offerSdp, iceServers: [] })).answerSdp,
-        );
-        return { messages: () => v.messages, close: () => v.close() };
+      async viewer(host, sessionId, viewerId, o = {}) {
+        const v = wrtcViewer(o);
+        let answerSdp = '';
+        await v.connect(async (offerSdp) => {
+          ({ answerSdp } = await host.connectViewer(sessionId, { viewerId, offerSdp, iceServers: [] }));
+          return answerSdp;
+        });
+        return {
+          answerSdp,
+          messages: () => v.messages,
+          frames: () => v.binary,
+          packets: () => v.packets,
+          close: () => v.close(),
+        };
       },
     },
   ],
@@ -227,6 +243,32 @@ describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
     } finally {
       first.close();
       second.close();
+    }
+  }, 30_000);
+
+  it('a viewer whose offer has no video gets audio and the data channel, and the animation stream on it', async () => {
+    const id = await session();
+    const viewer = await under.viewer(host, id, `v-${id}`, { video: false });
+    try {
+      expect(viewer.answerSdp).toMatch(/^m=audio /m);
+      expect(viewer.answerSdp).toMatch(/^m=application /m);
+      expect(viewer.answerSdp).not.toMatch(/^m=video /m);
+      await host.sayText(id, { turnId: 'c1', text: 'Hello there, how are you doing today?', isFinal: true });
+      await until(() => ofTurn('c1').includes('speakingEnd'), 20_000, 'the end of turn c1');
+      await until(() => viewer.frames().length >= 25, 5000, 'a second of animation frames');
+      const frames = viewer.frames().map((b) => decodeAnimationFrame(b));
+      expect(frames.every((f) => f !== undefined)).toBe(true);
+      const stamps = frames.map((f) => f!.sampleIndex);
+      expect(stamps.every((s, i) => i === 0 || s > stamps[i - 1]!)).toBe(true);
+      const speaking = frames.filter((f) => f!.speaking);
+      expect(speaking.length).toBeGreaterThan(5); // the turn was spoken with the stream running
+      const packets = viewer.packets?.();
+      if (packets) {
+        await until(() => (viewer.packets?.()['audio'] ?? 0) > 20, 5000, 'audio RTP');
+        expect(packets['video'] ?? 0).toBe(0);
+      }
+    } finally {
+      viewer.close();
     }
   }, 30_000);
 });

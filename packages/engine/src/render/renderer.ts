@@ -1,12 +1,13 @@
 /**
  * The renderer interface (so a GPU renderer can be added later) and the vector avatar's Skia
  * renderer. The drawing itself, and its layer caches shared by every session of the process, live
- * in @mouthpiece/draw (the same code draws in the browser SDK, docs/design.md §12); this file hands
+ * in @mouthpiece/draw (the same code draws in the browser SDK, docs/design.md §13); this file hands
  * it `@napi-rs/canvas`. render() returns RGBA. Never call it many times in one synchronous loop:
  * Skia's read-back buffers are freed only when the event loop turns (docs/design.md §3.5).
  */
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { createVectorCache, type CanvasFactory } from '@mouthpiece/draw';
+import type { AnimationVideoPick } from '@mouthpiece/protocol';
 import type { AvatarManifest } from '../avatar/manifest.js';
 import type { FaceState } from '../face-state.js';
 
@@ -20,6 +21,13 @@ export interface Renderer {
    * One call is one output frame, like render().
    */
   renderI420?(state: FaceState, out: Uint8Array): void;
+  /**
+   * For a viewer that draws the avatar itself (render: 'client'): what a video avatar's frame shows
+   * (its base frame and mouth-library crops), chosen as renderI420 would and moving the renderer's
+   * clock on by one frame, without drawing. Absent: the face state alone says it (vector, photo,
+   * sprites).
+   */
+  pick?(state: FaceState): AnimationVideoPick;
   close(): void;
 }
 

@@ -318,3 +318,37 @@ describe('video renderer', () => {
     expect(png.subarray(1, 4).toString()).toBe('PNG');
   });
 });
+
+describe('the video renderer picks without drawing (for a viewer that draws the avatar itself)', () => {
+  it('pick() chooses as renderI420 renders: the same base frames, the composite where its fade shows, crops near the mouth', () => {
+    const states = [
+      rest,
+      rest,
+      ...Array.from({ length: 6 }, () => speak(0.6)),
+      ...Array.from({ length: 6 }, () => rest),
+    ];
+    const rendered = run(pack, states);
+    const still = run(
+      pack,
+      states.map(() => rest),
+    );
+    const picker = open(pack);
+    const { index } = readVideoPack(pack.dir);
+    try {
+      const picks = states.map((s) => picker.pick!(s));
+      expect(picks.map((p) => p.fade)).toEqual([0, 0, 1 / 3, 2 / 3, 1, 1, 1, 1, 2 / 3, 1 / 3, 0, 0, 0, 0]);
+      picks.forEach((p, t) => {
+        // the composite shows exactly where the pick says it does
+        expect(Buffer.compare(rendered[t]!, still[t]!) !== 0).toBe(p.fade > 0);
+        if (p.fade === 0) return;
+        expect(p.wa + p.wb).toBeCloseTo(1, 5);
+        if (states[t]!.speaking)
+          expect(Math.abs(index.library.descriptors[p.a]!.open - 0.6)).toBeLessThan(0.1);
+      });
+      // the base frame advances one a frame, as the rendered frames do at rest
+      expect(new Set(picks.map((p) => p.baseFrame)).size).toBeGreaterThan(1);
+    } finally {
+      picker.close();
+    }
+  });
+});

@@ -178,18 +178,22 @@ export function createVideoRenderer(
   let fade = 0;
   let closed = false;
 
-  const renderI420 = (state: FaceState, out: Uint8Array): void => {
+  /** One output frame's choice: its base frame, and the crops while the composite shows. */
+  const next = (state: FaceState): { i: number; pick: MouthPick | undefined } => {
     if (closed) throw new Error('renderer is closed');
+    const i = loopFrame(Math.floor(t++ * step + 1e-6), index.base.frames, index.base.loop);
+    fade = atRest(state) ? Math.max(0, fade - 1) : Math.min(FADE_FRAMES, fade + 1);
+    if (fade > 0) return { i, pick: selector.select(state.mouth, state.sound) };
+    selector.reset();
+    return { i, pick: undefined };
+  };
+
+  const renderI420 = (state: FaceState, out: Uint8Array): void => {
     if (out.length !== bytes)
       throw new Error(`an I420 frame of ${width}x${height} is ${bytes} bytes, not ${out.length}`);
-    const i = loopFrame(Math.floor(t++ * step + 1e-6), index.base.frames, index.base.loop);
+    const { i, pick } = next(state);
     out.set(frameAt(s, i, width, height));
-    fade = atRest(state) ? Math.max(0, fade - 1) : Math.min(FADE_FRAMES, fade + 1);
-    if (fade === 0) {
-      selector.reset();
-      return;
-    }
-    const pick = selector.select(state.mouth, state.sound);
+    if (!pick) return;
     const { a, wa, b, wb } = pick;
     compositeI420({
       out: i420View(out, 0, width, height),
@@ -211,6 +215,11 @@ export function createVideoRenderer(
     width,
     height,
     renderI420,
+    pick(state) {
+      const { i, pick } = next(state);
+      const p = pick ?? { a: 0, wa: 0, b: 0, wb: 0 };
+      return { baseFrame: i, a: p.a, wa: p.wa, b: p.b, wb: p.wb, fade: fade / FADE_FRAMES };
+    },
     render(state) {
       i420 ??= new Uint8Array(bytes);
       rgba ??= new Uint8ClampedArray(width * height * 4);

@@ -9,7 +9,7 @@ import type { IceServer, ServerMessage } from '@mouthpiece/protocol';
 export interface PeerEvents {
   /** ICE/DTLS connected: media flows. */
   onConnected(): void;
-  /** The viewer's first frame was decoded (`ready` on the data channel). */
+  /** The viewer's first frame was decoded or drawn (`ready` on the data channel). */
   onReady(): void;
   /** The connection failed or closed from the far side. */
   onDisconnected(): void;
@@ -24,9 +24,16 @@ export interface Peer {
   readonly viewerId: string;
   /** The offer opened the `events` data channel. */
   readonly hasEvents: boolean;
+  /**
+   * The offer has a video m-line. Without one the viewer draws the avatar itself (render: 'client'):
+   * the session renders nothing for it and sends the animation stream instead.
+   */
+  readonly hasVideo: boolean;
   addIceCandidates(fragment: string): Promise<void>;
   /** A message on the events channel (dropped when it is not open). */
   send(message: ServerMessage): void;
+  /** A binary message on the events channel (an animation frame); dropped when it is not open. */
+  sendBinary(message: Uint8Array): void;
   /** Sends a last message, stops the media at once, and closes once the message has left. */
   closeWith(message: ServerMessage): void;
   close(): void;

@@ -1,7 +1,8 @@
 /**
  * One WHEP viewer: a libwebrtc peer that answers the viewer's offer with our audio and video
  * tracks (VP8 preferred, Opus), after ICE gathering completes (so non-trickle players get every
- * candidate), and carries the `events` data channel when the offer has one.
+ * candidate), and carries the `events` data channel when the offer has one (JSON text messages,
+ * and binary animation frames for a viewer whose offer has no video m-line: it draws the avatar).
  */
 import wrtc, {
   type MediaStreamTrack,
@@ -18,7 +19,7 @@ import {
 import { EngineError } from '../host/types.js';
 import type { Peer, PeerEvents } from './peer.js';
 import { filterOfferCandidates } from './candidate-filter.js';
-import { hasDataChannel, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
+import { hasDataChannel, hasMedia, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
 /** Nothing received from a connected viewer for this long: it is gone (see #watchSilence). */
@@ -28,9 +29,15 @@ const SILENCE_POLL_MS = 500;
 export class ViewerPeer implements Peer {
   readonly viewerId: string;
   readonly hasEvents: boolean;
+  readonly hasVideo: boolean;
   readonly #pc: RTCPeerConnection;
   readonly #tracks: MediaStreamTrack[];
   #channel: RTCDataChannel | undefined;
+  /**
+   * The channel is open, as its events said: asking libwebrtc (`readyState`) is a call to another
+   * thread, which at 25 animation frames a second per session cost as much as the send itself.
+   */
+  #channelOpen = false;
   #closed = false;
   #connected = false;
   #ready = false;
@@ -42,14 +49,15 @@ export class ViewerPeer implements Peer {
     viewerId: string,
     pc: RTCPeerConnection,
     tracks: MediaStreamTrack[],
-    hasEvents: boolean,
+    has: { events: boolean; video: boolean },
     accept: (candidate: string) => boolean,
   ) {
     this.#accept = accept;
     this.viewerId = viewerId;
     this.#pc = pc;
     this.#tracks = tracks;
-    this.hasEvents = hasEvents;
+    this.hasEvents = has.events;
+    this.hasVideo = has.video;
   }
 
   static async answer(opts: {
@@ -79,7 +87,7 @@ export class ViewerPeer implements Peer {
       opts.viewerId,
       pc,
       opts.video ? [opts.video, opts.audio] : [opts.audio],
-      hasDataChannel(offerSdp),
+      { events: hasDataChannel(offerSdp), video: hasMedia(offerSdp, 'video') },
       accept,
     );
     pc.ondatachannel = ({ channel }) =>
@@ -142,13 +150,20 @@ export class ViewerPeer implements Peer {
   }
 
   send(message: ServerMessage): void {
+    this.#send(JSON.stringify(message));
+  }
+
+  sendBinary(message: Uint8Array): void {
+    this.#send(message);
+  }
+
+  #send(data: string | Uint8Array): void {
     const ch = this.#channel;
-    if (ch && ch.readyState === 'open') {
-      try {
-        ch.send(JSON.stringify(message));
-      } catch {
-        // the channel closed under us; the next state change reports it
-      }
+    if (!ch || !this.#channelOpen) return;
+    try {
+      ch.send(data);
+    } catch {
+      this.#channelOpen = false; // it closed under us; the next state change reports it
     }
   }
 
@@ -173,6 +188,7 @@ export class ViewerPeer implements Peer {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#silence);
+    this.#channelOpen = false;
     try {
       this.#channel?.close();
     } catch {
@@ -233,6 +249,10 @@ export class ViewerPeer implements Peer {
   ): void {
     if (channel.label !== DATA_CHANNEL_LABEL) return;
     this.#channel = channel;
+    this.#channelOpen = channel.readyState === 'open';
+    channel.onclose = () => {
+      this.#channelOpen = false;
+    };
     const hello = (): void => {
       if (this.#helloSent) return; // once, whether the channel opened before or after this
       this.#helloSent = true;
@@ -244,7 +264,10 @@ export class ViewerPeer implements Peer {
         ...(turnId !== undefined ? { speaking: turnId } : {}),
       });
     };
-    channel.onopen = hello;
+    channel.onopen = () => {
+      this.#channelOpen = true;
+      hello();
+    };
     channel.onmessage = ({ data }) => {
       if (parseClientMessage(data)?.type === 'ready' && !this.#ready) {
         this.#ready = true;

@@ -2,22 +2,26 @@
  * One avatar session in an engine process. It wires its parts together and owns nothing else:
  *
  *   speech queue (turn order) → speech source (text or audio → TurnAudio stream) → speech player
- *   (10 ms chunks, events) → audio sink;  player's mouth → mouth driver → renderer → video sink;
- *   viewer peer (from the peer factory) ← playback gate (speech waits for the viewer's first frame).
+ *   (10 ms chunks, events) → audio sink;  player's mouth → mouth driver (+ animator) → face state →
+ *   renderer → video sink, or → the animation stream on the events channel for a viewer that draws
+ *   the avatar itself; viewer peer (from the peer factory) ← playback gate (speech waits for the
+ *   viewer's first frame, decoded or drawn).
  *
  * Its I/O is injected (session/media.ts, rtc/peer.ts): libwebrtc's sinks and peers in an engine
- * process (rtc/wrtc-media.ts), null ones in tests (testing/null-media.ts). Without a video sink it
- * renders nothing. Driven by the process's media scheduler through `tick()`.
+ * process (rtc/wrtc-media.ts), null ones in tests (testing/null-media.ts). It renders only for a
+ * viewer whose offer has video and only with a video sink; a viewer without video (render:
+ * 'client') gets each frame's state as a binary animation frame instead (face-frame.ts), decided
+ * per viewer, so the next viewer may want video again. Driven by the media scheduler's `tick()`.
  */
-import type { IceServer, ServerMessage } from '@mouthpiece/protocol';
+import { encodeAnimationFrame, type IceServer, type ServerMessage } from '@mouthpiece/protocol';
 import { createAnimator, type Animator } from '../animation/animator.js';
 import { AudioValidationError } from '../audio/wav.js';
 import { CHUNK_SAMPLES, TICK_MS } from '../clock/media-clock.js';
 import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
 import { EngineError } from '../host/types.js';
-import type { FaceState } from '../face-state.js';
 import type { Renderer } from '../render/renderer.js';
 import type { Peer, PeerFactory } from '../rtc/peer.js';
+import { faceState, toAnimationFrame } from './face-frame.js';
 import { FrameClock } from './frame-clock.js';
 import type { AudioSink, VideoSink } from './media.js';
 import { MouthDriver } from './mouth-driver.js';
@@ -48,9 +52,15 @@ interface SessionParts {
   queue?: SpeechQueueOptions;
 }
 
-/** Video: frames rendered by `renderer` into `videoSink`; without a sink, none are made. */
-type VideoParts =
-  { videoSink: VideoSink; renderer: Renderer } | { videoSink?: undefined; renderer?: undefined };
+/**
+ * Video: frames rendered by `renderer` into `videoSink` for a viewer whose offer has video; without
+ * a sink, none are made. A renderer without a sink still picks a video avatar's frames
+ * (Renderer.pick) for viewers that draw the avatar themselves.
+ */
+interface VideoParts {
+  videoSink?: VideoSink | undefined;
+  renderer?: Renderer | undefined;
+}
 
 /** What an engine process gives each of its sessions (distinct from the host's create options). */
 export type EngineSessionConfig = SessionParts & VideoParts;
@@ -58,8 +68,8 @@ export type EngineSessionConfig = SessionParts & VideoParts;
 interface Video {
   sink: VideoSink;
   renderer: Renderer;
-  animator: Animator;
-  i420: Uint8Array;
+  /** Made on the first rendered frame (a session whose viewers draw themselves never needs it). */
+  i420: Uint8Array | undefined;
 }
 
 export class EngineSession {
@@ -72,26 +82,27 @@ export class EngineSession {
   readonly #mouth: MouthDriver;
   readonly #gate: PlaybackGate;
   readonly #video: Video | undefined;
+  readonly #animator: Animator;
   readonly #chunk = new Int16Array(CHUNK_SAMPLES);
   /** Which frame each tick begins; each session on its own phase (spreads the work). */
   readonly #frames: FrameClock;
   #viewer: Peer | undefined;
   #closed = false;
+  /** Samples handed to the audio sink so far (the animation stream's stamps count them). */
+  #samples = 0;
   /** Frames rendered and skipped, for stats. */
   framesSent = 0;
   framesSkipped = 0;
+  /** Animation frames sent to viewers that draw the avatar themselves, for stats. */
+  animationFramesSent = 0;
 
   constructor(o: EngineSessionConfig) {
     this.id = o.sessionId;
     this.#o = o;
     this.#speech = o.speech;
     this.#queue = new SpeechQueue<TurnAudio>(o.queue);
-    this.#video = o.videoSink && {
-      sink: o.videoSink,
-      renderer: o.renderer,
-      animator: createAnimator({ seed: hashSeed(o.sessionId) }),
-      i420: new Uint8Array((o.videoSink.width * o.videoSink.height * 3) / 2),
-    };
+    this.#video = o.videoSink && o.renderer && { sink: o.videoSink, renderer: o.renderer, i420: undefined };
+    this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
     this.#mouth = new MouthDriver(o.fps);
     this.#gate = new PlaybackGate({ ...o, waitForViewer: o.waitForViewer ?? true }, () => this.#pump());
     this.#frames = new FrameClock({
@@ -219,12 +230,18 @@ export class EngineSession {
   tick(tickIndex: number, ticksLeft = 0): void {
     if (this.#closed) return;
     for (const e of this.#player.pull(this.#chunk)) this.#onPlayerEvent(e);
-    if (!this.#viewer) return;
+    const viewer = this.#viewer;
+    if (!viewer) return;
     this.#o.audioSink.write(this.#chunk);
-    if (!this.#video) return;
+    this.#samples += CHUNK_SAMPLES;
+    // a viewer without video draws the avatar itself (from the animation stream on its channel)
+    const draws = !viewer.hasVideo;
+    if (draws ? !viewer.hasEvents : !this.#video) return;
     const due = this.#frames.at(tickIndex, ticksLeft);
     if (due === 'skip') this.framesSkipped++;
-    else if (due === 'render') this.#renderFrame(this.#video, tickIndex * TICK_MS);
+    if (due !== 'render') return;
+    if (draws) this.#sendAnimation(viewer, tickIndex * TICK_MS);
+    else if (this.#video) this.#renderFrame(this.#video, tickIndex * TICK_MS);
   }
 
   close(reason: string): void {
@@ -243,24 +260,25 @@ export class EngineSession {
   }
 
   #renderFrame(video: Video, nowMs: number): void {
-    const speech = this.#player.mouthAt(this.#mouth.aheadSamples);
-    const mouth = this.#mouth.frame(speech?.mouth, nowMs);
-    const motion = video.animator.next({
-      tMs: nowMs,
-      speaking: speech !== undefined,
-      emphasis: speech?.emphasis ?? 0,
-    });
-    const state: FaceState = {
-      mouth,
-      motion,
-      speaking: speech !== undefined,
-      ...(speech?.sound ? { sound: speech.sound } : {}),
-    };
+    const state = faceState(this.#player, this.#mouth, this.#animator, nowMs);
     if (video.renderer.renderI420) {
+      video.i420 ??= new Uint8Array((video.sink.width * video.sink.height * 3) / 2);
       video.renderer.renderI420(state, video.i420);
       video.sink.writeI420(video.i420);
     } else video.sink.writeRgba(video.renderer.render(state));
     this.framesSent++;
+  }
+
+  /**
+   * The frame's state, as the renderer would have drawn it, stamped with the sample it belongs to:
+   * the mouth is sampled `aheadSamples` past the audio just handed to the sink (the frame's centre).
+   */
+  #sendAnimation(viewer: Peer, nowMs: number): void {
+    const state = faceState(this.#player, this.#mouth, this.#animator, nowMs);
+    const pick = this.#o.renderer?.pick?.(state);
+    const sampleIndex = this.#samples + this.#mouth.aheadSamples;
+    viewer.sendBinary(encodeAnimationFrame(toAnimationFrame(state, sampleIndex, pick)));
+    this.animationFramesSent++;
   }
 
   #onPlayerEvent(e: PlayerEvent): void {

@@ -203,6 +203,11 @@ export class FakeEngineHost implements EngineHost {
     return this.#sessions.get(sessionId)?.peers.find((p) => p.viewerId === viewerId)?.sent ?? [];
   }
 
+  /** The binary messages (animation frames) a viewer without video was sent, in order. */
+  viewerFrames(sessionId: string, viewerId: string): readonly Uint8Array[] {
+    return this.#sessions.get(sessionId)?.peers.find((p) => p.viewerId === viewerId)?.binary ?? [];
+  }
+
   #release(sessionId: string, reason: string): void {
     this.#sessions.get(sessionId)?.session.close(reason);
     this.#sessions.delete(sessionId);

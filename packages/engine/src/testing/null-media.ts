@@ -13,14 +13,18 @@ import type { AudioSink } from '../session/media.js';
 export class NullPeer implements Peer {
   readonly viewerId: string;
   readonly hasEvents: boolean;
+  readonly hasVideo: boolean;
   /** Every message sent to this viewer's events channel, in order. */
   readonly sent: ServerMessage[] = [];
+  /** Every binary message (animation frame) sent to it, in order. */
+  readonly binary: Uint8Array[] = [];
   #closed = false;
   readonly #onLost: (() => void) | undefined;
 
-  constructor(viewerId: string, hasEvents: boolean, onLost?: () => void) {
+  constructor(viewerId: string, hasEvents: boolean, hasVideo = true, onLost?: () => void) {
     this.viewerId = viewerId;
     this.hasEvents = hasEvents;
+    this.hasVideo = hasVideo;
     this.#onLost = onLost;
   }
 
@@ -39,6 +43,10 @@ export class NullPeer implements Peer {
 
   send(message: ServerMessage): void {
     if (!this.#closed) this.sent.push(message);
+  }
+
+  sendBinary(message: Uint8Array): void {
+    if (!this.#closed && this.hasEvents) this.binary.push(message.slice());
   }
 
   closeWith(message: ServerMessage): void {
@@ -73,8 +81,11 @@ export function nullMedia(): NullMedia {
       answer: (offer) => {
         const problem = offerProblem(offer.offerSdp);
         if (problem) return Promise.reject(new EngineError(problem.code, problem.message));
-        const peer = new NullPeer(offer.viewerId, hasDataChannel(offer.offerSdp), () =>
-          offer.events.onLost?.(),
+        const peer = new NullPeer(
+          offer.viewerId,
+          hasDataChannel(offer.offerSdp),
+          hasMedia(offer.offerSdp, 'video'),
+          () => offer.events.onLost?.(),
         );
         peers.push(peer);
         // once the session has adopted it, as a real peer's events come later from the network
@@ -99,7 +110,7 @@ export function nullMedia(): NullMedia {
   };
 }
 
-/** An answer in SDP's shape (a video section when the offer has one). */
+/** An answer in SDP's shape (audio, video and data channel sections as the offer has them). */
 function nullAnswer(offer: PeerOffer): string {
   return [
     'v=0',
@@ -107,9 +118,13 @@ function nullAnswer(offer: PeerOffer): string {
     's=-',
     't=0 0',
     `a=fingerprint:sha-256 ${randomUUID()}`,
+    ...(hasMedia(offer.offerSdp, 'audio')
+      ? ['m=audio 9 UDP/TLS/RTP/SAVPF 111', 'a=sendonly', 'a=rtpmap:111 opus/48000/2']
+      : []),
     ...(hasMedia(offer.offerSdp, 'video')
       ? ['m=video 9 UDP/TLS/RTP/SAVPF 96', 'a=sendonly', 'a=rtpmap:96 VP8/90000']
       : []),
+    ...(hasDataChannel(offer.offerSdp) ? ['m=application 9 UDP/DTLS/SCTP webrtc-datachannel'] : []),
     '',
   ].join('\r\n');
 }

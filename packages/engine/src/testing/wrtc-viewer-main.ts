@@ -1,7 +1,9 @@
 /**
  * A libwebrtc viewer in its own process (libwebrtc can crash at a natural exit, so it never loads
- * in the test runner's): receive-only audio and video with the `events` channel, saying `ready`
- * once the channel opens, as the SDK does. Driven by testing/wrtc-viewer.ts over IPC.
+ * in the test runner's): receive-only audio and video (audio alone when the offer is to carry no
+ * video) with the `events` channel, saying `ready` once the channel opens, as the SDK does; text
+ * messages are passed on parsed, binary ones as bytes, and the RTP packets received per kind every
+ * 250 ms. Driven by testing/wrtc-viewer.ts over IPC.
  */
 import wrtc, { type RTCPeerConnection } from '@roamhq/wrtc';
 import type { ViewerToChild, ViewerFromChild } from './wrtc-viewer.js';
@@ -11,14 +13,19 @@ const send = (m: ViewerFromChild): void => {
   if (process.connected) process.send!(m);
 };
 
-async function offer(): Promise<void> {
+async function offer(video: boolean): Promise<void> {
   const peer = new wrtc.RTCPeerConnection({ iceServers: [] });
   pc = peer;
-  peer.addTransceiver('video', { direction: 'recvonly' });
+  if (video) peer.addTransceiver('video', { direction: 'recvonly' });
   peer.addTransceiver('audio', { direction: 'recvonly' });
   const channel = peer.createDataChannel('events', { ordered: true });
+  channel.binaryType = 'arraybuffer';
   channel.onopen = () => channel.send(JSON.stringify({ type: 'ready' }));
-  channel.onmessage = ({ data }) => send({ kind: 'message', message: JSON.parse(String(data)) as unknown });
+  channel.onmessage = ({ data }) => {
+    if (typeof data === 'string') send({ kind: 'message', message: JSON.parse(data) as unknown });
+    else if (data instanceof ArrayBuffer) send({ kind: 'binary', bytes: Array.from(new Uint8Array(data)) });
+  };
+  setInterval(() => void reportPackets(peer), 250).unref();
   peer.onconnectionstatechange = () => send({ kind: 'state', state: peer.connectionState });
   await peer.setLocalDescription(await peer.createOffer());
   await new Promise<void>((resolve) => {
@@ -32,10 +39,22 @@ async function offer(): Promise<void> {
   send({ kind: 'offer', sdp: peer.localDescription?.sdp ?? '' });
 }
 
+/** RTP packets received per kind (inbound-rtp stats). */
+async function reportPackets(peer: RTCPeerConnection): Promise<void> {
+  if (peer.connectionState === 'closed') return;
+  const report = await peer.getStats();
+  report.forEach((r) => {
+    if (r['type'] !== 'inbound-rtp') return;
+    const kind = r['kind'] ?? r['mediaType'];
+    if (typeof kind === 'string')
+      send({ kind: 'track', track: kind, packets: Number(r['packetsReceived'] ?? 0) });
+  });
+}
+
 process.on('message', (m: ViewerToChild) => {
   switch (m.kind) {
     case 'offer':
-      void offer();
+      void offer(m.video);
       break;
     case 'answer':
       void pc?.setRemoteDescription({ type: 'answer', sdp: m.sdp });

@@ -1,19 +1,29 @@
 /**
  * A real libwebrtc viewer for engine tests, in a child process (testing/wrtc-viewer-main.ts, run
- * from dist/): it makes a browser-like offer, takes the engine's answer, says `ready` on the events
- * channel and keeps every message the engine sends it.
+ * from dist/): it makes a browser-like offer (without a video m-line when `video: false`, as a page
+ * that draws the avatar itself), takes the engine's answer, says `ready` on the events channel and
+ * keeps every message the engine sends it, text and binary, and the kinds of track it receives.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ServerMessage } from '@mouthpiece/protocol';
 
-export type ViewerToChild = { kind: 'offer' } | { kind: 'answer'; sdp: string } | { kind: 'close' };
+export type ViewerToChild =
+  { kind: 'offer'; video: boolean } | { kind: 'answer'; sdp: string } | { kind: 'close' };
 export type ViewerFromChild =
-  { kind: 'offer'; sdp: string } | { kind: 'message'; message: unknown } | { kind: 'state'; state: string };
+  | { kind: 'offer'; sdp: string }
+  | { kind: 'message'; message: unknown }
+  | { kind: 'binary'; bytes: number[] }
+  | { kind: 'track'; track: string; packets: number }
+  | { kind: 'state'; state: string };
 
 export interface WrtcViewer {
   /** Every message from the engine's events channel, in order. */
   readonly messages: ServerMessage[];
+  /** Every binary message (animation frame), in order. */
+  readonly binary: Uint8Array[];
+  /** RTP packets received per track kind ('audio', 'video'), as last reported (every 250 ms). */
+  readonly packets: Record<string, number>;
   /** Connects: `answer` gets the offer and returns the engine's answer. */
   connect(answer: (offerSdp: string) => Promise<string>): Promise<void>;
   close(): void;
@@ -23,12 +33,16 @@ const MAIN = import.meta.url.endsWith('.ts')
   ? fileURLToPath(new URL('../../dist/testing/wrtc-viewer-main.js', import.meta.url))
   : fileURLToPath(new URL('./wrtc-viewer-main.js', import.meta.url));
 
-export function wrtcViewer(): WrtcViewer {
+export function wrtcViewer(o: { video?: boolean } = {}): WrtcViewer {
   const child: ChildProcess = fork(MAIN, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages: ServerMessage[] = [];
+  const binary: Uint8Array[] = [];
+  const packets: Record<string, number> = {};
   let onOffer: ((sdp: string) => void) | undefined;
   child.on('message', (m: ViewerFromChild) => {
     if (m.kind === 'message') messages.push(m.message as ServerMessage);
+    else if (m.kind === 'binary') binary.push(Uint8Array.from(m.bytes));
+    else if (m.kind === 'track') packets[m.track] = m.packets;
     else if (m.kind === 'offer') onOffer?.(m.sdp);
   });
   const post = (m: ViewerToChild): void => {
@@ -36,10 +50,12 @@ export function wrtcViewer(): WrtcViewer {
   };
   return {
     messages,
+    binary,
+    packets,
     async connect(answer) {
       const offerSdp = await new Promise<string>((resolve) => {
         onOffer = resolve;
-        post({ kind: 'offer' });
+        post({ kind: 'offer', video: o.video ?? true });
       });
       post({ kind: 'answer', sdp: await answer(offerSdp) });
     },

@@ -45,6 +45,20 @@ describe('WHEP', () => {
     expect(res.body.startsWith('v=0')).toBe(true);
   });
 
+  it('an offer without video (a page that draws the avatar itself) is answered 201 with audio and the data channel only', async () => {
+    const { whepPath } = await setup();
+    const offer = [
+      ...OFFER.split('\r\n').filter((l) => !l.startsWith('m=video') && !l.includes('VP8') && l !== ''),
+      'm=application 9 UDP/DTLS/SCTP webrtc-datachannel',
+      '',
+    ].join('\r\n');
+    const res = await t.app.inject({ method: 'POST', url: whepPath, headers: sdpHeaders, payload: offer });
+    expect(res.statusCode).toBe(201);
+    expect(res.body).toMatch(/^m=audio /m);
+    expect(res.body).toMatch(/^m=application /m);
+    expect(res.body).not.toMatch(/^m=video /m);
+  });
+
   it('accepts a Bearer token instead of the viewer token; a valid vt wins over a junk Authorization', async () => {
     const { path, token, whepPath } = await setup();
     const bearer = await t.app.inject({
