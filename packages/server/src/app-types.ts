@@ -1,4 +1,5 @@
 /** What every route plugin receives: the app's dependencies, built once by `buildApp`. */
+import type { FastifyServerOptions } from 'fastify';
 import type { EngineHost } from '@mouthpiece/engine/host';
 import type { Clock } from './clock.js';
 import type { Cluster } from './cluster/cluster.js';
@@ -35,4 +36,28 @@ declare module 'fastify' {
     /** The app's dependencies (decorated by buildApp). */
     ctx: AppContext;
   }
+}
+
+/** Cluster mode (docs/cluster.md): what the root builds once the registry exists (cluster/node-start.ts). */
+export interface ClusterPlan {
+  /** This node's cluster view over the registry (its load, its sessions). */
+  cluster(registry: SessionRegistry): Cluster;
+  /** Rate-limit buckets shared by every node, so a credential's rate holds across nodes. */
+  quotas: Limiter;
+}
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  stores: Stores;
+  engine: EngineHost;
+  clock: Clock;
+  jwtSecret: string;
+  turn: TurnSettings;
+  /** Fastify logger option (pino options, or false). */
+  logger?: FastifyServerOptions['logger'];
+  /** A ready pino logger (wins over `logger`). */
+  loggerInstance?: FastifyServerOptions['loggerInstance'];
+  metrics?: Metrics;
+  /** Cluster mode (docs/cluster.md); undefined on a single node. */
+  cluster?: ClusterPlan;
 }

@@ -7,40 +7,13 @@
  */
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { pino } from 'pino';
-import type { EngineHost } from '@mouthpiece/engine/host';
-import type { Clock } from './clock.js';
-import type { Cluster } from './cluster/cluster.js';
-import type { Config } from './config.js';
+import type { AppDeps } from './app-types.js';
 import { createHttpApp } from './http-app.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { RateLimiter, type Limiter } from './sessions/rate-limiter.js';
+import { createMetrics } from './metrics.js';
+import { RateLimiter } from './sessions/rate-limiter.js';
 import { SessionRegistry } from './sessions/session-registry.js';
-import type { Stores } from './storage/ports.js';
-import type { TurnSettings } from './turn/credentials.js';
 
-/** Cluster mode (docs/cluster.md): what the root builds once the registry exists (cluster/node-start.ts). */
-export interface ClusterPlan {
-  /** This node's cluster view over the registry (its load, its sessions). */
-  cluster(registry: SessionRegistry): Cluster;
-  /** Rate-limit buckets shared by every node, so a credential's rate holds across nodes. */
-  quotas: Limiter;
-}
-
-export interface AppDeps {
-  config: Readonly<Config>;
-  stores: Stores;
-  engine: EngineHost;
-  clock: Clock;
-  jwtSecret: string;
-  turn: TurnSettings;
-  /** Fastify logger option (pino options, or false). */
-  logger?: FastifyServerOptions['logger'];
-  /** A ready pino logger (wins over `logger`). */
-  loggerInstance?: FastifyServerOptions['loggerInstance'];
-  metrics?: Metrics;
-  /** Cluster mode (docs/cluster.md); undefined on a single node. */
-  cluster?: ClusterPlan;
-}
+export type { AppDeps, ClusterPlan } from './app-types.js';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',

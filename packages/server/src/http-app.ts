@@ -7,8 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import { ErrorResponse } from '@mouthpiece/protocol';
-import type { AppDeps } from './app.js';
-import type { AppContext } from './app-types.js';
+import type { AppContext, AppDeps } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
 import type { Cluster } from './cluster/cluster.js';
 import { fastPathServerFactory } from './cluster/fast-path.js';

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { checkNewAvatarId, removeUploadedAvatar, uploadedAvatarsDir } from '../avatars/uploaded-avatars.js';
-import type { CliIo } from './run.js';
+import type { CliIo } from './io.js';
 import { UsageError } from './usage.js';
 
 export const AVATARS_USAGE = `Usage: mouthpiece avatars <add|list|remove> [options]

@@ -9,7 +9,7 @@ import { openSqliteStores } from '../storage/sqlite/index.js';
 import type { Stores } from '../storage/ports.js';
 import { asTyped, commonOptions, createOptions, parseCreate } from './create-options.js';
 import { durationText } from './durations.js';
-import type { CliIo } from './run.js';
+import type { CliIo } from './io.js';
 import { CREATE_USAGE, CREDENTIALS_USAGE, LIST_USAGE, REVOKE_USAGE, UsageError } from './usage.js';
 
 /** How to answer (JSON or text) and which data directory the answer is about. */

@@ -3,21 +3,11 @@
  * run it in-process. Exit codes: 0 ok, 1 usage, 2 not found.
  */
 import { readFileSync } from 'node:fs';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig } from '../config.js';
+import type { CliIo } from './io.js';
 import { avatarsCommand } from './avatars-command.js';
 import { credentialsCommand } from './credentials-command.js';
 import { MAIN_USAGE, SERVE_USAGE, UsageError } from './usage.js';
-
-export interface CliIo {
-  argv: string[];
-  env: Record<string, string | undefined>;
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  /** Starts the server (serve); injected so tests don't listen. */
-  serve?: (config: Readonly<Config>) => Promise<unknown>;
-  /** The clock of credential times (default Date.now). */
-  now?: () => number;
-}
 
 /** The version of the server package (packages/server/package.json, from src/ or dist/ alike). */
 export function cliVersion(): string {
@@ -28,6 +18,8 @@ export function cliVersion(): string {
 }
 
 const isHelp = (a: string | undefined) => a === '--help' || a === '-h';
+
+export type { CliIo } from './io.js';
 
 export async function runCli(io: CliIo): Promise<number> {
   const [command, sub, ...rest] = io.argv;
