@@ -136,6 +136,14 @@ describe('the demo page', () => {
     await page.waitForFunction(`${text('state')} === 'ENDED'`, null, { timeout: 10_000 });
     expect(await page.textContent('#speaking')).toBe('silent');
     expect(await page.textContent('#caption')).toBe('');
+    // the page logs the end once endSession() has resolved (WHEP DELETE, then /end): after ENDED shows
+    await page
+      .waitForFunction(
+        `[...document.querySelectorAll('#log .info')].some((l) => /session ended/.test(l.textContent ?? ''))`,
+        null,
+        { timeout: 10_000 },
+      )
+      .catch(() => undefined);
     expect((await logLines(page, 'info')).join('\n')).toMatch(/session ended/);
     expect(await logLines(page, 'error')).toEqual([]);
     await page.screenshot({ path: '.test-results/demo-page-ended.png' });
