@@ -1,0 +1,66 @@
+/**
+ * The seam between the SDK's client rendering (`render: 'client'`, docs/design.md §13) and the
+ * renderer of each avatar kind. The SDK loads the session's pack (GET …/avatar, then its files),
+ * makes one renderer for it with the kind's factory, sizes it to the container (CSS pixels × the
+ * display's pixel ratio) and draws each animation frame when its audio is heard. A renderer
+ * owns nothing but its drawing: no network, no timers, no DOM events.
+ */
+import type { AnimationFrame } from '@mouthpiece/protocol';
+
+/** The avatar kinds a pack can be (the manifest's `render`). */
+export type AvatarKind = 'vector' | 'sprites' | 'photo' | 'video';
+
+/** One renderer file of the pack, as GET /v1/avatar-session/{id}/avatar lists it. */
+export interface PackFileEntry {
+  name: string;
+  /** base · mouth · blink (sprites) · texture (photo) · video-index · base-frames · mouth-library (video) */
+  role: string;
+  /** Relative to the server (`/v1/avatar-session/ID/avatar/NAME`). */
+  url: string;
+  bytes: number;
+  contentType: string;
+  etag: string;
+}
+
+/** The pack as loaded: the listing, and each file's bytes by name. */
+export interface LoadedPack {
+  id: string;
+  render: AvatarKind;
+  /** The avatar's manifest as the server stores it (the kind's renderer knows its shape). */
+  manifest: Record<string, unknown>;
+  files: PackFileEntry[];
+  /** The files' bodies by name (every listed file). */
+  bytes: ReadonlyMap<string, ArrayBuffer>;
+}
+
+/** Draws one avatar into one page canvas. */
+export interface BrowserRenderer {
+  /** Device pixels; called before the first draw and whenever the container's size or DPR changes. */
+  resize(width: number, height: number): void;
+  /** Draws the face state of one animation frame (synchronously; the canvas shows it after). */
+  draw(frame: AnimationFrame): void;
+  /** Frees textures, caches and workers; the canvas stays (the SDK removes it). */
+  close(): void;
+}
+
+/** Why a kind cannot be drawn here (the SDK then falls back to video and says so in an event). */
+export class RendererUnavailable extends Error {
+  constructor(
+    readonly reason: 'no-webgl' | 'unsupported-kind' | 'pack-failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RendererUnavailable';
+  }
+}
+
+/**
+ * Makes a kind's renderer for a loaded pack on the page's canvas; rejects with
+ * RendererUnavailable when this browser cannot draw it (no WebGL for a photo avatar, say).
+ * `background` is the session's background colour when the manifest has none.
+ */
+export type RendererFactory = (
+  pack: LoadedPack,
+  canvas: HTMLCanvasElement,
+  opts: { background?: string },
+) => Promise<BrowserRenderer>;
