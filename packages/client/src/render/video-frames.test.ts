@@ -66,7 +66,7 @@ function tinyPack(over: { index?: Partial<VideoIndex>; base?: number; drop?: str
       contentType: 'application/octet-stream',
       etag: '"x"',
     })),
-    bytes: new Map(files.map((f) => [f.name, f.body as ArrayBuffer])),
+    bytes: new Map(files.map((f) => [f.name, f.body])),
   };
 }
 
