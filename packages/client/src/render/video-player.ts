@@ -2,8 +2,8 @@
  * The video avatar's renderer in the browser (`render: 'client'`, docs/design.md §13.6): each
  * animation frame carries the engine's pick (base frame, mouth crops, weights, fade), composed
  * here by the engine's code (video-frames.ts) at the pack's size, put on an offscreen canvas and
- * drawn onto the page's canvas scaled to cover it, centred, with smoothing — as the engine scales
- * its base frames to its output size. The head motion is in the footage: the picture never moves.
+ * drawn onto the page's canvas scaled to cover it, centred, smoothed — as the engine scales its
+ * base frames to its output size. Composing and converting happen only when the pick changes. The head motion is in the footage: the picture never moves.
  * The session's background is not used (the footage fills the canvas).
  */
 import { RendererUnavailable, type BrowserRenderer, type RendererFactory } from './types.js';
@@ -46,7 +46,9 @@ function createVideoPlayer(pack: Parameters<RendererFactory>[0], canvas: HTMLCan
     const { width, height } = canvas;
     const scale = Math.max(width / size, height / size);
     page.imageSmoothingEnabled = true;
-    page.imageSmoothingQuality = 'high';
+    // up: bilinear, as the engine scales its base frames (and 'high' costs a software canvas 6× more,
+    // docs/design.md §13.6); down: mipmapped, so a small container does not alias
+    page.imageSmoothingQuality = scale > 1 ? 'low' : 'medium';
     page.drawImage(
       source.canvas,
       (width - size * scale) / 2,
