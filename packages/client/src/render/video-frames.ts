@@ -61,8 +61,7 @@ function parseIndex(pack: LoadedPack): VideoIndex {
   if (!positiveInt(index.size) || index.size % 2) fail('has no even size');
   if (!positiveInt(base?.frames) || !positiveInt(library?.frames)) fail('has no frames');
   const box = library.box;
-  if (![box?.width, box?.height].every((v) => positiveInt(v) && v % 2 === 0))
-    fail('has no even mouth box');
+  if (![box?.width, box?.height].every((v) => positiveInt(v) && v % 2 === 0)) fail('has no even mouth box');
   if (base.toFrame?.length !== base.frames || base.ring?.length !== base.frames)
     fail('has a transform and a ring per base frame missing');
   if (library.ring?.length !== library.frames) fail('has a ring per crop missing');
