@@ -6,7 +6,7 @@
  * base frames to its output size. Composing and converting happen only when the pick changes. The head motion is in the footage: the picture never moves.
  * The session's background is not used (the footage fills the canvas).
  */
-import { RendererUnavailable, type BrowserRenderer, type RendererFactory } from './types.js';
+import { RendererUnavailable, type BrowserRenderer, type LoadedPack, type RendererFactory } from './types.js';
 import { videoFrames } from './video-frames.js';
 
 type Canvas2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
@@ -30,7 +30,7 @@ export const videoRenderer: RendererFactory = (pack, canvas) => {
   }
 };
 
-function createVideoPlayer(pack: Parameters<RendererFactory>[0], canvas: HTMLCanvasElement): BrowserRenderer {
+function createVideoPlayer(pack: LoadedPack, canvas: HTMLCanvasElement): BrowserRenderer {
   if (pack.render !== 'video')
     throw new RendererUnavailable('unsupported-kind', `avatar ${pack.id} is ${pack.render}, not video`);
   const frames = videoFrames(pack);
