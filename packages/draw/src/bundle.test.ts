@@ -39,13 +39,18 @@ describe('the browser bundle of @mouthpiece/draw', () => {
   });
 
   it('its sources import only each other (no Node, no DOM, no other package)', () => {
-    const files = readdirSync(src).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+    );
     expect(files.length).toBeGreaterThan(5);
+    expect(files).toContain('video/video-frame.ts');
     for (const f of files) {
       const imports = [...readFileSync(`${src}${f}`, 'utf8').matchAll(/\bfrom\s+'([^']+)'/g)].map(
         (x) => x[1],
       );
-      for (const i of imports) expect(i, `${f} imports ${i}`).toMatch(/^\.\/[a-z0-9-]+\.js$/);
+      // a file beside it, or one folder down from src/ (video/), never out of src/
+      const local = f.includes('/') ? /^\.\/[a-z0-9-]+\.js$/ : /^\.\/([a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
+      for (const i of imports) expect(i, `${f} imports ${i}`).toMatch(local);
     }
   });
 });

@@ -1,4 +1,7 @@
-/** @mouthpiece/draw: vector and sprite avatar drawing on any Canvas2D (docs/design.md §13). */
+/**
+ * @mouthpiece/draw: vector and sprite avatar drawing on any Canvas2D, and the video avatar's
+ * I420 compositing (video/), shared by the engine and the browser (docs/design.md §13).
+ */
 export {
   context2d,
   DrawError,
@@ -41,3 +44,34 @@ export {
   type SpriteLook,
   type SpritePictures,
 } from './sprite-renderer.js';
+export {
+  applySimilarity,
+  i420Bytes,
+  i420ToRgba,
+  i420View,
+  invertSimilarity,
+  type I420View,
+  type Similarity,
+} from './video/i420.js';
+export { seamMask, type SeamMask } from './video/seam-mask.js';
+export type { MouthDescriptor, VideoBox, VideoIndex } from './video/video-index.js';
+export {
+  compositeI420,
+  outputRect,
+  premultipliedFor,
+  scaleI420Cover,
+  type CompositeJob,
+  type PixelRect,
+  type Premultiplied,
+} from './video/composite.js';
+export {
+  colourShift,
+  composeVideoPick,
+  loopFrame,
+  MAX_COLOUR_SHIFT,
+  pickFits,
+  videoLayout,
+  videoScratch,
+  type VideoLayout,
+  type VideoPick,
+} from './video/video-frame.js';

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { i420ToRgba, outputRect, scaleI420Cover, type PixelRect as Rect } from '@mouthpiece/draw';
 import { loadAvatarPack } from '../avatar/catalog.js';
 import { previewPng } from '../avatar/preview.js';
 import { REST_MOTION, REST_MOUTH, type FaceState, type MouthParams } from '../face-state.js';
@@ -20,8 +21,6 @@ import {
   type Similarity,
 } from '../video/pack.js';
 import { createAvatarRenderer } from './avatar-renderer.js';
-import { outputRect, scaleI420Cover, type Rect } from './i420-composite.js';
-import { i420ToRgba } from './i420-convert.js';
 import type { Renderer } from './renderer.js';
 import { atRest, FADE_FRAMES, MAX_COLOUR_SHIFT } from './video-renderer.js';
 

@@ -15,10 +15,12 @@
  * stable landmarks (eye corners, nose) sit on the canonical ones. `base.toFrame[i]` is the
  * similarity transform [a, b, tx, ty] taking canonical coordinates to base frame i's pixels:
  *   x' = a·x − b·y + tx,  y' = b·x + a·y + ty.
- * Pixel centres are at (x + 0.5, y + 0.5), as in render/mesh-warp.ts.
+ * Pixel centres are at (x + 0.5, y + 0.5), as in render/mesh-warp.ts. The index's type, I420
+ * views and the transforms live in @mouthpiece/draw (video/), which the browser's player shares.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { i420Bytes, type Similarity, type VideoIndex } from '@mouthpiece/draw';
 
 export const VIDEO_FILES = {
   index: 'video.json',
@@ -27,84 +29,16 @@ export const VIDEO_FILES = {
   preview: 'preview.png',
 } as const;
 
-/** A similarity transform [a, b, tx, ty]: x' = a·x − b·y + tx, y' = b·x + a·y + ty. */
-export type Similarity = [number, number, number, number];
-
-/** What the renderer matches: the mouth parameters it is driven with (face-state.ts MouthParams). */
-export interface MouthDescriptor {
-  open: number;
-  width: number;
-  round: number;
-  teeth: number;
-}
-
-export interface VideoIndex {
-  version: 1;
-  /** Side of a base frame, pixels (even). */
-  size: number;
-  fps: number;
-  base: {
-    frames: number;
-    /** How the loop continues after its last frame: from the first again, or backwards. */
-    loop: 'cut' | 'pingpong';
-    /** Canonical → base frame i. */
-    toFrame: Similarity[];
-    /** Mean Y, U, V of each base frame on the seam ring (the mask's feathered edge). */
-    ring: Array<[number, number, number]>;
-    /** Source clip frame index of each base frame. */
-    source: number[];
-  };
-  canonical: {
-    /** The mean face, 68 [x, y] points in base-frame pixels. */
-    landmarks: Array<[number, number]>;
-  };
-  library: {
-    frames: number;
-    /** The crop's rectangle in canonical coordinates (x, y, width, height even). */
-    box: { x: number; y: number; width: number; height: number };
-    descriptors: MouthDescriptor[];
-    /** Source clip frame index of each crop (consecutive source frames play as real motion). */
-    source: number[];
-    /** Mean Y, U, V of each crop on the seam ring. */
-    ring: Array<[number, number, number]>;
-    /**
-     * What the clip sounded like at each crop (lipsync/sound-signature.ts, values 0..1 to two
-     * decimals), and the median distance between neighbouring sounds; absent for a silent clip.
-     */
-    sound?: number[][];
-    soundSpread?: number;
-  };
-  /** Where the frames came from: the clip's size and the square of it they show (clip pixels). */
-  clip: { width: number; height: number; crop: { x: number; y: number; side: number } };
-  /** What the import measured (for docs and the benchmark). */
-  stats: Record<string, number | string>;
-}
-
-/** Bytes of one I420 image. */
-export function i420Bytes(width: number, height: number): number {
-  return width * height + 2 * ((width >> 1) * (height >> 1));
-}
-
-/** Views of one I420 image inside a larger buffer. */
-export interface I420View {
-  width: number;
-  height: number;
-  y: Uint8Array;
-  u: Uint8Array;
-  v: Uint8Array;
-}
-
-export function i420View(buf: Uint8Array, offset: number, width: number, height: number): I420View {
-  const ySize = width * height;
-  const cSize = (width >> 1) * (height >> 1);
-  return {
-    width,
-    height,
-    y: buf.subarray(offset, offset + ySize),
-    u: buf.subarray(offset + ySize, offset + ySize + cSize),
-    v: buf.subarray(offset + ySize + cSize, offset + ySize + 2 * cSize),
-  };
-}
+export {
+  applySimilarity,
+  i420Bytes,
+  i420View,
+  invertSimilarity,
+  type I420View,
+  type MouthDescriptor,
+  type Similarity,
+  type VideoIndex,
+} from '@mouthpiece/draw';
 
 export interface VideoPackData {
   index: VideoIndex;
@@ -127,21 +61,6 @@ export function readVideoPack(dir: string): VideoPackData {
   if (mouths.length !== wantMouths)
     throw new Error(`${join(dir, VIDEO_FILES.mouths)}: ${mouths.length} bytes, expected ${wantMouths}`);
   return { index, base, mouths };
-}
-
-/** Applies a similarity transform to a point. */
-export function applySimilarity(t: Similarity, x: number, y: number): [number, number] {
-  const [a, b, tx, ty] = t;
-  return [a * x - b * y + tx, b * x + a * y + ty];
-}
-
-/** The inverse transform. */
-export function invertSimilarity(t: Similarity): Similarity {
-  const [a, b, tx, ty] = t;
-  const d = a * a + b * b;
-  const ia = a / d;
-  const ib = -b / d;
-  return [ia, ib, -(ia * tx - ib * ty), -(ib * tx + ia * ty)];
 }
 
 /**

@@ -1,24 +1,17 @@
 /**
- * The video renderer's pixel work, directly in I420: scaling base frames to the output size (once,
+ * A video avatar's pixel work, directly in I420: scaling base frames to the output size (once,
  * at load) and blending mouth crops onto a base frame (per frame). A crop lives in canonical
- * coordinates (video/pack.ts); `toOut` takes canonical coordinates to output pixels. Every output
+ * coordinates (video-index.ts); `toOut` takes canonical coordinates to output pixels. Every output
  * pixel of the lower-face box's bounding rectangle is mapped back into the crop and sampled
  * bilinearly — luma at full resolution, U and V at half with the mask's chroma alpha — so nothing
  * outside that rectangle is read or written.
  */
-import type { SeamMask } from '../video/mask.js';
-import {
-  applySimilarity,
-  invertSimilarity,
-  type I420View,
-  type Similarity,
-  type VideoIndex,
-} from '../video/pack.js';
-
-type Box = VideoIndex['library']['box'];
+import { applySimilarity, invertSimilarity, type I420View, type Similarity } from './i420.js';
+import type { SeamMask } from './seam-mask.js';
+import type { VideoBox as Box } from './video-index.js';
 
 /** A rectangle of output pixels [x0, x1) × [y0, y1), even-aligned so it halves exactly for chroma. */
-export interface Rect {
+export interface PixelRect {
   x0: number;
   y0: number;
   x1: number;
@@ -26,7 +19,7 @@ export interface Rect {
 }
 
 /** The output rectangle the box covers under `toOut`, clamped to the frame (may be empty). */
-export function outputRect(toOut: Similarity, box: Box, width: number, height: number): Rect {
+export function outputRect(toOut: Similarity, box: Box, width: number, height: number): PixelRect {
   const xs: number[] = [];
   const ys: number[] = [];
   for (const [cx, cy] of [
@@ -135,7 +128,7 @@ export interface CompositeJob {
   /** Canonical coordinates → output pixels. */
   toOut: Similarity;
   /** The output rectangle to work in (outputRect of the same transform). */
-  rect: Rect;
+  rect: PixelRect;
   box: Box;
   mask: SeamMask;
   /** The crops and their weights (wb 0: `b` is not read). */
@@ -207,7 +200,7 @@ interface PlaneJob {
   dst: Uint8Array;
   dstW: number;
   /** The rectangle in this plane's pixels. */
-  r: Rect;
+  r: PixelRect;
   /** Luma pixels per pixel of this plane (1 or 2). */
   f: number;
   inv: Similarity;

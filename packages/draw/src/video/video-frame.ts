@@ -1,0 +1,142 @@
+/**
+ * One frame of a video avatar from a pick: the base frame, and while the mouth moves the
+ * picked mouth-library crops blended onto it through the seam mask, colour-matched on the seam
+ * ring. The engine's renderer (packages/engine/src/render/video-renderer.ts) picks and composes;
+ * the browser's player composes the pick the engine sent in the animation frame. Both call
+ * composeVideoPick, so a pick gives the same pixels in both places.
+ */
+import {
+  compositeI420,
+  outputRect,
+  premultipliedFor,
+  type PixelRect,
+  type Premultiplied,
+} from './composite.js';
+import { i420Bytes, i420View, type I420View, type Similarity } from './i420.js';
+import { seamMask, type SeamMask } from './seam-mask.js';
+import type { VideoIndex } from './video-index.js';
+
+/** The colour match shifts a crop's Y, U and V by at most this much (a larger gap is a bad ring). */
+export const MAX_COLOUR_SHIFT = 40;
+
+/** A frame's choice: its base frame, up to two crops and their weights, and how much of them shows. */
+export interface VideoPick {
+  baseFrame: number;
+  a: number;
+  wa: number;
+  b: number;
+  wb: number;
+  /** 0..1: how much of the crops' composite shows over the base frame (0: the base frame alone). */
+  fade: number;
+}
+
+/** What composing a pack's frames at one output size needs, made once and shared. */
+export interface VideoLayout {
+  index: VideoIndex;
+  width: number;
+  height: number;
+  /** The library's crops, views of mouths.i420. */
+  crops: I420View[];
+  /** Canonical → output pixels, and the box's output rectangle, per base frame. */
+  toOut: Similarity[];
+  rects: PixelRect[];
+  mask: SeamMask;
+}
+
+/**
+ * The layout of a pack at an output size: the base frames scaled to cover it, centred (a square
+ * frame into a wider output loses its top and bottom). `mouths` is the whole mouths.i420.
+ */
+export function videoLayout(
+  index: VideoIndex,
+  mouths: Uint8Array,
+  size: { width: number; height: number },
+): VideoLayout {
+  const { width, height } = size;
+  const { box } = index.library;
+  const cropBytes = i420Bytes(box.width, box.height);
+  const scale = Math.max(width / index.size, height / index.size);
+  const ox = (width - index.size * scale) / 2;
+  const oy = (height - index.size * scale) / 2;
+  const toOut = index.base.toFrame.map(([a, b, tx, ty]): Similarity => [
+    a * scale,
+    b * scale,
+    tx * scale + ox,
+    ty * scale + oy,
+  ]);
+  return {
+    index,
+    width,
+    height,
+    crops: Array.from({ length: index.library.frames }, (_, k) =>
+      i420View(mouths, k * cropBytes, box.width, box.height),
+    ),
+    toOut,
+    rects: toOut.map((t) => outputRect(t, box, width, height)),
+    mask: seamMask(box.width, box.height),
+  };
+}
+
+/** Scratch for composeVideoPick (one per renderer: it is overwritten by every frame). */
+export function videoScratch(index: VideoIndex): Premultiplied {
+  return premultipliedFor(index.library.box);
+}
+
+/** The colour match: base frame i's ring colour minus the picked crops' (weighted), clamped. */
+export function colourShift(index: VideoIndex, p: VideoPick): [number, number, number] {
+  const ring = index.base.ring[p.baseFrame]!;
+  const ra = index.library.ring[p.a]!;
+  const rb = index.library.ring[p.b]!;
+  const at = (c: number): number => {
+    const d = p.wa * (ring[c]! - ra[c]!) + p.wb * (ring[c]! - rb[c]!);
+    return Math.max(-MAX_COLOUR_SHIFT, Math.min(MAX_COLOUR_SHIFT, d));
+  };
+  return [at(0), at(1), at(2)];
+}
+
+/** Whether the pick names frames the pack has (a pick from elsewhere is checked before use). */
+export function pickFits(index: VideoIndex, p: VideoPick): boolean {
+  const inside = (k: number, n: number): boolean => Number.isInteger(k) && k >= 0 && k < n;
+  return (
+    inside(p.baseFrame, index.base.frames) &&
+    inside(p.a, index.library.frames) &&
+    inside(p.b, index.library.frames)
+  );
+}
+
+/**
+ * Blends the pick's crops onto `out`, an I420 frame of the layout's size that already holds base
+ * frame `pick.baseFrame` at that size. A fade of 0 leaves the base frame as it is.
+ */
+export function composeVideoPick(
+  layout: VideoLayout,
+  pick: VideoPick,
+  out: Uint8Array,
+  mix: Premultiplied,
+): void {
+  if (!(pick.fade > 0)) return;
+  const i = pick.baseFrame;
+  compositeI420({
+    out: i420View(out, 0, layout.width, layout.height),
+    toOut: layout.toOut[i]!,
+    rect: layout.rects[i]!,
+    box: layout.index.library.box,
+    mask: layout.mask,
+    a: layout.crops[pick.a]!,
+    wa: pick.wa,
+    b: layout.crops[pick.b]!,
+    wb: pick.wb,
+    shift: colourShift(layout.index, pick),
+    fade: pick.fade,
+    mix,
+  });
+}
+
+/** The base frame shown at output frame t: the loop wrapped ('cut') or played back and forth. */
+export function loopFrame(t: number, frames: number, loop: VideoIndex['base']['loop']): number {
+  if (frames <= 1) return 0;
+  if (loop === 'cut') return t % frames;
+  const period = 2 * frames - 2;
+  const m = t % period;
+  return m < frames ? m : period - m;
+}
