@@ -39,13 +39,17 @@ describe('the browser bundle of @mouthpiece/draw', () => {
   });
 
   it('its sources import only each other (no Node, no DOM, no other package)', () => {
-    const files = readdirSync(src).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+    );
     expect(files.length).toBeGreaterThan(5);
+    expect(files, 'the photo rig and inner mouth (docs/design.md §13.5)').toContain('photo/photo-rig.ts');
     for (const f of files) {
       const imports = [...readFileSync(`${src}${f}`, 'utf8').matchAll(/\bfrom\s+'([^']+)'/g)].map(
         (x) => x[1],
       );
-      for (const i of imports) expect(i, `${f} imports ${i}`).toMatch(/^\.\/[a-z0-9-]+\.js$/);
+      for (const i of imports)
+        expect(i, `${f} imports ${i}`).toMatch(/^(\.\/|(\.\.\/)+)([a-z0-9-]+\/)*[a-z0-9-]+\.js$/);
     }
   });
 });

@@ -15,7 +15,7 @@
  * stable landmarks (eye corners, nose) sit on the canonical ones. `base.toFrame[i]` is the
  * similarity transform [a, b, tx, ty] taking canonical coordinates to base frame i's pixels:
  *   x' = a·x − b·y + tx,  y' = b·x + a·y + ty.
- * Pixel centres are at (x + 0.5, y + 0.5), as in render/mesh-warp.ts.
+ * Pixel centres are at (x + 0.5, y + 0.5), as in packages/draw/src/photo/mesh-warp.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
