@@ -1,0 +1,266 @@
+/**
+ * The photo avatar drawn by the browser (`render: 'client'`, docs/design.md §13.5). The engine's
+ * own rig and maths (@mouthpiece/draw's photo code: the same mesh from the manifest's landmarks,
+ * the same mode weights, head offset and tilt steps) place the mesh each frame; WebGL warps the
+ * portrait over it in one pass with trilinear filtering, so the face is resampled once, from the
+ * portrait itself, at the canvas's own size. The inner mouth is the engine's per-pixel shading:
+ * the box where the lips part is read back, shaded on the CPU by the same code and drawn back
+ * pixel for pixel.
+ */
+import {
+  cavityBox,
+  createInnerMouth,
+  faceAxes,
+  markTriangles,
+  mouthColours,
+  photoFramePose,
+  photoLayout,
+  place,
+  pose,
+  PHOTO_POSE,
+  type Image32,
+  type MouthColours,
+  type PhotoFramePose,
+  type PhotoLayout,
+  type PhotoRig,
+} from '@mouthpiece/draw';
+import type { AnimationFrame } from '@mouthpiece/protocol';
+import { createPhotoGl, openGl, type GlMesh, type PhotoGl } from './photo-gl-context.js';
+import { RendererUnavailable, type BrowserRenderer, type LoadedPack, type RendererFactory } from './types.js';
+
+/** The portrait as decoded: the texture's source and its RGBA pixels (the rig reads colours). */
+interface Portrait {
+  bitmap: ImageBitmap;
+  pixels: Image32;
+}
+
+/** Everything that depends on the canvas's size: the laid-out rig and its static mesh parts. */
+interface Sized {
+  layout: PhotoLayout;
+  /** Every triangle but the cavity's, with each vertex's place in the portrait. */
+  mesh: GlMesh;
+  /** Rest and frame positions of the rig's vertices, and the frame's in the mouth box. */
+  src: Float64Array;
+  dst: Float64Array;
+  local: Float64Array;
+  colours: MouthColours | undefined;
+  last: string;
+}
+
+function landmarksOf(pack: LoadedPack): Array<[number, number]> {
+  const l = pack.manifest['landmarks'];
+  const ok =
+    Array.isArray(l) &&
+    l.length === 68 &&
+    l.every((p) => Array.isArray(p) && p.length === 2 && p.every((v) => Number.isFinite(v)));
+  if (!ok) throw new RendererUnavailable('pack-failed', 'The photo avatar has no 68 landmarks');
+  return l as Array<[number, number]>;
+}
+
+async function decodePortrait(pack: LoadedPack): Promise<Portrait> {
+  const entry = pack.files.find((f) => f.role === 'texture');
+  const bytes = entry && pack.bytes.get(entry.name);
+  if (!entry || !bytes) throw new RendererUnavailable('pack-failed', 'The photo avatar has no portrait');
+  let bitmap: ImageBitmap;
+  try {
+    bitmap = await createImageBitmap(new Blob([bytes], { type: entry.contentType }), {
+      premultiplyAlpha: 'none',
+      colorSpaceConversion: 'none',
+    });
+  } catch {
+    throw new RendererUnavailable('pack-failed', "The photo avatar's portrait cannot be decoded");
+  }
+  const { width, height } = bitmap;
+  const canvas =
+    typeof OffscreenCanvas === 'function'
+      ? new OffscreenCanvas(width, height)
+      : Object.assign(document.createElement('canvas'), { width, height });
+  const ctx = canvas.getContext('2d');
+  if (!ctx) throw new RendererUnavailable('pack-failed', 'No 2D canvas to read the portrait with');
+  ctx.drawImage(bitmap, 0, 0);
+  return { bitmap, pixels: { px: ctx.getImageData(0, 0, width, height).data, width, height } };
+}
+
+/** The portrait's pixel (x, y) in the rig's coordinates is (x + left/scale, y + top/scale). */
+function sizedFor(layout: PhotoLayout, portrait: Image32): Sized {
+  const { rig, scale, left, top } = layout;
+  const n = rig.rest.length / 2;
+  const uvs = new Float32Array(n * 2);
+  for (let i = 0; i < n; i++) {
+    uvs[i * 2] = (rig.rest[i * 2]! - left / scale) / portrait.width;
+    uvs[i * 2 + 1] = (rig.rest[i * 2 + 1]! - top / scale) / portrait.height;
+  }
+  const cavity = new Set(rig.cavity);
+  const indices: number[] = [];
+  for (let t = 0; t < rig.tris.length / 3; t++)
+    if (!cavity.has(t)) indices.push(rig.tris[t * 3]!, rig.tris[t * 3 + 1]!, rig.tris[t * 3 + 2]!);
+  return {
+    layout,
+    mesh: { positions: new Float32Array(n * 2), uvs, indices: Uint16Array.from(indices) },
+    src: new Float64Array(n * 2),
+    dst: new Float64Array(n * 2),
+    local: new Float64Array(n * 2),
+    colours: undefined,
+    last: '',
+  };
+}
+
+const QUAD = Uint16Array.from([0, 1, 2, 0, 2, 3]);
+
+/** The whole portrait (and its edges stretched far beyond it) placed as the frame's head is. */
+function backgroundMesh(s: Sized, portrait: Image32, p: Pick<PhotoFramePose, 'angle' | 'dx' | 'dy'>): GlMesh {
+  const { scale, left, top, pivot } = s.layout;
+  const corners = [
+    [-2, -2],
+    [3, -2],
+    [3, 3],
+    [-2, 3],
+  ] as const;
+  const positions = new Float32Array(8);
+  const uvs = new Float32Array(8);
+  corners.forEach(([a, b], k) => {
+    const at = place(
+      [a * portrait.width + left / scale, b * portrait.height + top / scale],
+      scale,
+      p.angle,
+      pivot,
+      p.dx,
+      p.dy,
+    );
+    positions[k * 2] = at[0];
+    positions[k * 2 + 1] = at[1];
+    uvs[k * 2] = a;
+    uvs[k * 2 + 1] = b;
+  });
+  return { positions, uvs, indices: QUAD };
+}
+
+/** The rect [x, y, w, h] in output pixels, showing the whole mouth texture. */
+function boxMesh(x: number, y: number, w: number, h: number): GlMesh {
+  return {
+    positions: Float32Array.from([x, y, x + w, y, x + w, y + h, x, y + h]),
+    uvs: Float32Array.from([0, 0, 1, 0, 1, 1, 0, 1]),
+    indices: QUAD,
+  };
+}
+
+/** The mouth triangles the CPU warp would have drawn (a vertex moved relative to the head). */
+function movedMouthTris(rig: PhotoRig, s: Sized, dx: number, dy: number): number[] {
+  const moved = (v: number): boolean =>
+    Math.abs(s.dst[v * 2]! - s.src[v * 2]! - dx) > 0.01 ||
+    Math.abs(s.dst[v * 2 + 1]! - s.src[v * 2 + 1]! - dy) > 0.01;
+  return rig.mouthTris.filter(
+    (t) => moved(rig.tris[t * 3]!) || moved(rig.tris[t * 3 + 1]!) || moved(rig.tris[t * 3 + 2]!),
+  );
+}
+
+function createPhotoGlRenderer(
+  canvas: HTMLCanvasElement,
+  gl: PhotoGl,
+  portrait: Portrait,
+  landmarks: Array<[number, number]>,
+): BrowserRenderer {
+  const inner = createInnerMouth();
+  let sized: Sized | undefined;
+  let closed = false;
+  let box: Image32 = { px: new Uint8ClampedArray(0), width: 0, height: 0 };
+
+  /** Reads the frame's mouth box back, shades the inner mouth there and draws it back. */
+  const drawMouth = (s: Sized, frame: AnimationFrame, p: PhotoFramePose, colours: MouthColours): void => {
+    const { rig, scale, pivot, width, height } = s.layout;
+    const cb = cavityBox(rig, s.dst, width, height);
+    if (!cb) return;
+    // (room around the opening for the lips the shading samples beyond their inner edges)
+    const pad = 4 + Math.ceil(0.04 * rig.mouthW * scale);
+    const x0 = Math.max(0, cb[0] - pad);
+    const y0 = Math.max(0, cb[1] - pad);
+    const x1 = Math.min(width - 1, cb[2] + pad);
+    const y1 = Math.min(height - 1, cb[3] + pad);
+    if (x1 < x0 || y1 < y0) return;
+    const w = x1 - x0 + 1;
+    const h = y1 - y0 + 1;
+    if (box.px.length < w * h * 4) box = { px: new Uint8ClampedArray(w * h * 4), width: w, height: h };
+    const out: Image32 = { px: box.px.subarray(0, w * h * 4), width: w, height: h };
+    gl.read(x0, y0, w, h, out.px);
+    markTriangles(out, rig, rig.cavity, s.dst, 0, x0, y0);
+    markTriangles(out, rig, movedMouthTris(rig, s, p.dx, p.dy), s.dst, 255, x0, y0);
+    for (let i = 0; i < s.dst.length; i += 2) {
+      s.local[i] = s.dst[i]! - x0;
+      s.local[i + 1] = s.dst[i + 1]! - y0;
+    }
+    const { r, u } = faceAxes(rig, p.angle);
+    const stomion = place(rig.stomion, scale, p.angle, pivot, p.dx - x0, p.dy - y0);
+    inner.draw({
+      out,
+      pos: s.local,
+      rig,
+      r,
+      u,
+      scale,
+      stomion,
+      mouth: frame.mouth,
+      colours,
+      box: [cb[0] - x0, cb[1] - y0, cb[2] - x0, cb[3] - y0],
+    });
+    gl.uploadMouth(out.px, w, h);
+    gl.draw(boxMesh(x0, y0, w, h), 'mouth');
+  };
+
+  /** The inner mouth's colours, from the portrait as the frame places it at rest (once per size). */
+  const coloursFor = (s: Sized, p: PhotoFramePose): MouthColours => {
+    if (s.colours) return s.colours;
+    const { width, height } = s.layout;
+    gl.draw(backgroundMesh(s, portrait.pixels, { angle: p.angle, dx: 0, dy: 0 }), 'portrait');
+    const img: Image32 = { px: new Uint8ClampedArray(width * height * 4), width, height };
+    gl.read(0, 0, width, height, img.px);
+    s.colours = mouthColours(img, s.src, s.layout.rig);
+    return s.colours;
+  };
+
+  return {
+    resize(width, height) {
+      if (closed) return;
+      const w = Math.max(1, Math.round(width));
+      const h = Math.max(1, Math.round(height));
+      if (canvas.width !== w) canvas.width = w;
+      if (canvas.height !== h) canvas.height = h;
+      if (sized && sized.layout.width === w && sized.layout.height === h) return;
+      sized = sizedFor(photoLayout(landmarks, portrait.pixels, w, h), portrait.pixels);
+      gl.viewport(w, h);
+    },
+    draw(frame) {
+      const s = sized;
+      if (closed || !s) return;
+      const { rig, scale, pivot, width, height } = s.layout;
+      const p = photoFramePose(frame, width, height);
+      // an unchanged pose (most idle frames) leaves the canvas showing the last one
+      if (p.key === s.last) return;
+      s.last = p.key;
+      pose(rig, PHOTO_POSE, scale, p.angle, pivot, 0, 0, s.src);
+      pose(rig, p.weights, scale, p.angle, pivot, p.dx, p.dy, s.dst);
+      const colours = coloursFor(s, p);
+      gl.draw(backgroundMesh(s, portrait.pixels, p), 'portrait');
+      s.mesh.positions.set(s.dst);
+      gl.draw(s.mesh, 'portrait');
+      drawMouth(s, frame, p, colours);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      gl.close();
+      portrait.bitmap.close();
+    },
+  };
+}
+
+/**
+ * The photo avatar's renderer factory: rejects with RendererUnavailable('no-webgl') where the
+ * page has neither WebGL 2 nor WebGL 1 (the SDK then shows video), 'pack-failed' for a pack
+ * without 68 landmarks or a decodable portrait.
+ */
+export const photoRenderer: RendererFactory = async (pack, canvas) => {
+  const context = openGl(canvas);
+  const landmarks = landmarksOf(pack);
+  const portrait = await decodePortrait(pack);
+  return createPhotoGlRenderer(canvas, createPhotoGl(context, portrait.bitmap), portrait, landmarks);
+};
