@@ -291,15 +291,12 @@ describe('the photo avatar in WebGL', () => {
 
   it("a page without WebGL: the factory rejects with 'no-webgl'", async () => {
     const p = await browser.context.newPage();
-    await p.addInitScript(() => {
-      const original = HTMLCanvasElement.prototype.getContext;
-      HTMLCanvasElement.prototype.getContext = function (
-        this: HTMLCanvasElement,
-        type: string,
-        ...rest: any[]
-      ) {
-        return /webgl/.test(type) ? null : original.call(this, type as '2d', ...rest);
-      } as typeof original;
+    // (every canvas answers null for WebGL, as in a browser with WebGL turned off)
+    await p.addInitScript({
+      content: `const original = HTMLCanvasElement.prototype.getContext;
+        HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
+          return /webgl/.test(type) ? null : original.call(this, type, ...rest);
+        };`,
     });
     await p.goto('about:blank');
     expect(await setUp(p, 256)).toEqual({ error: 'RendererUnavailable', reason: 'no-webgl' });

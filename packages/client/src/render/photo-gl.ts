@@ -37,7 +37,7 @@ interface Portrait {
 /** Everything that depends on the canvas's size: the laid-out rig and its static mesh parts. */
 interface Sized {
   layout: PhotoLayout;
-  /** Every triangle but the cavity's, with each vertex's place in the portrait. */
+  /** The triangles the modes move (not the cavity's), with each vertex's place in the portrait. */
   mesh: GlMesh;
   /** Rest and frame positions of the rig's vertices, and the frame's in the mouth box. */
   src: Float64Array;
@@ -90,10 +90,10 @@ function sizedFor(layout: PhotoLayout, portrait: Image32): Sized {
     uvs[i * 2] = (rig.rest[i * 2]! - left / scale) / portrait.width;
     uvs[i * 2 + 1] = (rig.rest[i * 2 + 1]! - top / scale) / portrait.height;
   }
-  const cavity = new Set(rig.cavity);
+  // (the triangles no mode moves are the background itself, rigidly placed: only these are drawn)
   const indices: number[] = [];
-  for (let t = 0; t < rig.tris.length / 3; t++)
-    if (!cavity.has(t)) indices.push(rig.tris[t * 3]!, rig.tris[t * 3 + 1]!, rig.tris[t * 3 + 2]!);
+  for (const t of [...rig.mouthTris, ...rig.lidTris, ...rig.browTris])
+    indices.push(rig.tris[t * 3]!, rig.tris[t * 3 + 1]!, rig.tris[t * 3 + 2]!);
   return {
     layout,
     mesh: { positions: new Float32Array(n * 2), uvs, indices: Uint16Array.from(indices) },
@@ -107,31 +107,26 @@ function sizedFor(layout: PhotoLayout, portrait: Image32): Sized {
 
 const QUAD = Uint16Array.from([0, 1, 2, 0, 2, 3]);
 
-/** The whole portrait (and its edges stretched far beyond it) placed as the frame's head is. */
+/**
+ * The canvas covered by the portrait placed as the frame's head is (rotated about the pivot,
+ * offset): each corner's place in the portrait by the inverse of `place`, so outside the
+ * portrait its edge pixels are stretched (the texture is clamped), as the engine's frame shows.
+ */
 function backgroundMesh(s: Sized, portrait: Image32, p: Pick<PhotoFramePose, 'angle' | 'dx' | 'dy'>): GlMesh {
-  const { scale, left, top, pivot } = s.layout;
-  const corners = [
-    [-2, -2],
-    [3, -2],
-    [3, 3],
-    [-2, 3],
-  ] as const;
-  const positions = new Float32Array(8);
+  const { scale, left, top, pivot, width, height } = s.layout;
+  const cos = Math.cos(p.angle);
+  const sin = Math.sin(p.angle);
+  const positions = Float32Array.from([0, 0, width, 0, width, height, 0, height]);
   const uvs = new Float32Array(8);
-  corners.forEach(([a, b], k) => {
-    const at = place(
-      [a * portrait.width + left / scale, b * portrait.height + top / scale],
-      scale,
-      p.angle,
-      pivot,
-      p.dx,
-      p.dy,
-    );
-    positions[k * 2] = at[0];
-    positions[k * 2 + 1] = at[1];
-    uvs[k * 2] = a;
-    uvs[k * 2 + 1] = b;
-  });
+  for (let k = 0; k < 4; k++) {
+    // output → rig coordinates (place() undone), then → the portrait's texture coordinates
+    const x = positions[k * 2]! - p.dx - pivot[0];
+    const y = positions[k * 2 + 1]! - p.dy - pivot[1];
+    const rx = (pivot[0] + x * cos + y * sin) / scale;
+    const ry = (pivot[1] - x * sin + y * cos) / scale;
+    uvs[k * 2] = (rx - left / scale) / portrait.width;
+    uvs[k * 2 + 1] = (ry - top / scale) / portrait.height;
+  }
   return { positions, uvs, indices: QUAD };
 }
 
