@@ -56,7 +56,8 @@ export function openGl(canvas: HTMLCanvasElement): { gl: GL; webgl2: boolean } {
     depth: false,
     stencil: false,
     premultipliedAlpha: false,
-    preserveDrawingBuffer: false,
+    // (kept between frames: a frame whose head has not moved redraws only the mouth's region)
+    preserveDrawingBuffer: true,
   };
   const gl2 = canvas.getContext('webgl2', attrs);
   if (gl2) return { gl: gl2, webgl2: true };

@@ -43,8 +43,12 @@ interface Sized {
   src: Float64Array;
   dst: Float64Array;
   local: Float64Array;
+  /** The cavity's triangles, drawn as the background where it is (see draw()). */
+  cavity: GlMesh;
   colours: MouthColours | undefined;
+  /** The last frame's pose and its head's placement (tilt step and offset). */
   last: string;
+  head: string;
 }
 
 function landmarksOf(pack: LoadedPack): Array<[number, number]> {
@@ -94,32 +98,44 @@ function sizedFor(layout: PhotoLayout, portrait: Image32): Sized {
   const indices: number[] = [];
   for (const t of [...rig.mouthTris, ...rig.lidTris, ...rig.browTris])
     indices.push(rig.tris[t * 3]!, rig.tris[t * 3 + 1]!, rig.tris[t * 3 + 2]!);
+  const cavity = rig.cavity.flatMap((t) => [rig.tris[t * 3]!, rig.tris[t * 3 + 1]!, rig.tris[t * 3 + 2]!]);
   return {
     layout,
     mesh: { positions: new Float32Array(n * 2), uvs, indices: Uint16Array.from(indices) },
+    cavity: {
+      positions: new Float32Array(n * 2),
+      uvs: new Float32Array(n * 2),
+      indices: Uint16Array.from(cavity),
+    },
     src: new Float64Array(n * 2),
     dst: new Float64Array(n * 2),
     local: new Float64Array(n * 2),
     colours: undefined,
     last: '',
+    head: '',
   };
 }
 
 const QUAD = Uint16Array.from([0, 1, 2, 0, 2, 3]);
 
+type Placement = Pick<PhotoFramePose, 'angle' | 'dx' | 'dy'>;
+
 /**
- * The canvas covered by the portrait placed as the frame's head is (rotated about the pivot,
- * offset): each corner's place in the portrait by the inverse of `place`, so outside the
- * portrait its edge pixels are stretched (the texture is clamped), as the engine's frame shows.
+ * Texture coordinates of output points where the portrait is placed as the frame's head is
+ * (rotated about the pivot, offset): place() undone, then into the portrait's [0, 1]². Outside the
+ * portrait the clamped texture stretches its edge pixels, as the engine's frame shows them.
  */
-function backgroundMesh(s: Sized, portrait: Image32, p: Pick<PhotoFramePose, 'angle' | 'dx' | 'dy'>): GlMesh {
-  const { scale, left, top, pivot, width, height } = s.layout;
+function rigidUvs(
+  s: Sized,
+  portrait: Image32,
+  p: Placement,
+  positions: ArrayLike<number>,
+  uvs: Float32Array,
+): void {
+  const { scale, left, top, pivot } = s.layout;
   const cos = Math.cos(p.angle);
   const sin = Math.sin(p.angle);
-  const positions = Float32Array.from([0, 0, width, 0, width, height, 0, height]);
-  const uvs = new Float32Array(8);
-  for (let k = 0; k < 4; k++) {
-    // output → rig coordinates (place() undone), then → the portrait's texture coordinates
+  for (let k = 0; k < uvs.length / 2; k++) {
     const x = positions[k * 2]! - p.dx - pivot[0];
     const y = positions[k * 2 + 1]! - p.dy - pivot[1];
     const rx = (pivot[0] + x * cos + y * sin) / scale;
@@ -127,6 +143,14 @@ function backgroundMesh(s: Sized, portrait: Image32, p: Pick<PhotoFramePose, 'an
     uvs[k * 2] = (rx - left / scale) / portrait.width;
     uvs[k * 2 + 1] = (ry - top / scale) / portrait.height;
   }
+}
+
+/** The whole canvas: the portrait placed as the frame's head is. */
+function backgroundMesh(s: Sized, portrait: Image32, p: Placement): GlMesh {
+  const { width, height } = s.layout;
+  const positions = Float32Array.from([0, 0, width, 0, width, height, 0, height]);
+  const uvs = new Float32Array(8);
+  rigidUvs(s, portrait, p, positions, uvs);
   return { positions, uvs, indices: QUAD };
 }
 
@@ -219,7 +243,12 @@ function createPhotoGlRenderer(
       const h = Math.max(1, Math.round(height));
       if (canvas.width !== w) canvas.width = w;
       if (canvas.height !== h) canvas.height = h;
-      if (sized && sized.layout.width === w && sized.layout.height === h) return;
+      if (sized && sized.layout.width === w && sized.layout.height === h) {
+        // (the canvas may have been cleared: the next frame is drawn whole)
+        sized.last = '';
+        sized.head = '';
+        return;
+      }
       sized = sizedFor(photoLayout(landmarks, portrait.pixels, w, h), portrait.pixels);
       gl.viewport(w, h);
     },
@@ -234,7 +263,17 @@ function createPhotoGlRenderer(
       pose(rig, PHOTO_POSE, scale, p.angle, pivot, 0, 0, s.src);
       pose(rig, p.weights, scale, p.angle, pivot, p.dx, p.dy, s.dst);
       const colours = coloursFor(s, p);
-      gl.draw(backgroundMesh(s, portrait.pixels, p), 'portrait');
+      // The triangles the modes move tile a region bounded by vertices that never move, so while
+      // the head stays put the canvas (kept: preserveDrawingBuffer) needs that region redrawn
+      // alone: the moving triangles, and the cavity as the background there. Else all of it.
+      const head = `${p.step},${p.dx},${p.dy}`;
+      if (head !== s.head) gl.draw(backgroundMesh(s, portrait.pixels, p), 'portrait');
+      else {
+        s.cavity.positions.set(s.dst);
+        rigidUvs(s, portrait.pixels, p, s.dst, s.cavity.uvs);
+        gl.draw(s.cavity, 'portrait');
+      }
+      s.head = head;
       s.mesh.positions.set(s.dst);
       gl.draw(s.mesh, 'portrait');
       drawMouth(s, frame, p, colours);
