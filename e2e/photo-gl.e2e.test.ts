@@ -110,7 +110,11 @@ afterAll(async () => {
 });
 
 /** Loads the bundle and the pack into `p` and makes the renderer at size×size device pixels. */
-async function setUp(p: Page, size: number): Promise<{ error: string | null; reason?: string }> {
+async function setUp(
+  p: Page,
+  size: number,
+  m: Record<string, unknown> = manifest,
+): Promise<{ error: string | null; reason?: string }> {
   await p.setContent('<html><body></body></html>');
   await p.addScriptTag({ content: bundle });
   await p.addScriptTag({ content: PAGE_SCRIPT });
@@ -118,7 +122,7 @@ async function setUp(p: Page, size: number): Promise<{ error: string | null; rea
   const packJson = JSON.stringify({
     id: manifest.id,
     render: 'photo',
-    manifest,
+    manifest: m,
     files: [
       {
         name: manifest.image,
@@ -316,7 +320,7 @@ describe('the photo avatar in WebGL', () => {
     console.log(`photo WebGL frame cost (draw + wait for the GPU): ${figures.join('; ')}`);
   });
 
-  it("a page without WebGL: the factory rejects with 'no-webgl'", async () => {
+  it("a page without WebGL: the factory rejects with 'no-webgl' (a pack without landmarks: 'pack-failed')", async () => {
     const p = await browser.context.newPage();
     // (every canvas answers null for WebGL, as in a browser with WebGL turned off)
     await p.addInitScript({
@@ -327,6 +331,9 @@ describe('the photo avatar in WebGL', () => {
     });
     await p.goto('about:blank');
     expect(await setUp(p, 256)).toEqual({ error: 'RendererUnavailable', reason: 'no-webgl' });
+    // (and with WebGL, a pack whose manifest lost its landmarks cannot be drawn either)
+    const { landmarks: _dropped, ...bare } = manifest;
+    expect(await setUp(page, 256, bare)).toEqual({ error: 'RendererUnavailable', reason: 'pack-failed' });
     await p.close();
   });
 });

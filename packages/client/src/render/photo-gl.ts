@@ -173,19 +173,84 @@ function movedMouthTris(rig: PhotoRig, s: Sized, dx: number, dy: number): number
   );
 }
 
-function createPhotoGlRenderer(
-  canvas: HTMLCanvasElement,
-  gl: PhotoGl,
-  portrait: Portrait,
-  landmarks: Array<[number, number]>,
-): BrowserRenderer {
-  const inner = createInnerMouth();
-  let sized: Sized | undefined;
-  let closed = false;
-  let box: Image32 = { px: new Uint8ClampedArray(0), width: 0, height: 0 };
+/** One avatar on one canvas: the rig laid out at the canvas's size, drawn per frame. */
+class PhotoGlRenderer implements BrowserRenderer {
+  readonly #canvas: HTMLCanvasElement;
+  readonly #gl: PhotoGl;
+  readonly #portrait: Portrait;
+  readonly #landmarks: Array<[number, number]>;
+  readonly #inner = createInnerMouth();
+  #sized: Sized | undefined;
+  #closed = false;
+  /** The mouth box's pixels (grown as needed). */
+  #box = new Uint8ClampedArray(0);
+
+  constructor(
+    canvas: HTMLCanvasElement,
+    gl: PhotoGl,
+    portrait: Portrait,
+    landmarks: Array<[number, number]>,
+  ) {
+    this.#canvas = canvas;
+    this.#gl = gl;
+    this.#portrait = portrait;
+    this.#landmarks = landmarks;
+  }
+
+  resize(width: number, height: number): void {
+    if (this.#closed) return;
+    const w = Math.max(1, Math.round(width));
+    const h = Math.max(1, Math.round(height));
+    if (this.#canvas.width !== w) this.#canvas.width = w;
+    if (this.#canvas.height !== h) this.#canvas.height = h;
+    const s = this.#sized;
+    if (s && s.layout.width === w && s.layout.height === h) {
+      // (the canvas may have been cleared: the next frame is drawn whole)
+      s.last = '';
+      s.head = '';
+      return;
+    }
+    const pixels = this.#portrait.pixels;
+    this.#sized = sizedFor(photoLayout(this.#landmarks, pixels, w, h), pixels);
+    this.#gl.viewport(w, h);
+  }
+
+  draw(frame: AnimationFrame): void {
+    const s = this.#sized;
+    if (this.#closed || !s) return;
+    const { rig, scale, pivot, width, height } = s.layout;
+    const p = photoFramePose(frame, width, height);
+    // an unchanged pose (most idle frames) leaves the canvas showing the last one
+    if (p.key === s.last) return;
+    s.last = p.key;
+    pose(rig, PHOTO_POSE, scale, p.angle, pivot, 0, 0, s.src);
+    pose(rig, p.weights, scale, p.angle, pivot, p.dx, p.dy, s.dst);
+    const colours = this.#coloursFor(s, p);
+    // The triangles the modes move tile a region bounded by vertices that never move, so while
+    // the head stays put the canvas (kept: preserveDrawingBuffer) needs that region redrawn
+    // alone: the moving triangles, and the cavity as the background there. Else all of it.
+    const head = `${p.step},${p.dx},${p.dy}`;
+    if (head !== s.head) this.#gl.draw(backgroundMesh(s, this.#portrait.pixels, p), 'portrait');
+    else {
+      s.cavity.positions.set(s.dst);
+      rigidUvs(s, this.#portrait.pixels, p, s.dst, s.cavity.uvs);
+      this.#gl.draw(s.cavity, 'portrait');
+    }
+    s.head = head;
+    s.mesh.positions.set(s.dst);
+    this.#gl.draw(s.mesh, 'portrait');
+    this.#drawMouth(s, frame, p, colours);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#gl.close();
+    this.#portrait.bitmap.close();
+  }
 
   /** Reads the frame's mouth box back, shades the inner mouth there and draws it back. */
-  const drawMouth = (s: Sized, frame: AnimationFrame, p: PhotoFramePose, colours: MouthColours): void => {
+  #drawMouth(s: Sized, frame: AnimationFrame, p: PhotoFramePose, colours: MouthColours): void {
     const { rig, scale, pivot, width, height } = s.layout;
     const cb = cavityBox(rig, s.dst, width, height);
     if (!cb) return;
@@ -198,9 +263,10 @@ function createPhotoGlRenderer(
     if (x1 < x0 || y1 < y0) return;
     const w = x1 - x0 + 1;
     const h = y1 - y0 + 1;
-    if (box.px.length < w * h * 4) box = { px: new Uint8ClampedArray(w * h * 4), width: w, height: h };
-    const out: Image32 = { px: box.px.subarray(0, w * h * 4), width: w, height: h };
-    gl.read(x0, y0, w, h, out.px);
+    if (this.#box.length < w * h * 4) this.#box = new Uint8ClampedArray(w * h * 4);
+    const out: Image32 = { px: this.#box.subarray(0, w * h * 4), width: w, height: h };
+    this.#gl.read(x0, y0, w, h, out.px);
+    // the cavity's pixels marked as the engine marks them (its warp then redraws the lips' edges)
     markTriangles(out, rig, rig.cavity, s.dst, 0, x0, y0);
     markTriangles(out, rig, movedMouthTris(rig, s, p.dx, p.dy), s.dst, 255, x0, y0);
     for (let i = 0; i < s.dst.length; i += 2) {
@@ -208,83 +274,32 @@ function createPhotoGlRenderer(
       s.local[i + 1] = s.dst[i + 1]! - y0;
     }
     const { r, u } = faceAxes(rig, p.angle);
-    const stomion = place(rig.stomion, scale, p.angle, pivot, p.dx - x0, p.dy - y0);
-    inner.draw({
+    this.#inner.draw({
       out,
       pos: s.local,
       rig,
       r,
       u,
       scale,
-      stomion,
+      stomion: place(rig.stomion, scale, p.angle, pivot, p.dx - x0, p.dy - y0),
       mouth: frame.mouth,
       colours,
       box: [cb[0] - x0, cb[1] - y0, cb[2] - x0, cb[3] - y0],
     });
-    gl.uploadMouth(out.px, w, h);
-    gl.draw(boxMesh(x0, y0, w, h), 'mouth');
-  };
+    this.#gl.uploadMouth(out.px, w, h);
+    this.#gl.draw(boxMesh(x0, y0, w, h), 'mouth');
+  }
 
   /** The inner mouth's colours, from the portrait as the frame places it at rest (once per size). */
-  const coloursFor = (s: Sized, p: PhotoFramePose): MouthColours => {
+  #coloursFor(s: Sized, p: PhotoFramePose): MouthColours {
     if (s.colours) return s.colours;
     const { width, height } = s.layout;
-    gl.draw(backgroundMesh(s, portrait.pixels, { angle: p.angle, dx: 0, dy: 0 }), 'portrait');
+    this.#gl.draw(backgroundMesh(s, this.#portrait.pixels, { angle: p.angle, dx: 0, dy: 0 }), 'portrait');
     const img: Image32 = { px: new Uint8ClampedArray(width * height * 4), width, height };
-    gl.read(0, 0, width, height, img.px);
+    this.#gl.read(0, 0, width, height, img.px);
     s.colours = mouthColours(img, s.src, s.layout.rig);
     return s.colours;
-  };
-
-  return {
-    resize(width, height) {
-      if (closed) return;
-      const w = Math.max(1, Math.round(width));
-      const h = Math.max(1, Math.round(height));
-      if (canvas.width !== w) canvas.width = w;
-      if (canvas.height !== h) canvas.height = h;
-      if (sized && sized.layout.width === w && sized.layout.height === h) {
-        // (the canvas may have been cleared: the next frame is drawn whole)
-        sized.last = '';
-        sized.head = '';
-        return;
-      }
-      sized = sizedFor(photoLayout(landmarks, portrait.pixels, w, h), portrait.pixels);
-      gl.viewport(w, h);
-    },
-    draw(frame) {
-      const s = sized;
-      if (closed || !s) return;
-      const { rig, scale, pivot, width, height } = s.layout;
-      const p = photoFramePose(frame, width, height);
-      // an unchanged pose (most idle frames) leaves the canvas showing the last one
-      if (p.key === s.last) return;
-      s.last = p.key;
-      pose(rig, PHOTO_POSE, scale, p.angle, pivot, 0, 0, s.src);
-      pose(rig, p.weights, scale, p.angle, pivot, p.dx, p.dy, s.dst);
-      const colours = coloursFor(s, p);
-      // The triangles the modes move tile a region bounded by vertices that never move, so while
-      // the head stays put the canvas (kept: preserveDrawingBuffer) needs that region redrawn
-      // alone: the moving triangles, and the cavity as the background there. Else all of it.
-      const head = `${p.step},${p.dx},${p.dy}`;
-      if (head !== s.head) gl.draw(backgroundMesh(s, portrait.pixels, p), 'portrait');
-      else {
-        s.cavity.positions.set(s.dst);
-        rigidUvs(s, portrait.pixels, p, s.dst, s.cavity.uvs);
-        gl.draw(s.cavity, 'portrait');
-      }
-      s.head = head;
-      s.mesh.positions.set(s.dst);
-      gl.draw(s.mesh, 'portrait');
-      drawMouth(s, frame, p, colours);
-    },
-    close() {
-      if (closed) return;
-      closed = true;
-      gl.close();
-      portrait.bitmap.close();
-    },
-  };
+  }
 }
 
 /**
@@ -296,5 +311,5 @@ export const photoRenderer: RendererFactory = async (pack, canvas) => {
   const context = openGl(canvas);
   const landmarks = landmarksOf(pack);
   const portrait = await decodePortrait(pack);
-  return createPhotoGlRenderer(canvas, createPhotoGl(context, portrait.bitmap), portrait, landmarks);
+  return new PhotoGlRenderer(canvas, createPhotoGl(context, portrait.bitmap), portrait, landmarks);
 };
