@@ -44,12 +44,13 @@ describe('the browser bundle of @mouthpiece/draw', () => {
     );
     expect(files.length).toBeGreaterThan(5);
     expect(files).toContain('video/video-frame.ts');
+    expect(files, 'the photo rig and inner mouth (docs/design.md §13.5)').toContain('photo/photo-rig.ts');
     for (const f of files) {
       const imports = [...readFileSync(`${src}${f}`, 'utf8').matchAll(/\bfrom\s+'([^']+)'/g)].map(
         (x) => x[1],
       );
-      // a file beside it, or one folder down from src/ (video/), never out of src/
-      const local = f.includes('/') ? /^\.\/[a-z0-9-]+\.js$/ : /^\.\/([a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
+      // a file beside it or one folder down from src/ (photo/, video/); from a folder, also src/ itself
+      const local = f.includes('/') ? /^\.\.?\/([a-z0-9-]+\/)?[a-z0-9-]+\.js$/ : /^\.\/([a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
       for (const i of imports) expect(i, `${f} imports ${i}`).toMatch(local);
     }
   });

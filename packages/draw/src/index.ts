@@ -1,6 +1,7 @@
 /**
- * @mouthpiece/draw: vector and sprite avatar drawing on any Canvas2D, and the video avatar's
- * I420 compositing (video/), shared by the engine and the browser (docs/design.md §13).
+ * @mouthpiece/draw: vector, sprite and photo avatar drawing (Canvas2D; the photo rig and inner mouth for
+ * any raster), and the video avatar's I420 compositing (video/), shared by the engine and the browser
+ * (docs/design.md §13).
  */
 export {
   context2d,
@@ -75,3 +76,32 @@ export {
   type VideoLayout,
   type VideoPick,
 } from './video/video-frame.js';
+export {
+  buildRig,
+  modeWeights,
+  place,
+  pose,
+  MODES,
+  PHOTO_POSE,
+  PHOTO_WIDTH,
+  type Mode,
+  type PhotoRig,
+  type PhotoSampler,
+  type Vec,
+} from './photo/photo-rig.js';
+export { triangulate } from './photo/delaunay.js';
+export { fillTriangle, warpTriangle, type Image32 } from './photo/mesh-warp.js';
+export { createInnerMouth, type InnerMouthFrame } from './photo/inner-mouth.js';
+export { mouthColours, type MouthColours } from './photo/mouth-colours.js';
+export {
+  faceAxes,
+  photoFramePose,
+  photoLayout,
+  pixelSampler,
+  PHOTO_MARGIN,
+  PHOTO_MAX_STEP,
+  PHOTO_TILT_STEP,
+  type PhotoFramePose,
+  type PhotoLayout,
+} from './photo/photo-layout.js';
+export { cavityBox, markTriangles, triangleAt, type PixelBox } from './photo/photo-cavity.js';

@@ -6,7 +6,7 @@
  *   vector   none: the manifest is the whole avatar
  *   sprites  the base picture, each mouth shape's picture, the blink pictures
  *   photo    the portrait (the texture); its 68 landmarks are in the manifest, and the mesh is
- *            derived from them (render/photo-rig.ts: Delaunay over landmarks and frame points)
+ *            derived from them (packages/draw/src/photo/photo-rig.ts: Delaunay over landmarks and frame points)
  *   video    video.json (the index), base.i420 (idle loop frames), mouths.i420 (mouth library)
  */
 import type { AnyAvatarManifest } from './manifest.js';

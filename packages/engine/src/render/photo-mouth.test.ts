@@ -12,7 +12,7 @@ import { REST_MOTION, type MouthParams } from '../face-state.js';
 import { MOUTH_SHAPES } from '../lipsync/mouth-shapes.js';
 import { portraitFixture } from '../testing/portrait-fixture.js';
 import { createAvatarRenderer } from './avatar-renderer.js';
-import { buildRig, modeWeights, pose } from './photo-rig.js';
+import { buildRig, modeWeights, pose } from '@mouthpiece/draw';
 
 const SIZE = 512;
 let packs: string;

@@ -9,29 +9,29 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
-import type { PhotoAvatarManifest } from '../avatar/manifest.js';
-import { createInnerMouth } from './inner-mouth.js';
-import { mouthColours, type MouthColours } from './mouth-colours.js';
-import { fillTriangle, warpTriangle, type Image32 } from './mesh-warp.js';
 import {
-  buildRig,
-  modeWeights,
-  MODES,
-  PHOTO_POSE,
+  cavityBox,
+  createInnerMouth,
+  faceAxes,
+  markTriangles,
+  mouthColours,
+  photoFramePose,
+  photoLayout,
   place,
   pose,
+  triangleAt,
+  warpTriangle,
+  PHOTO_MARGIN as MARGIN,
+  PHOTO_MAX_STEP as MAX_STEP,
+  PHOTO_POSE,
+  PHOTO_TILT_STEP as TILT_STEP,
+  type Image32,
+  type MouthColours,
   type PhotoRig,
-  type PhotoSampler,
   type Vec,
-} from './photo-rig.js';
+} from '@mouthpiece/draw';
+import type { PhotoAvatarManifest } from '../avatar/manifest.js';
 import type { Renderer } from './renderer.js';
-
-/** Tilt is drawn in steps of this many radians; each step's picture is made once. */
-const TILT_STEP = 0.005;
-/** Whole-picture rise when breathing in, in output pixels at 512×512. */
-const BREATH_PX = 2;
-/** Margin around the output for head motion, in output pixels. */
-const MARGIN = 16;
 
 interface Step {
   base: Image32;
@@ -68,23 +68,15 @@ function sharedFor(
   if (!s) {
     const image = new Image();
     image.src = readFileSync(file);
-    // the whole portrait fits; wider (or taller) outputs show its edges stretched at its sides
-    const scale = Math.min(width / image.width, height / image.height);
-    const left = (width - image.width * scale) / 2;
-    const top = (height - image.height * scale) / 2;
-    const rig = buildRig(
-      m.landmarks.map(([x, y]): Vec => [x + left / scale, y + top / scale]),
-      photoSampler(image, left / scale, top / scale),
-    );
-    const chin: Vec = [rig.rest[16]! * scale, rig.rest[17]! * scale];
+    const layout = photoLayout(m.landmarks, pixelsOf(image), width, height);
     s = {
-      rig,
+      rig: layout.rig,
       image,
       surround: surround(image),
-      scale,
-      left,
-      top,
-      pivot: [chin[0] + rig.u[0] * rig.faceW * 0.3 * scale, chin[1] + rig.u[1] * rig.faceW * 0.3 * scale],
+      scale: layout.scale,
+      left: layout.left,
+      top: layout.top,
+      pivot: layout.pivot,
       steps: new Map(),
       colours: undefined,
       users: 0,
@@ -96,18 +88,12 @@ function sharedFor(
   return { key, s };
 }
 
-/** The portrait's colours at points in the rig's coordinates (the portrait offset by dx, dy). */
-function photoSampler(image: Image, dx: number, dy: number): PhotoSampler {
+/** The portrait's RGBA pixels. */
+function pixelsOf(image: Image): Image32 {
   const c = createCanvas(image.width, image.height);
   c.getContext('2d').drawImage(image, 0, 0);
   const px = c.getContext('2d').getImageData(0, 0, image.width, image.height).data;
-  return (x, y) => {
-    const ix = Math.round(x - dx - 0.5);
-    const iy = Math.round(y - dy - 0.5);
-    if (ix < 0 || iy < 0 || ix >= image.width || iy >= image.height) return undefined;
-    const o = (iy * image.width + ix) * 4;
-    return [px[o]!, px[o + 1]!, px[o + 2]!];
-  };
+  return { px, width: image.width, height: image.height };
 }
 
 function surround(image: Image): Canvas {
@@ -124,8 +110,7 @@ function surround(image: Image): Canvas {
   return c;
 }
 
-/** Tilt steps the animator reaches (|tilt| < 0.06 rad), made one per timer turn, nearest first. */
-const MAX_STEP = 12;
+/** Tilt steps the animator reaches, made one per timer turn, nearest first. */
 const WARM_STEPS = [0, ...Array.from({ length: MAX_STEP }, (_, i) => [i + 1, -(i + 1)]).flat()];
 
 function warm(key: string, s: Shared, width: number, height: number): void {
@@ -181,43 +166,14 @@ export function createPhotoRenderer(
   const dst = new Float64Array(n * 2);
   const moved = new Uint8Array(n);
   const out: Image32 = { px: new Uint8ClampedArray(width * height * 4), width, height };
-  const motionScale = Math.min(width, height) / 512;
   const dTri = new Float64Array(6);
   const sTri = new Float64Array(6);
   const inner = createInnerMouth();
-  const mark = (_x: number, _y: number, o: number): void => {
-    out.px[o + 3] = 0;
-  };
   let closed = false;
   let last = '';
   const tri = (t: number): void => {
-    for (let k = 0; k < 3; k++) {
-      const v = rig.tris[t * 3 + k]!;
-      dTri[k * 2] = dst[v * 2]!;
-      dTri[k * 2 + 1] = dst[v * 2 + 1]!;
-      sTri[k * 2] = src[v * 2]! + MARGIN;
-      sTri[k * 2 + 1] = src[v * 2 + 1]! + MARGIN;
-    }
-  };
-  /** Marks the cavity's pixels (alpha 0); the box around it, grown by 3 pixels. */
-  const markCavity = (): [number, number, number, number] | undefined => {
-    let bx0 = width;
-    let by0 = height;
-    let bx1 = 0;
-    let by1 = 0;
-    for (const t of rig.cavity) {
-      tri(t);
-      fillTriangle(out, dTri, mark);
-      for (let k = 0; k < 6; k += 2) {
-        bx0 = Math.min(bx0, dTri[k]!);
-        bx1 = Math.max(bx1, dTri[k]!);
-        by0 = Math.min(by0, dTri[k + 1]!);
-        by1 = Math.max(by1, dTri[k + 1]!);
-      }
-    }
-    return bx1 > bx0
-      ? [Math.floor(bx0) - 3, Math.floor(by0) - 3, Math.ceil(bx1) + 3, Math.ceil(by1) + 3]
-      : undefined;
+    triangleAt(rig, t, dst, dTri);
+    triangleAt(rig, t, src, sTri, -MARGIN, -MARGIN);
   };
   /** Warps the mouth's triangles; one none of whose vertices moved is the picture as copied. */
   const warpMoved = (base: Image32, dx: number, dy: number): void => {
@@ -236,16 +192,11 @@ export function createPhotoRenderer(
   return {
     width,
     height,
-    render({ mouth, motion }) {
+    render(state) {
       if (closed) throw new Error('renderer is closed');
-      const step = Math.max(-MAX_STEP, Math.min(MAX_STEP, Math.round(motion.tilt / TILT_STEP)));
-      const angle = step * TILT_STEP;
-      const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * motionScale);
-      const dx = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headX * motionScale)));
-      const dy = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headY * motionScale) - rise));
-      const weights = modeWeights(mouth, motion);
+      const { mouth } = state;
+      const { step, angle, dx, dy, weights, key: poseKey } = photoFramePose(state, width, height);
       // an unchanged pose (most idle frames: head offsets are whole pixels) is the last frame again
-      const poseKey = `${step},${dx},${dy},${MODES.map((m) => weights[m].toFixed(4)).join(',')},${mouth.teeth.toFixed(3)},${mouth.tongue.toFixed(3)}`;
       if (poseKey === last) return out.px;
       last = poseKey;
       const { base } = stepAt(s, width, height, step);
@@ -263,13 +214,11 @@ export function createPhotoRenderer(
         src.map((v) => v + MARGIN),
         rig,
       );
-      const cos = Math.cos(angle);
-      const sin = Math.sin(angle);
-      const r: Vec = [rig.r[0] * cos - rig.r[1] * sin, rig.r[0] * sin + rig.r[1] * cos];
-      const u: Vec = [rig.u[0] * cos - rig.u[1] * sin, rig.u[0] * sin + rig.u[1] * cos];
+      const { r, u } = faceAxes(rig, angle);
       // the cavity's pixels are marked, the lips warped over their edges, then the inner mouth is
       // drawn over the box where the lips part, blended into the lips
-      const box = markCavity();
+      const box = cavityBox(rig, dst, width, height);
+      markTriangles(out, rig, rig.cavity, dst, 0);
       warpMoved(base, dx, dy);
       if (box)
         inner.draw({

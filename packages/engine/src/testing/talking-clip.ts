@@ -56,16 +56,19 @@ function generatorFingerprint(): string {
   const src = here.replace(/\/dist\/$/, '/src/');
   const root = existsSync(join(src, 'testing', 'talking-clip.ts')) ? src : here;
   const h = createHash('sha256').update(String(GENERATOR_VERSION));
-  const add = (path: string): void => {
-    if (statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) add(join(path, f));
+  const add = (path: string, base = root, tag = ''): void => {
+    if (statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) add(join(path, f), base, tag);
     else if (
       /\.(ts|js)$/.test(path) &&
       !/\.(test|d)\.ts$/.test(path) &&
       !NOT_MADE_BY.has(basename(path).replace(/\.js$/, '.ts'))
     )
-      h.update(path.slice(root.length)).update(readFileSync(path));
+      h.update(tag + path.slice(base.length)).update(readFileSync(path));
   };
   for (const m of MADE_BY) add(join(root, m));
+  // the photo rig and inner mouth live in @mouthpiece/draw (packages/draw/src/photo)
+  const draw = join(root, '..', '..', 'draw', root === src ? 'src' : 'dist');
+  if (existsSync(join(draw, 'photo'))) add(join(draw, 'photo'), draw, 'draw/');
   fingerprint = h.digest('hex').slice(0, 12);
   return fingerprint;
 }

@@ -15,8 +15,8 @@
  * stable landmarks (eye corners, nose) sit on the canonical ones. `base.toFrame[i]` is the
  * similarity transform [a, b, tx, ty] taking canonical coordinates to base frame i's pixels:
  *   x' = a·x − b·y + tx,  y' = b·x + a·y + ty.
- * Pixel centres are at (x + 0.5, y + 0.5), as in render/mesh-warp.ts. The index's type, I420
- * views and the transforms live in @mouthpiece/draw (video/), which the browser's player shares.
+ * Pixel centres are at (x + 0.5, y + 0.5), as in packages/draw/src/photo/mesh-warp.ts. The index's
+ * type, I420 views and the transforms live in @mouthpiece/draw (video/), which the browser's player shares.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

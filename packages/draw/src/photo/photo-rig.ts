@@ -4,7 +4,7 @@
  * per vertex how it moves for each mouth parameter, a blink and a brow raise. A frame's vertex
  * positions are the rest positions plus a weighted sum of these modes (pose()).
  */
-import type { FaceMotion, MouthParams } from '../face-state.js';
+import type { FaceMotion, MouthParams } from '../face.js';
 import { triangulate } from './delaunay.js';
 import {
   MODES,

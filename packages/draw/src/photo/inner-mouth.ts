@@ -5,7 +5,7 @@
  * pixel against smooth inner-lip curves (mouth-tables.ts): each pixel's coverage of the opening
  * blends it into the warped lips over about a pixel, so the edge has no steps and no outline.
  */
-import type { MouthParams } from '../face-state.js';
+import type { MouthParams } from '../face.js';
 import type { Image32 } from './mesh-warp.js';
 import type { MouthColours } from './mouth-colours.js';
 import { STEP, chainCurve, ensureTables, smoothstep, type MouthTables } from './mouth-tables.js';
