@@ -29,7 +29,20 @@ export interface AvatarSessionConfig extends Partial<RetryConfig> {
    * outlives the page (a page opened on a backend's session that should survive a reload).
    */
   endOnPageHide?: boolean;
+  /**
+   * Who draws the avatar: the server, as video (`video`, the default), or this page, on a canvas,
+   * from the server's animation stream (`client`: the server sends audio and a few dozen bytes per
+   * frame; docs/client.md "Client rendering"). Where the page cannot draw the avatar, the session
+   * runs as video and says why in `renderFallback`.
+   */
+  render?: RenderMode;
 }
+
+/** Who draws the avatar (AvatarSessionConfig.render). */
+export type RenderMode = 'video' | 'client';
+
+/** Why `render: 'client'` runs as video after all (the `renderFallback` event). */
+export type RenderFallbackReason = 'no-webgl' | 'unsupported-kind' | 'pack-failed' | 'server';
 
 /**
  * The events of an AvatarSession and their payloads (docs/client.md, "States and events"). A closed
@@ -48,6 +61,8 @@ export interface AvatarSessionEvents {
   word: { turnId: string; text: string; startMs: number; endMs: number };
   videoReady: { width: number; height: number };
   autoplayBlocked: Record<string, never>;
+  /** `render: 'client'` could not draw here; the session runs as video from now on. */
+  renderFallback: { reason: RenderFallbackReason; message: string };
 }
 
 /** The listener of each AvatarSession event, by name (LiveKit's `RoomEventCallbacks` shape). */
@@ -58,7 +73,7 @@ export function dispatchServerMessage(
   m: ServerMessage,
   events: TypedEmitter<AvatarSessionEvents>,
   speaking: SpeakingTracker,
-  on: { ended(reason: string): void; replaced(): void },
+  on: { ended(reason: string): void; replaced(): void; notice(code: string, message: string): void },
 ): void {
   switch (m.type) {
     case 'speakingStart':
@@ -79,6 +94,9 @@ export function dispatchServerMessage(
       break;
     case 'sessionEnded':
       on.ended(m.reason);
+      break;
+    case 'notice':
+      on.notice(m.code, m.message);
       break;
     case 'hello':
       break;
