@@ -282,7 +282,7 @@ describe("render: 'client' in Chromium", () => {
       (await (w.pcs as RTCPeerConnection[]).at(-1)!.getStats()).forEach((x: any) => {
         if (x.type === 'inbound-rtp' && x.kind === 'video') videoPackets += x.packetsReceived ?? 0;
       });
-      const video = document.querySelector('#avatar video') as HTMLVideoElement | null;
+      const video = document.querySelector<HTMLVideoElement>('#avatar video');
       const result = {
         videoPackets,
         width: video?.videoWidth ?? 0,

@@ -14,7 +14,7 @@ import {
   type ServerMessage,
 } from '@mouthpiece/protocol';
 import { ApiClient } from './api-client.js';
-import { MouthpieceError } from './errors.js';
+import { asMouthpieceError, MouthpieceError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { retryConfig } from './retry.js';
 import { SESSION_TRANSITIONS, StateMachine } from './states.js';
@@ -28,6 +28,7 @@ import { playWithFallback, styleVideo } from './video-element.js';
 import { RenderSwitch } from './render/render-switch.js';
 import {
   audioForm,
+  checkConfig,
   createBody,
   dispatchServerMessage,
   REPLACED_ERROR,
@@ -62,14 +63,7 @@ export class AvatarSession {
   #containerId: string | undefined;
 
   constructor(config: AvatarSessionConfig) {
-    if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl)) {
-      throw new MouthpieceError(
-        ClientErrorCode.INVALID_CONFIGURATION,
-        'baseUrl is required (an absolute http(s) URL)',
-      );
-    }
-    if (config.render !== undefined && config.render !== 'video' && config.render !== 'client')
-      throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, "render is 'video' or 'client'");
+    checkConfig(config);
     this.#config = config;
     this.#log = createLogger(config.logLevel ?? 'info');
     this.#api = new ApiClient(config.baseUrl, retryConfig(config), this.#log);
@@ -394,13 +388,7 @@ export class AvatarSession {
   }
 
   #fail(err: unknown): MouthpieceError {
-    const e =
-      err instanceof MouthpieceError
-        ? err
-        : new MouthpieceError(
-            ClientErrorCode.API_REQUEST_FAILED,
-            err instanceof Error ? err.message : String(err),
-          );
+    const e = asMouthpieceError(err);
     void this.#teardown({ sessionGone: e.code === ClientErrorCode.SESSION_NOT_FOUND });
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
     return e;

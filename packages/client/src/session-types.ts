@@ -1,12 +1,13 @@
 /** The configuration and events of AvatarSession, and how server messages become events. */
-import type {
+import {
   ClientErrorCode,
-  ConnectionState,
-  EventCallbacks,
-  ServerMessage,
-  SessionState,
-  TypedEmitter,
+  type ConnectionState,
+  type EventCallbacks,
+  type ServerMessage,
+  type SessionState,
+  type TypedEmitter,
 } from '@mouthpiece/protocol';
+import { MouthpieceError } from './errors.js';
 import type { LogLevel } from './logger.js';
 import type { SpeakingTracker } from './speaking-tracker.js';
 import type { RetryConfig } from './retry.js';
@@ -67,6 +68,17 @@ export interface AvatarSessionEvents {
 
 /** The listener of each AvatarSession event, by name (LiveKit's `RoomEventCallbacks` shape). */
 export type AvatarSessionCallbacks = EventCallbacks<AvatarSessionEvents>;
+
+/** Throws INVALID_CONFIGURATION for a config the SDK cannot start with. */
+export function checkConfig(config: AvatarSessionConfig): void {
+  if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl))
+    throw new MouthpieceError(
+      ClientErrorCode.INVALID_CONFIGURATION,
+      'baseUrl is required (an absolute http(s) URL)',
+    );
+  if (config.render !== undefined && config.render !== 'video' && config.render !== 'client')
+    throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, "render is 'video' or 'client'");
+}
 
 /** Turns one `events` channel message into session events. */
 export function dispatchServerMessage(
