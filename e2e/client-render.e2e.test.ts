@@ -272,6 +272,30 @@ describe("render: 'client' in Chromium", () => {
     for (const p of [one, two]) await p.evaluate(() => (window as any).s.endSession());
   });
 
+  it("the demo page's 'Draw in the browser' toggle is remembered and draws the session on a canvas", async () => {
+    const { sessionId, token } = await server.createSession({
+      visualConfig: { avatarId: 'amara' },
+      voiceConfig: { id: 'en-us-female' },
+    });
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/`);
+    expect(await page.isChecked('#clientRender')).toBe(false);
+    await page.check('#clientRender'); // remembered for the next visit
+    await page.goto(`${server.url}/healthz`); // leave the page: the next one is a new visit
+    await page.goto(`${server.url}/#sessionId=${sessionId}&token=${token}`);
+    expect(await page.isChecked('#clientRender')).toBe(true);
+    await page.waitForSelector('#avatar canvas', { timeout: 15000 });
+    await page.waitForSelector('#poster', { state: 'hidden', timeout: 15000 }); // the first frame was drawn
+    expect(await page.locator('#avatar video').count()).toBe(0);
+    await server.api(`/v1/avatar-session/${sessionId}/end`, { token, json: {} });
+    await page.goto(`${server.url}/healthz`);
+    await page.goto(`${server.url}/`);
+    expect(await page.isChecked('#clientRender')).toBe(true);
+    await page.uncheck('#clientRender');
+    expect(await page.evaluate(() => localStorage.getItem('mouthpiece.demo.render'))).toBe('video');
+    await page.close();
+  });
+
   it('a kind this SDK does not draw falls back to video with renderFallback unsupported-kind', async () => {
     const page = await clientPage();
     const log = await startClientSession(page, 'synthetic-video');
