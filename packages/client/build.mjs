@@ -1,6 +1,7 @@
 // Builds the SDK for use outside this repository, next to the tsc output:
 //   dist/mouthpiece.js    single-file <script> build (defines window.Mouthpiece; served at /sdk/mouthpiece.js)
-//   dist/mouthpiece.mjs   self-contained ES module (the protocol package bundled in)
+//   dist/mouthpiece.mjs   self-contained ES module (the protocol package and @mouthpiece/draw's
+//                         browser drawing, for `render: 'client'`, bundled in)
 //   dist/mouthpiece.d.ts  its types in one file, with no import of unpublished packages
 // and prints their sizes. The types are regenerated only when a source is newer than them.
 import { build } from 'esbuild';
@@ -32,7 +33,11 @@ const newest = (dir) =>
     const p = join(dir, e.name);
     return Math.max(m, e.isDirectory() ? newest(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0);
   }, 0);
-const sources = Math.max(newest(`${here}src`), newest(`${here}../protocol/src`));
+const sources = Math.max(
+  newest(`${here}src`),
+  newest(`${here}../protocol/src`),
+  newest(`${here}../draw/src`),
+);
 if (!existsSync(types) || statSync(types).mtimeMs < sources) {
   execFileSync(
     process.execPath,
@@ -44,6 +49,7 @@ if (!existsSync(types) || statSync(types).mtimeMs < sources) {
       `${here}tsconfig.json`,
       '--external-inlines',
       '@mouthpiece/protocol',
+      '@mouthpiece/draw',
       '-o',
       types,
       `${here}src/index.ts`,

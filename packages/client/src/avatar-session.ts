@@ -14,7 +14,7 @@ import {
   type ServerMessage,
 } from '@mouthpiece/protocol';
 import { ApiClient } from './api-client.js';
-import { MouthpieceError } from './errors.js';
+import { asMouthpieceError, MouthpieceError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { retryConfig } from './retry.js';
 import { SESSION_TRANSITIONS, StateMachine } from './states.js';
@@ -25,8 +25,10 @@ import { SessionLifetime } from './session-lifetime.js';
 import { endWhenReachable, GAVE_UP_ERROR, idleDeadline } from './outage.js';
 import { SpeakingTracker } from './speaking-tracker.js';
 import { playWithFallback, styleVideo } from './video-element.js';
+import { RenderSwitch } from './render/render-switch.js';
 import {
   audioForm,
+  checkConfig,
   createBody,
   dispatchServerMessage,
   REPLACED_ERROR,
@@ -35,7 +37,13 @@ import {
   type AvatarSessionEvents,
 } from './session-types.js';
 
-export type { AvatarSessionCallbacks, AvatarSessionConfig, AvatarSessionEvents } from './session-types.js';
+export type {
+  AvatarSessionCallbacks,
+  AvatarSessionConfig,
+  AvatarSessionEvents,
+  RenderFallbackReason,
+  RenderMode,
+} from './session-types.js';
 
 export class AvatarSession {
   readonly #log: Logger;
@@ -50,14 +58,12 @@ export class AvatarSession {
   #video: HTMLVideoElement | undefined;
   #lifetime: SessionLifetime | undefined;
   readonly #speaking: SpeakingTracker;
+  /** Client rendering while the page draws the avatar, else video. */
+  readonly #render: RenderSwitch;
+  #containerId: string | undefined;
 
   constructor(config: AvatarSessionConfig) {
-    if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl)) {
-      throw new MouthpieceError(
-        ClientErrorCode.INVALID_CONFIGURATION,
-        'baseUrl is required (an absolute http(s) URL)',
-      );
-    }
+    checkConfig(config);
     this.#config = config;
     this.#log = createLogger(config.logLevel ?? 'info');
     this.#api = new ApiClient(config.baseUrl, retryConfig(config), this.#log);
@@ -71,11 +77,17 @@ export class AvatarSession {
       start: (e) => this.#events.emit('speakingStart', e),
       end: (e) => this.#events.emit('speakingEnd', e),
     });
+    this.#render = new RenderSwitch({
+      fallback: (e) => this.#events.emit('renderFallback', e),
+      log: this.#log,
+    });
     this.#link = new ViewerLink({
       transportOptions: () => this.#transportOptions(),
       stateChanged: (state) => this.#events.emit('connectionChange', state),
       message: (m) => this.#onMessage(m),
       videoReady: (size) => this.#events.emit('videoReady', size),
+      opened: (stream) => this.#render.connected(stream),
+      animation: (frame, arrivalMs) => this.#render.frame(frame, arrivalMs),
       // speech heard in the audio, without the events channel: turnId ''
       audioSpeaking: (on) => (on ? this.#speaking.start('') : this.#speaking.end('', false)),
       mayReconnect: () => this.#session.state === SessionState.READY,
@@ -155,11 +167,17 @@ export class AvatarSession {
     }
   }
 
-  /** Puts the avatar's video into the element with this id (autoplay, playsinline, 100 %). */
-  attachVideo(containerId: string): HTMLVideoElement {
+  /**
+   * Puts the avatar into the element with this id: its video (autoplay, playsinline, 100 %), or
+   * with `render: 'client'` the canvas it is drawn on (100 %, letterboxed like the video).
+   */
+  attachVideo(containerId: string): HTMLVideoElement | HTMLCanvasElement {
     const container = document.getElementById(containerId);
     if (!container)
       throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, `No element with id "${containerId}"`);
+    this.#containerId = containerId;
+    const canvas = this.#render.attach(container);
+    if (canvas) return canvas;
     const video = styleVideo(this.#video ?? document.createElement('video'));
     const stream = this.#link.stream;
     if (stream) video.srcObject = stream;
@@ -220,6 +238,7 @@ export class AvatarSession {
 
   /** After a user gesture, when the browser blocked autoplay with sound. */
   unmute(): void {
+    this.#render.unmute();
     if (!this.#video) return;
     this.#video.muted = false;
     void this.#video.play().catch(() => undefined);
@@ -243,6 +262,15 @@ export class AvatarSession {
       json: {},
       kind: 'safe',
     });
+    if (this.#config.render === 'client')
+      await this.#render.open({
+        baseUrl: this.#config.baseUrl,
+        sessionId,
+        token,
+        firstDraw: (size) => this.#link.drawn(size),
+        autoplayBlocked: () => this.#events.emit('autoplayBlocked', {}),
+        stats: () => this.#link.stats(),
+      });
     await this.#link.connect();
     const lifetime = new SessionLifetime({
       api: this.#api,
@@ -285,9 +313,18 @@ export class AvatarSession {
       });
   }
 
+  /** The server will not send the animation stream: reconnect once, asking for video. */
+  #serverNotice(code: string, message: string): void {
+    const attached = this.#render.canvas?.isConnected === true;
+    if (!this.#render.notice(code, message)) return;
+    if (attached && this.#containerId) this.attachVideo(this.#containerId);
+    this.#link.reopen();
+  }
+
   #onMessage(m: ServerMessage): void {
     // with speakingDetection 'audio', speaking comes from the audio; only the end is read here
-    if (this.#config.speakingDetection === 'audio' && m.type !== 'sessionEnded') return;
+    if (this.#config.speakingDetection === 'audio' && m.type !== 'sessionEnded' && m.type !== 'notice')
+      return;
     if (m.type === 'hello') {
       const resumed = this.#speaking.reconcile(m.speaking);
       if (resumed !== undefined) this.#events.emit('speakingResumed', { turnId: resumed });
@@ -295,6 +332,7 @@ export class AvatarSession {
     dispatchServerMessage(m, this.#events, this.#speaking, {
       ended: (reason) => this.#ended(`The session ended (${reason})`),
       replaced: () => this.#replaced(),
+      notice: (code, message) => this.#serverNotice(code, message),
     });
   }
 
@@ -319,6 +357,7 @@ export class AvatarSession {
     this.#speaking.interruptAll();
     this.#lifetime?.stop();
     this.#lifetime = undefined;
+    this.#render.close();
     return this.#link.close(o);
   }
 
@@ -329,6 +368,7 @@ export class AvatarSession {
       iceServers: iceServersFor(init.turn, init.iceServers),
       iceTransportPolicy: this.#config.iceTransportPolicy ?? 'all',
       speakingDetection: this.#config.speakingDetection ?? 'auto',
+      render: this.#render.mode,
       video: () => this.#video,
       log: this.#log,
     };
@@ -348,13 +388,7 @@ export class AvatarSession {
   }
 
   #fail(err: unknown): MouthpieceError {
-    const e =
-      err instanceof MouthpieceError
-        ? err
-        : new MouthpieceError(
-            ClientErrorCode.API_REQUEST_FAILED,
-            err instanceof Error ? err.message : String(err),
-          );
+    const e = asMouthpieceError(err);
     void this.#teardown({ sessionGone: e.code === ClientErrorCode.SESSION_NOT_FOUND });
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
     return e;

@@ -3,11 +3,15 @@
  * ES module and one declaration file that imports nothing unpublished and type-checks alone.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const dist = (f: string) => fileURLToPath(new URL(`../dist/${f}`, import.meta.url));
+
+/** The SDK's budget, everything bundled (docs/design.md §13.1; the drawing's share: draw/src/bundle.test.ts). */
+export const SDK_BUDGET_GZIP_BYTES = 150 * 1024;
 
 describe('the built SDK', () => {
   it('the ES module bundles everything it needs and exports the public API', async () => {
@@ -17,6 +21,14 @@ describe('the built SDK', () => {
     expect(typeof m['AvatarSession']).toBe('function');
     expect(m['SessionState']).toMatchObject({ READY: 'READY', ENDED: 'ENDED' });
     expect(m['ErrorCode']).toMatchObject({ SESSION_NOT_FOUND: 'SESSION_NOT_FOUND' });
+  });
+
+  it(`is at most ${SDK_BUDGET_GZIP_BYTES / 1024} KiB gzipped and bundles the browser drawing`, () => {
+    for (const f of ['mouthpiece.js', 'mouthpiece.mjs']) {
+      const source = readFileSync(dist(f));
+      expect(gzipSync(source, { level: 9 }).length, f).toBeLessThanOrEqual(SDK_BUDGET_GZIP_BYTES);
+      expect(source.toString('utf8'), `${f} draws vector avatars`).toMatch(/createLinearGradient/);
+    }
   });
 
   it('its one .d.ts imports no unpublished package and type-checks on its own', () => {

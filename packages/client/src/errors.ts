@@ -35,3 +35,13 @@ export function errorForStatus(
     return new MouthpieceError(ClientErrorCode.SESSION_NOT_FOUND, message, details);
   return new MouthpieceError(ClientErrorCode.API_REQUEST_FAILED, message, details);
 }
+
+/** A failure as the SDK reports it: a MouthpieceError as it is, anything else API_REQUEST_FAILED. */
+export function asMouthpieceError(err: unknown): MouthpieceError {
+  return err instanceof MouthpieceError
+    ? err
+    : new MouthpieceError(
+        ClientErrorCode.API_REQUEST_FAILED,
+        err instanceof Error ? err.message : String(err),
+      );
+}

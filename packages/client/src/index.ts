@@ -3,6 +3,8 @@ export {
   type AvatarSessionCallbacks,
   type AvatarSessionConfig,
   type AvatarSessionEvents,
+  type RenderFallbackReason,
+  type RenderMode,
 } from './avatar-session.js';
 export { MouthpieceError, errorForStatus } from './errors.js';
 export { ClientErrorCode as ErrorCode, ConnectionState, SessionState } from '@mouthpiece/protocol';

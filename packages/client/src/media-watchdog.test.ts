@@ -1,5 +1,5 @@
 import { afterEach, expect, it, vi } from 'vitest';
-import { MediaWatchdog, REPROBE_MS, STALL_MS } from './media-watchdog.js';
+import { MediaWatchdog, REPROBE_MS, STALL_MS, videoPackets } from './media-watchdog.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -28,7 +28,7 @@ it('asks once the video has stopped for STALL_MS, again every REPROBE_MS while i
   vi.useFakeTimers();
   const peer = fakePeer();
   const onStall = vi.fn();
-  const w = new MediaWatchdog(peer, onStall, () => Date.now());
+  const w = new MediaWatchdog(videoPackets(peer), onStall, () => Date.now());
   await step(5000);
   expect(onStall).not.toHaveBeenCalled(); // no video yet: nothing to miss
   for (let i = 0; i < 6; i++) {

@@ -5,7 +5,7 @@
  */
 import type { ConnectionState, SessionState } from '@mouthpiece/protocol';
 import type { AvatarSession } from './avatar-session.js';
-import type { AvatarSessionCallbacks } from './session-types.js';
+import type { AvatarSessionCallbacks, RenderFallbackReason } from './session-types.js';
 import type { SessionLifetime } from './session-lifetime.js';
 import type { WhepTransport } from './whep-transport.js';
 
@@ -20,6 +20,9 @@ export function documentedEvents(session: AvatarSession): void {
   session.on('word', (e: { turnId: string; text: string; startMs: number; endMs: number }) => e);
   session.on('videoReady', (e: { width: number; height: number }) => e);
   session.on('autoplayBlocked', () => undefined);
+  session.on('renderFallback', (e: { reason: RenderFallbackReason; message: string }) => e);
+  const reasons: RenderFallbackReason[] = ['no-webgl', 'unsupported-kind', 'pack-failed', 'server'];
+  void reasons;
   session.on('error', (e) => [e.code, e.message, e.details]);
   const off = session.on('error', () => undefined);
   off();
@@ -36,6 +39,8 @@ export function misspeltSessionEvents(session: AvatarSession): void {
   session.on('connected', () => undefined);
   // @ts-expect-error: the payload of `word` has no `turnID`
   session.on('word', (w) => void w.turnID);
+  // @ts-expect-error: a fallback reason the SDK does not give
+  session.on('renderFallback', (e) => e.reason === 'no-gpu');
 }
 
 export function misspeltPartEvents(transport: WhepTransport, lifetime: SessionLifetime): void {

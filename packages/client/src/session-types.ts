@@ -1,12 +1,13 @@
 /** The configuration and events of AvatarSession, and how server messages become events. */
-import type {
+import {
   ClientErrorCode,
-  ConnectionState,
-  EventCallbacks,
-  ServerMessage,
-  SessionState,
-  TypedEmitter,
+  type ConnectionState,
+  type EventCallbacks,
+  type ServerMessage,
+  type SessionState,
+  type TypedEmitter,
 } from '@mouthpiece/protocol';
+import { MouthpieceError } from './errors.js';
 import type { LogLevel } from './logger.js';
 import type { SpeakingTracker } from './speaking-tracker.js';
 import type { RetryConfig } from './retry.js';
@@ -29,7 +30,20 @@ export interface AvatarSessionConfig extends Partial<RetryConfig> {
    * outlives the page (a page opened on a backend's session that should survive a reload).
    */
   endOnPageHide?: boolean;
+  /**
+   * Who draws the avatar: the server, as video (`video`, the default), or this page, on a canvas,
+   * from the server's animation stream (`client`: the server sends audio and a few dozen bytes per
+   * frame; docs/client.md "Client rendering"). Where the page cannot draw the avatar, the session
+   * runs as video and says why in `renderFallback`.
+   */
+  render?: RenderMode;
 }
+
+/** Who draws the avatar (AvatarSessionConfig.render). */
+export type RenderMode = 'video' | 'client';
+
+/** Why `render: 'client'` runs as video after all (the `renderFallback` event). */
+export type RenderFallbackReason = 'no-webgl' | 'unsupported-kind' | 'pack-failed' | 'server';
 
 /**
  * The events of an AvatarSession and their payloads (docs/client.md, "States and events"). A closed
@@ -48,17 +62,30 @@ export interface AvatarSessionEvents {
   word: { turnId: string; text: string; startMs: number; endMs: number };
   videoReady: { width: number; height: number };
   autoplayBlocked: Record<string, never>;
+  /** `render: 'client'` could not draw here; the session runs as video from now on. */
+  renderFallback: { reason: RenderFallbackReason; message: string };
 }
 
 /** The listener of each AvatarSession event, by name (LiveKit's `RoomEventCallbacks` shape). */
 export type AvatarSessionCallbacks = EventCallbacks<AvatarSessionEvents>;
+
+/** Throws INVALID_CONFIGURATION for a config the SDK cannot start with. */
+export function checkConfig(config: AvatarSessionConfig): void {
+  if (!config || typeof config.baseUrl !== 'string' || !/^https?:\/\//.test(config.baseUrl))
+    throw new MouthpieceError(
+      ClientErrorCode.INVALID_CONFIGURATION,
+      'baseUrl is required (an absolute http(s) URL)',
+    );
+  if (config.render !== undefined && config.render !== 'video' && config.render !== 'client')
+    throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, "render is 'video' or 'client'");
+}
 
 /** Turns one `events` channel message into session events. */
 export function dispatchServerMessage(
   m: ServerMessage,
   events: TypedEmitter<AvatarSessionEvents>,
   speaking: SpeakingTracker,
-  on: { ended(reason: string): void; replaced(): void },
+  on: { ended(reason: string): void; replaced(): void; notice(code: string, message: string): void },
 ): void {
   switch (m.type) {
     case 'speakingStart':
@@ -79,6 +106,9 @@ export function dispatchServerMessage(
       break;
     case 'sessionEnded':
       on.ended(m.reason);
+      break;
+    case 'notice':
+      on.notice(m.code, m.message);
       break;
     case 'hello':
       break;

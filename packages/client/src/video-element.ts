@@ -13,7 +13,7 @@ export function styleVideo(video: HTMLVideoElement): HTMLVideoElement {
 }
 
 /** Plays with sound; if the browser blocks that, plays muted and calls `onBlocked`. */
-export function playWithFallback(video: HTMLVideoElement, onBlocked: () => void): void {
+export function playWithFallback(video: HTMLMediaElement, onBlocked: () => void): void {
   video.muted = false;
   video.play().catch(() => {
     video.muted = true;

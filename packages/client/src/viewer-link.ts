@@ -6,7 +6,12 @@
  * bounded) until one connects, the server says the session is gone, or the session must have
  * timed out. What the transports report goes to the owner (AvatarSession) through `on`.
  */
-import { ConnectionState, RTC_CONNECTION_TIMEOUT_MS, type ServerMessage } from '@mouthpiece/protocol';
+import {
+  ConnectionState,
+  RTC_CONNECTION_TIMEOUT_MS,
+  type AnimationFrame,
+  type ServerMessage,
+} from '@mouthpiece/protocol';
 import type { MouthpieceError } from './errors.js';
 import type { Logger } from './logger.js';
 import { RECONNECT_CONNECT_WAIT_MS } from './outage.js';
@@ -21,6 +26,10 @@ export interface ViewerLinkOwner {
   message(m: ServerMessage): void;
   videoReady(size: { width: number; height: number }): void;
   audioSpeaking(speaking: boolean): void;
+  /** A new transport is open (its stream: for an element that plays it). */
+  opened(stream: MediaStream): void;
+  /** Client rendering: an animation frame arrived (performance.now()). */
+  animation(frame: AnimationFrame, arrivalMs: number): void;
   /** Whether a lost connection is worth reconnecting now (the session is READY). */
   mayReconnect(): boolean;
   /** The connection was lost; the link is reconnecting. */
@@ -88,6 +97,21 @@ export class ViewerLink {
     }
   }
 
+  /** Client rendering: the canvas drew the current connection's first frame (sends `ready`). */
+  drawn(size: { width: number; height: number }): void {
+    this.#transport?.drawn(size);
+  }
+
+  /** The current connection's stats; undefined between connections. */
+  stats(): Promise<RTCStatsReport> | undefined {
+    return this.#transport?.stats();
+  }
+
+  /** Closes the connection and opens a new one with the current options (video instead of client rendering). */
+  reopen(): void {
+    this.#lost();
+  }
+
   /** Try to reconnect now, if reconnecting (the network is probably back). */
   nudge(): void {
     this.#reconnector.nudge();
@@ -132,6 +156,8 @@ export class ViewerLink {
     });
     transport.on('firstFrame', (size) => this.#o.videoReady(size));
     transport.on('audioSpeaking', ({ speaking }) => this.#o.audioSpeaking(speaking));
+    transport.on('animation', ({ frame, arrivalMs }) => this.#o.animation(frame, arrivalMs));
+    this.#o.opened(transport.stream);
     return transport;
   }
 

@@ -1,7 +1,8 @@
 /**
- * One WHEP viewer connection, whole: its peer connection (recvonly video and audio), the `events`
- * data channel, every DOM handler on them, ICE trickle, and the watchers of its media (first
- * frame, stalled video, speech heard in its audio). It tells its owner what happens through one
+ * One WHEP viewer connection, whole: its peer connection (recvonly video and audio; with client
+ * rendering audio alone, which asks the server for the animation stream instead of video), the
+ * `events` data channel, every DOM handler on them, ICE trickle, and the watchers of its media
+ * (first frame, stalled video or animation, speech heard in its audio). It tells its owner what happens through one
  * typed emitter. `close()` removes every handler at once (one AbortSignal), stops the watchers
  * and silences the emitter, so a closed transport's late events never reach anyone: reconnecting
  * is "close the old transport, open a new one", with nothing to compare.
@@ -10,14 +11,16 @@ import {
   ClientErrorCode,
   DATA_CHANNEL_LABEL,
   TypedEmitter,
+  decodeAnimationFrame,
   parseServerMessage,
+  type AnimationFrame,
   type ClientMessage,
   type EventCallbacks,
   type ServerMessage,
 } from '@mouthpiece/protocol';
 import { MouthpieceError } from './errors.js';
 import type { Logger } from './logger.js';
-import { MediaWatchdog } from './media-watchdog.js';
+import { MediaWatchdog, videoPackets } from './media-watchdog.js';
 import { SpeechFallback } from './speech-detector.js';
 import { watchFirstFrame } from './video-element.js';
 import {
@@ -36,10 +39,15 @@ export interface WhepTransportEvents {
   message: ServerMessage;
   /** The peer connection's state moved. */
   peerState: { state: RTCPeerConnectionState };
-  /** The first decoded video frame (the transport has told the server `ready`). */
+  /**
+   * The first decoded video frame, or with client rendering the first drawn one (drawn()): the
+   * transport has told the server `ready`.
+   */
   firstFrame: { width: number; height: number };
-  /** The video stopped arriving (media-watchdog.ts). */
+  /** The video (client rendering: the animation frames) stopped arriving (media-watchdog.ts). */
   stall: Record<string, never>;
+  /** Client rendering: an animation frame, and when it arrived (performance.now()). */
+  animation: { frame: AnimationFrame; arrivalMs: number };
   /** Speech started or ended in the received audio (the fallback without the events channel). */
   audioSpeaking: { speaking: boolean };
 }
@@ -49,6 +57,8 @@ export interface WhepTransportOptions {
   iceServers: RTCIceServer[];
   iceTransportPolicy: RTCIceTransportPolicy;
   speakingDetection: 'auto' | 'audio';
+  /** `client`: offer no video, and read the animation stream (the SDK's `render: 'client'`). */
+  render?: 'video' | 'client';
   /** The page's video element, when one is attached (the first frame is seen there). */
   video: () => HTMLVideoElement | undefined;
   log: Logger;
@@ -83,6 +93,9 @@ export class WhepTransport {
   #ice: IcePhase = 'offer';
   readonly #held: RTCIceCandidate[] = [];
   #closed: Promise<void> | undefined;
+  readonly #client: boolean;
+  #animationFrames = 0;
+  #drawn = false;
 
   /**
    * Opens a viewer: offer (after gathering), answer, trickle; then watches its media. Rejects with
@@ -112,6 +125,7 @@ export class WhepTransport {
   private constructor(o: WhepTransportOptions, io: WhepIo) {
     this.#io = io;
     this.#log = o.log;
+    this.#client = o.render === 'client';
     this.#events = new TypedEmitter<WhepTransportEvents>((err, event) =>
       o.log.error(`a transport "${String(event)}" listener threw`, err),
     );
@@ -122,9 +136,11 @@ export class WhepTransport {
     });
     this.#pc = pc;
     this.stream = new MediaStream();
-    pc.addTransceiver('video', { direction: 'recvonly' });
+    // an offer without video asks for the animation stream (docs/design.md §13.3)
+    if (!this.#client) pc.addTransceiver('video', { direction: 'recvonly' });
     pc.addTransceiver('audio', { direction: 'recvonly' });
     this.#channel = pc.createDataChannel(DATA_CHANNEL_LABEL, { ordered: true });
+    this.#channel.binaryType = 'arraybuffer';
     const signal = this.#handlers.signal;
     pc.addEventListener('track', (e) => this.stream.addTrack(e.track), { signal });
     pc.addEventListener('icecandidate', (e) => this.#candidate(e.candidate), { signal });
@@ -133,14 +149,25 @@ export class WhepTransport {
       () => this.#events.emit('peerState', { state: pc.connectionState }),
       { signal },
     );
-    this.#channel.addEventListener(
-      'message',
-      (e: MessageEvent<unknown>) => {
-        const m = parseServerMessage(e.data);
-        if (m) this.#events.emit('message', m);
-      },
-      { signal },
-    );
+    this.#channel.addEventListener('message', (e: MessageEvent<unknown>) => this.#onChannelMessage(e.data), {
+      signal,
+    });
+  }
+
+  /**
+   * Client rendering: the canvas drew its first frame of this connection. Tells the server `ready`
+   * (speech waits for it) and reports `firstFrame`, once.
+   */
+  drawn(size: { width: number; height: number }): void {
+    if (this.#drawn || this.#closed) return;
+    this.#drawn = true;
+    this.send({ type: 'ready' });
+    this.#events.emit('firstFrame', size);
+  }
+
+  /** The connection's stats (the audio delay that places animation frames). */
+  stats(): Promise<RTCStatsReport> {
+    return this.#pc.getStats();
   }
 
   get closed(): boolean {
@@ -236,12 +263,32 @@ export class WhepTransport {
     }
   }
 
+  #onChannelMessage(data: unknown): void {
+    if (typeof data !== 'string') {
+      // every binary message is an animation frame; another version decodes as undefined
+      const frame = decodeAnimationFrame(data);
+      if (frame && this.#client) {
+        this.#animationFrames++;
+        this.#events.emit('animation', { frame, arrivalMs: performance.now() });
+      }
+      return;
+    }
+    const m = parseServerMessage(data);
+    if (m) this.#events.emit('message', m);
+  }
+
   #watch(o: WhepTransportOptions): void {
-    const firstFrame = watchFirstFrame(this.#pc, o.video, (width, height) => {
-      this.send({ type: 'ready' }); // speech waits for it: the first words are seen spoken
-      this.#events.emit('firstFrame', { width, height });
-    });
-    const watchdog = new MediaWatchdog(this.#pc, () => this.#events.emit('stall', {}));
+    // with client rendering, `ready` waits for the first drawn frame (drawn())
+    const firstFrame = this.#client
+      ? () => undefined
+      : watchFirstFrame(this.#pc, o.video, (width, height) => {
+          this.send({ type: 'ready' }); // speech waits for it: the first words are seen spoken
+          this.#events.emit('firstFrame', { width, height });
+        });
+    const watchdog = new MediaWatchdog(
+      this.#client ? () => this.#animationFrames : videoPackets(this.#pc),
+      () => this.#events.emit('stall', {}),
+    );
     const fallback = new SpeechFallback(
       { stream: this.stream, channel: this.#channel },
       o.speakingDetection,

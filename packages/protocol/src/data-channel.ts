@@ -16,7 +16,14 @@ export type ServerMessage =
   /** A newer viewer took over the session's media; this viewer's connection closes. */
   | { type: 'replaced' }
   /** A voice provider failed this turn; the session lives. */
-  | { type: 'turnFailed'; turnId: string; reason: string };
+  | { type: 'turnFailed'; turnId: string; reason: string }
+  /**
+   * Something the viewer should know about its connection; `code` is stable, `message` for people.
+   * `client_render_unavailable`: the offer asked for client rendering (no video m-line) and the
+   * operator does not allow it for this avatar kind; this viewer gets audio only (the SDK
+   * reconnects asking for video).
+   */
+  | { type: 'notice'; code: string; message: string };
 
 export type ClientMessage = { type: 'ready' };
 
@@ -58,6 +65,10 @@ export function parseServerMessage(raw: unknown): ServerMessage | undefined {
             turnId: m['turnId'],
             reason: typeof m['reason'] === 'string' ? m['reason'] : 'unknown',
           }
+        : undefined;
+    case 'notice':
+      return typeof m['code'] === 'string' && typeof m['message'] === 'string'
+        ? { type: 'notice', code: m['code'], message: m['message'] }
         : undefined;
     default:
       return undefined;

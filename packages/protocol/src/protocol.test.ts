@@ -50,6 +50,10 @@ describe('data channel messages', () => {
       reason: 'unknown',
     });
     expect(parseServerMessage('{"type":"turnFailed"}')).toBeUndefined();
+    const notice = { type: 'notice', code: 'client_render_unavailable', message: 'video instead' };
+    expect(parseServerMessage(JSON.stringify(notice))).toEqual(notice);
+    expect(parseServerMessage('{"type":"notice","code":"x"}')).toBeUndefined();
+    expect(parseServerMessage(new Uint8Array([1, 0, 0]).buffer)).toBeUndefined(); // binary: an animation frame
     expect(parseClientMessage('{"type":"ready"}')).toEqual({ type: 'ready' });
     expect(parseClientMessage('{"type":"other"}')).toBeUndefined();
   });

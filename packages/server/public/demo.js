@@ -14,6 +14,19 @@
   const endedHere = new WeakSet();
   let session = null;
   let saidAt = 0;
+  /** "Draw in the browser" (render: 'client'), remembered by this browser. */
+  const RENDER_KEY = 'mouthpiece.demo.render';
+  const storage = (() => {
+    try {
+      return window.localStorage;
+    } catch {
+      return undefined; // storage blocked: the choice lasts this page only
+    }
+  })();
+  $('clientRender').checked = storage?.getItem(RENDER_KEY) === 'client';
+  $('clientRender').onchange = () =>
+    storage?.setItem(RENDER_KEY, $('clientRender').checked ? 'client' : 'video');
+  const render = () => ($('clientRender').checked ? 'client' : 'video');
 
   /** level: info (what happened), warn (worth knowing), error (it did not work). */
   function log(level, msg) {
@@ -48,7 +61,7 @@
   }
 
   function makeSession(options) {
-    const s = new AvatarSession({ baseUrl: location.origin, logLevel: 'warn', ...options });
+    const s = new AvatarSession({ baseUrl: location.origin, logLevel: 'warn', render: render(), ...options });
     // events of a session this page has since replaced change nothing on screen
     const on = (event, fn) => s.on(event, (e) => s === session && fn(e));
     on('stateChange', (v) => {
@@ -75,6 +88,9 @@
     });
     on('word', (w) => ($('caption').textContent = w.text));
     on('autoplayBlocked', () => ($('unmute').hidden = false));
+    on('renderFallback', (e) =>
+      log('warn', `drawing in the browser is not possible here (${e.reason}): video instead`),
+    );
     on('error', (e) => {
       const reason = e.code === 'SESSION_NOT_FOUND' && endReason(e.message);
       if (reason) return ended(s, reason);
@@ -96,7 +112,7 @@
       await old.endSession().catch(() => undefined);
       log('info', `session ${old.getSessionId()} ended`);
     }
-    for (const v of $('avatar').querySelectorAll('video')) v.remove();
+    for (const v of $('avatar').querySelectorAll('video, canvas, audio')) v.remove();
     clearLabels();
     session = makeSession(options);
     poster('connecting…', 'busy');

@@ -1,6 +1,8 @@
 /**
  * Just enough of a browser for AvatarSession unit tests in Node: a fetch router that records
- * calls, an RTCPeerConnection whose state the test drives, MediaStream, window and document.
+ * calls, an RTCPeerConnection whose state the test drives, MediaStream, window and document
+ * (canvases whose 2D context accepts every call and counts them, audio elements),
+ * requestAnimationFrame on the timers.
  */
 import { vi } from 'vitest';
 
@@ -23,6 +25,7 @@ export type Handler = (call: Call) => Answer | Promise<Answer>;
 /** The `events` data channel of a FakePeer: open at once; the test delivers server messages. */
 export class FakeChannel extends EventTarget {
   readyState = 'open';
+  binaryType = 'blob';
   readonly sent: string[] = [];
   send(m: string): void {
     this.sent.push(m);
@@ -31,7 +34,7 @@ export class FakeChannel extends EventTarget {
     this.readyState = 'closed';
   }
   /** Test hook: a message from the server (delivered even after close, as a late one would be). */
-  receive(data: string): void {
+  receive(data: string | ArrayBuffer): void {
     this.dispatchEvent(new MessageEvent('message', { data }));
   }
 }
@@ -45,13 +48,17 @@ export class FakePeer extends EventTarget {
   iceGatheringState = 'complete';
   localDescription: { type: string; sdp: string } | null = null;
   readonly channel = new FakeChannel();
+  /** The kinds of the transceivers the offer has (`video`, `audio`). */
+  readonly transceivers: string[] = [];
   closed = false;
   constructor(readonly config: unknown) {
     super();
     FakePeer.last = this;
     FakePeer.all.push(this);
   }
-  addTransceiver(): void {}
+  addTransceiver(kind: string): void {
+    this.transceivers.push(kind);
+  }
   createDataChannel(): FakeChannel {
     return this.channel;
   }
@@ -122,19 +129,89 @@ export function fakeFetch(
         status: r.status,
         headers: { get: (k: string) => h.get(k.toLowerCase()) ?? null },
         json: () => Promise.resolve(r.body ?? {}),
+        arrayBuffer: () =>
+          Promise.resolve(
+            r.body instanceof ArrayBuffer ? r.body : new TextEncoder().encode(String(r.body)).buffer,
+          ),
         text: () => Promise.resolve(typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {})),
       } as unknown as Response;
     });
   };
 }
 
+/**
+ * A 2D context that takes every call: each method answers another such object (a gradient, a
+ * path), properties are kept. `calls` counts the calls made on it and what it made.
+ */
+export function permissiveContext(counter: { calls: number }): unknown {
+  const target: Record<string | symbol, unknown> = {};
+  return new Proxy(target, {
+    get(t, k) {
+      if (k in t) return t[k];
+      if (k === 'then') return undefined;
+      return () => {
+        counter.calls++;
+        return permissiveContext(counter);
+      };
+    },
+  });
+}
+
+/** A <canvas> or OffscreenCanvas with a size and a permissive 2D context. */
+export class FakeCanvas {
+  /** The page's canvases (document.createElement), newest last. */
+  static elements: FakeCanvas[] = [];
+  /** Calls made on this canvas's context (something was drawn). */
+  readonly counter = { calls: 0 };
+  width: number;
+  height: number;
+  readonly style: Record<string, string> = {};
+  isConnected = false;
+  readonly #ctx = permissiveContext(this.counter);
+  constructor(width = 300, height = 150) {
+    this.width = width;
+    this.height = height;
+  }
+  getContext(): unknown {
+    return this.#ctx;
+  }
+  remove(): void {
+    this.isConnected = false;
+  }
+}
+
+/** An <audio> element: play() resolves, srcObject is kept. */
+export class FakeAudio {
+  autoplay = false;
+  muted = false;
+  srcObject: unknown = null;
+  play(): Promise<void> {
+    return Promise.resolve();
+  }
+  remove(): void {}
+}
+
 export function installFakeBrowser(route: Handler): { calls: Call[] } {
   const calls: Call[] = [];
   FakePeer.all = [];
+  FakeCanvas.elements = [];
   vi.stubGlobal('fetch', fakeFetch(route, calls));
   vi.stubGlobal('RTCPeerConnection', FakePeer);
   vi.stubGlobal('MediaStream', FakeMediaStream);
   vi.stubGlobal('window', { addEventListener: vi.fn(), removeEventListener: vi.fn() });
-  vi.stubGlobal('document', { getElementById: () => null });
+  vi.stubGlobal('document', {
+    getElementById: () => null,
+    visibilityState: 'visible',
+    createElement: (tag: string) => {
+      if (tag !== 'canvas') return new FakeAudio();
+      const canvas = new FakeCanvas();
+      FakeCanvas.elements.push(canvas);
+      return canvas;
+    },
+  });
+  vi.stubGlobal('OffscreenCanvas', FakeCanvas);
+  vi.stubGlobal('ImageData', class {});
+  vi.stubGlobal('requestAnimationFrame', (fn: () => void) => setTimeout(fn, 16));
+  vi.stubGlobal('cancelAnimationFrame', (id: ReturnType<typeof setTimeout>) => clearTimeout(id));
   return { calls };
 }

@@ -1,0 +1,147 @@
+/**
+ * Client rendering of one session, whole (`render: 'client'`, docs/design.md §13.4): the loaded
+ * pack and its renderer on a canvas (canvas-view.ts), the audio element that plays the session's
+ * audio (there is no video element to play it), and the sampling of the receiver's audio delay
+ * that places frames in time. It outlives reconnects: a new connection only resets the frame
+ * clock (reset()) and gives the audio element its stream. `open()` rejects with
+ * RendererUnavailable when this page cannot draw the avatar; the caller then runs the session as
+ * video.
+ */
+import type { AnimationFrame } from '@mouthpiece/protocol';
+import { playWithFallback } from '../video-element.js';
+import { CanvasView } from './canvas-view.js';
+import { audioDelayMs, type AudioStatsSample } from './frame-clock.js';
+import { pagePackLoader, type PackLoader } from './pack-loader.js';
+import { RENDERERS } from './renderers.js';
+import { RendererUnavailable, type AvatarKind, type LoadedPack, type RendererFactory } from './types.js';
+
+/** How often the receiver's jitter-buffer delay is read. */
+export const AUDIO_STATS_EVERY_MS = 1000;
+
+export interface ClientRenderOptions {
+  baseUrl: string;
+  sessionId: string;
+  token: string;
+  /** The first frame drawn on the canvas since open() or reset() (then `ready` is sent). */
+  firstDraw(size: { width: number; height: number }): void;
+  /** The browser would not play the audio with sound (it plays muted until unmute()). */
+  autoplayBlocked(): void;
+  /** The current connection's stats (undefined between connections). */
+  stats(): Promise<RTCStatsReport> | undefined;
+  /** Injected for tests: the pack loader and the renderers by kind. */
+  loader?: PackLoader;
+  renderers?: Readonly<Record<AvatarKind, RendererFactory | undefined>>;
+}
+
+export class ClientRender {
+  readonly pack: LoadedPack;
+  readonly #view: CanvasView;
+  readonly #audio: HTMLAudioElement;
+  readonly #o: ClientRenderOptions;
+  readonly #statsTimer: ReturnType<typeof setInterval>;
+  #lastStats: AudioStatsSample | undefined;
+
+  /** Loads the pack and makes its renderer on a new canvas (not in the page until attach()). */
+  static async open(o: ClientRenderOptions): Promise<ClientRender> {
+    const pack = await (o.loader ?? pagePackLoader).load(o.baseUrl, o.sessionId, o.token);
+    const factory = (o.renderers ?? RENDERERS)[pack.render];
+    if (!factory)
+      throw new RendererUnavailable(
+        'unsupported-kind',
+        `this SDK does not draw ${pack.render} avatars in the browser yet; the server sends video`,
+      );
+    const canvas = document.createElement('canvas');
+    let renderer;
+    try {
+      renderer = await factory(pack, canvas, {});
+    } catch (err) {
+      if (err instanceof RendererUnavailable) throw err;
+      throw new RendererUnavailable(
+        'pack-failed',
+        `the ${pack.render} renderer failed (${err instanceof Error ? err.message : String(err)})`,
+      );
+    }
+    const view = new CanvasView(canvas, renderer, aspectOf(pack), { firstDraw: (s) => o.firstDraw(s) });
+    return new ClientRender(pack, view, o);
+  }
+
+  private constructor(pack: LoadedPack, view: CanvasView, o: ClientRenderOptions) {
+    this.pack = pack;
+    this.#view = view;
+    this.#o = o;
+    this.#audio = document.createElement('audio');
+    this.#audio.autoplay = true;
+    this.#statsTimer = setInterval(() => void this.#sampleAudio(), AUDIO_STATS_EVERY_MS);
+  }
+
+  get canvas(): HTMLCanvasElement {
+    return this.#view.canvas;
+  }
+
+  /** Puts the canvas (and the audio element) into the app's container. */
+  attach(container: HTMLElement): HTMLCanvasElement {
+    this.#view.attach(container);
+    container.appendChild(this.#audio);
+    return this.#view.canvas;
+  }
+
+  /** A new connection: its stream plays, its frames map anew, its first drawn frame is reported. */
+  connected(stream: MediaStream): void {
+    this.#view.reset();
+    this.#lastStats = undefined;
+    this.#audio.srcObject = stream;
+    playWithFallback(this.#audio, () => this.#o.autoplayBlocked());
+  }
+
+  frame(frame: AnimationFrame, arrivalMs: number): void {
+    this.#view.push(frame, arrivalMs);
+  }
+
+  unmute(): void {
+    this.#audio.muted = false;
+    void this.#audio.play().catch(() => undefined);
+  }
+
+  close(): void {
+    clearInterval(this.#statsTimer);
+    this.#view.close();
+    this.#audio.srcObject = null;
+    this.#audio.remove();
+  }
+
+  async #sampleAudio(): Promise<void> {
+    try {
+      const report = await this.#o.stats();
+      const sample = report && inboundAudio(report);
+      if (!sample) return;
+      const ms = audioDelayMs(this.#lastStats, sample);
+      this.#lastStats = sample;
+      if (ms !== undefined) this.#view.clock.setAudioDelay(ms);
+    } catch {
+      // a connection closed meanwhile: the next one is sampled
+    }
+  }
+}
+
+/** The inbound-rtp audio entry's jitter-buffer counters. */
+export function inboundAudio(report: Pick<RTCStatsReport, 'forEach'>): AudioStatsSample | undefined {
+  let found: AudioStatsSample | undefined;
+  report.forEach(
+    (s: { type?: string; kind?: string; jitterBufferDelay?: number; jitterBufferEmittedCount?: number }) => {
+      if (s.type === 'inbound-rtp' && s.kind === 'audio' && typeof s.jitterBufferDelay === 'number')
+        found = {
+          jitterBufferDelay: s.jitterBufferDelay,
+          jitterBufferEmittedCount: s.jitterBufferEmittedCount ?? 0,
+        };
+    },
+  );
+  return found;
+}
+
+/** The avatar's width / height: a manifest's `size` where it has one, else square (512² design). */
+export function aspectOf(pack: LoadedPack): number {
+  const size = pack.manifest['size'] as { width?: unknown; height?: unknown } | undefined;
+  return typeof size?.width === 'number' && typeof size.height === 'number' && size.height > 0
+    ? size.width / size.height
+    : 1;
+}

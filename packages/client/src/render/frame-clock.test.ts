@@ -1,0 +1,91 @@
+import type { AnimationFrame } from '@mouthpiece/protocol';
+import { describe, expect, it } from 'vitest';
+import {
+  audioDelayMs,
+  FrameClock,
+  OUTPUT_LATENCY_MS,
+  PACKET_MS,
+  playoutLeadMs,
+  STAMP_LEAD_MS,
+  VSYNC_MS,
+} from './frame-clock.js';
+
+const REST = { blink: 0, headX: 0, headY: 0, tilt: 0, breath: 0, brow: 0, gazeX: 0, gazeY: 0 };
+const MOUTH = { open: 0, width: 0, round: 0, teeth: 0, lipBite: 0, tongue: 0 };
+const frame = (sampleIndex: number): AnimationFrame => ({
+  sampleIndex,
+  speaking: false,
+  mouth: MOUTH,
+  motion: REST,
+});
+/** 25 fps: frames 1920 samples (40 ms) apart. */
+const FRAME = 1920;
+
+describe('audioDelayMs', () => {
+  it("is the jitter buffer's mean delay per emitted sample over the interval", () => {
+    // seconds summed over every emitted sample: 48000 samples held 41.7 ms each, then 48000 held 75 ms
+    const a = { jitterBufferDelay: 2000, jitterBufferEmittedCount: 48_000 };
+    const b = { jitterBufferDelay: 5600, jitterBufferEmittedCount: 96_000 };
+    expect(audioDelayMs(a, b)).toBeCloseTo(75, 6);
+    expect(audioDelayMs(undefined, a)).toBeCloseTo(41.667, 2);
+    expect(audioDelayMs(b, b)).toBeUndefined(); // nothing emitted: keep the figure
+  });
+
+  it('a frame plays at its arrival + the stamp lead + packetisation + the audio delay + output, a refresh early', () => {
+    expect(playoutLeadMs(60)).toBe(STAMP_LEAD_MS + PACKET_MS + 60 + OUTPUT_LATENCY_MS - VSYNC_MS);
+    expect(playoutLeadMs(80) - playoutLeadMs(60)).toBe(20);
+  });
+});
+
+describe('FrameClock', () => {
+  it('maps stamps to the page clock by the least arrival offset, so a late frame keeps its place', () => {
+    const c = new FrameClock();
+    c.setAudioDelay(50);
+    const lead = playoutLeadMs(50);
+    c.push(frame(10 * FRAME), 1000); // 400 ms of stamps: offset 600
+    c.push(frame(11 * FRAME), 1040);
+    c.push(frame(12 * FRAME), 1110); // 30 ms late on the channel
+    c.push(frame(13 * FRAME), 1120);
+    expect(c.dueMs((12 * FRAME * 1000) / 48_000)).toBeCloseTo(480 + 600 + lead, 6);
+    expect(c.take(1000 + lead - 1)).toBeUndefined(); // none due: hold
+    expect(c.take(1000 + lead)?.sampleIndex).toBe(10 * FRAME);
+    expect(c.take(1000 + lead + 10)).toBeUndefined();
+    // two due at once: the newer is drawn, the older dropped
+    expect(c.take(1080 + lead)?.sampleIndex).toBe(12 * FRAME);
+    expect(c.queued).toBe(1);
+  });
+
+  it('a larger audio delay draws every frame later by as much', () => {
+    const c = new FrameClock();
+    c.push(frame(0), 0);
+    c.setAudioDelay(20);
+    const early = c.dueMs(0);
+    c.setAudioDelay(90);
+    expect(c.dueMs(0) - early).toBe(70);
+    c.setAudioDelay(Number.NaN); // ignored
+    expect(c.audioDelay).toBe(90);
+  });
+
+  it('stamps wrap at 2^32 without a jump', () => {
+    const c = new FrameClock();
+    c.setAudioDelay(0);
+    const lead = playoutLeadMs(0);
+    c.push(frame(2 ** 32 - FRAME), 0);
+    c.push(frame(0), 40); // the next frame, after the wrap
+    c.push(frame(FRAME), 80);
+    expect(c.take(lead)?.sampleIndex).toBe(2 ** 32 - FRAME);
+    expect(c.take(lead + 39)).toBeUndefined();
+    expect(c.take(lead + 40)?.sampleIndex).toBe(0);
+    expect(c.take(lead + 80)?.sampleIndex).toBe(FRAME);
+  });
+
+  it('reset() forgets the old path: a new connection maps anew', () => {
+    const c = new FrameClock();
+    c.setAudioDelay(0);
+    c.push(frame(0), 0);
+    c.reset();
+    expect(c.queued).toBe(0);
+    c.push(frame(FRAME), 5000); // 40 ms of stamps arriving at 5 s: offset 4960
+    expect(c.dueMs(40)).toBe(5000 + playoutLeadMs(0));
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * When each animation frame is drawn (docs/design.md §13.4). A frame is stamped with the engine's
+ * audio sample it belongs to; it should show when that sample is heard. The page cannot see the
+ * engine's sample clock, so it maps stamps to its own clock from the frames' arrival: the least
+ * (arrival − stamp time) over the last frames is the path without queueing delay (a frame late on
+ * the channel only raises its own value). From there to the ear:
+ *
+ *   the stamp is half a video frame past the audio handed to the network with it (STAMP_LEAD_MS),
+ *   an Opus packet leaves once its 20 ms are complete (on average PACKET_MS later),
+ *   the receiver's jitter buffer holds each sample (inbound-rtp audio: Δ jitterBufferDelay /
+ *   Δ jitterBufferEmittedCount, sampled about once a second: audioDelayMs()),
+ *   and the output device plays it (OUTPUT_LATENCY_MS).
+ *
+ * A frame drawn in a requestAnimationFrame callback shows at the next display refresh, so frames
+ * are taken VSYNC_MS early. Pure: the caller passes the clock (performance.now()) and the stats.
+ */
+import type { AnimationFrame } from '@mouthpiece/protocol';
+
+/** The stamps' clock: the engine's audio samples. */
+export const STAMP_RATE_HZ = 48_000;
+/** A frame's stamp is the frame's centre: half a 40 ms frame past the audio sent with it. */
+export const STAMP_LEAD_MS = 20;
+/** Opus packets of 20 ms: a sample leaves on average 10 ms after the engine handed it over. */
+export const PACKET_MS = 10;
+/** The audio output's own latency (the device and the browser's mixer), a small fixed guess. */
+export const OUTPUT_LATENCY_MS = 10;
+/** A frame drawn now shows at the next refresh (60 Hz). */
+export const VSYNC_MS = 16;
+/** The jitter buffer's delay until the stats have said it. */
+export const DEFAULT_AUDIO_DELAY_MS = 40;
+/** Frames whose (arrival − stamp) the mapping takes its least from: 2 s at 25 fps. */
+export const OFFSET_WINDOW = 50;
+/** Frames held at most (a stalled page drops the oldest). */
+export const MAX_QUEUED = 100;
+
+/** One reading of the receiver's inbound-rtp audio stats (cumulative counters). */
+export interface AudioStatsSample {
+  /** Seconds, summed over emitted samples. */
+  jitterBufferDelay: number;
+  jitterBufferEmittedCount: number;
+}
+
+/**
+ * The jitter buffer's delay (ms) over the interval between two readings; undefined when no
+ * audio left the buffer in between (keep the previous figure).
+ */
+export function audioDelayMs(prev: AudioStatsSample | undefined, next: AudioStatsSample): number | undefined {
+  const count = next.jitterBufferEmittedCount - (prev?.jitterBufferEmittedCount ?? 0);
+  const delay = next.jitterBufferDelay - (prev?.jitterBufferDelay ?? 0);
+  if (!(count > 0) || !(delay >= 0)) return undefined;
+  return (delay / count) * 1000;
+}
+
+/** From a frame's arrival (on the mapped, queue-free path) to drawing it: ms. */
+export function playoutLeadMs(audioDelay: number): number {
+  return STAMP_LEAD_MS + PACKET_MS + audioDelay + OUTPUT_LATENCY_MS - VSYNC_MS;
+}
+
+interface Queued {
+  frame: AnimationFrame;
+  /** The stamp in ms on the unwrapped sample clock. */
+  stampMs: number;
+}
+
+/** Frames in, the frame due now out; hold the last one when none is due. */
+export class FrameClock {
+  readonly #queue: Queued[] = [];
+  readonly #offsets: number[] = [];
+  #lastRaw: number | undefined;
+  #samples = 0;
+  #audioDelayMs = DEFAULT_AUDIO_DELAY_MS;
+
+  /** Frames waiting to be due. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  get audioDelay(): number {
+    return this.#audioDelayMs;
+  }
+
+  /** The receiver's jitter-buffer delay now (from audioDelayMs()). */
+  setAudioDelay(ms: number): void {
+    if (Number.isFinite(ms) && ms >= 0) this.#audioDelayMs = ms;
+  }
+
+  /** A frame arrived at `arrivalMs` (the page's clock). */
+  push(frame: AnimationFrame, arrivalMs: number): void {
+    const raw = frame.sampleIndex >>> 0;
+    // stamps are modulo 2^32: the signed 32-bit step from the last one unwraps them
+    this.#samples = this.#lastRaw === undefined ? raw : this.#samples + ((raw - this.#lastRaw) | 0);
+    this.#lastRaw = raw;
+    const stampMs = (this.#samples / STAMP_RATE_HZ) * 1000;
+    this.#offsets.push(arrivalMs - stampMs);
+    if (this.#offsets.length > OFFSET_WINDOW) this.#offsets.shift();
+    this.#queue.push({ frame, stampMs });
+    if (this.#queue.length > MAX_QUEUED) this.#queue.shift();
+  }
+
+  /** When the frame stamped `stampMs` is drawn, on the page's clock. */
+  dueMs(stampMs: number): number {
+    return stampMs + Math.min(...this.#offsets) + playoutLeadMs(this.#audioDelayMs);
+  }
+
+  /** The newest frame due at `nowMs` (older due ones are dropped); undefined: hold what shows. */
+  take(nowMs: number): AnimationFrame | undefined {
+    let due: Queued | undefined;
+    while (this.#queue.length > 0 && this.dueMs(this.#queue[0]!.stampMs) <= nowMs) due = this.#queue.shift();
+    return due?.frame;
+  }
+
+  /** A new connection: its stamps continue the count, but its path is new. */
+  reset(): void {
+    this.#queue.length = 0;
+    this.#offsets.length = 0;
+    this.#lastRaw = undefined;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Loads the session's avatar pack for client rendering (docs/design.md §13.4): the listing
+ * (`GET /v1/avatar-session/{id}/avatar`), then each listed file. Files are kept for the page's
+ * life by avatar and file name with their ETag (a content hash, the same in every session and on
+ * every node), so a later session of the same avatar asks with `If-None-Match` and a 304 reuses
+ * the bytes it has. Any failure (a non-2xx answer, the network, a malformed listing) rejects with
+ * RendererUnavailable('pack-failed'): the SDK then runs the session as video.
+ */
+import { RendererUnavailable, type AvatarKind, type LoadedPack, type PackFileEntry } from './types.js';
+
+/** The fetch the loader uses (the page's, or a test's). */
+export type PackFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+interface CachedFile {
+  etag: string;
+  bytes: ArrayBuffer;
+}
+
+const KINDS: readonly string[] = ['vector', 'sprites', 'photo', 'video'] satisfies AvatarKind[];
+
+export class PackLoader {
+  readonly #fetch: PackFetch;
+  /** `avatarId/fileName` → the last bytes seen and their ETag. */
+  readonly #files = new Map<string, CachedFile>();
+
+  constructor(fetchImpl: PackFetch = (url, init) => fetch(url, init)) {
+    this.#fetch = fetchImpl;
+  }
+
+  /** The pack of session `sessionId`, authorised by its token; rejects with RendererUnavailable. */
+  async load(baseUrl: string, sessionId: string, token: string): Promise<LoadedPack> {
+    const base = baseUrl.replace(/\/+$/, '');
+    const auth = { Authorization: `Bearer ${token}` };
+    try {
+      const res = await this.#fetch(`${base}/v1/avatar-session/${encodeURIComponent(sessionId)}/avatar`, {
+        headers: auth,
+      });
+      if (!res.ok) throw failed(`the avatar pack's listing answered ${res.status}`);
+      const listing = parseListing(await res.json());
+      const bytes = new Map<string, ArrayBuffer>();
+      await Promise.all(
+        listing.files.map(async (f) => {
+          bytes.set(f.name, await this.#file(base, listing.id, f, auth));
+        }),
+      );
+      return { ...listing, bytes };
+    } catch (err) {
+      if (err instanceof RendererUnavailable) throw err;
+      throw failed(
+        `the avatar pack could not be loaded (${err instanceof Error ? err.message : String(err)})`,
+      );
+    }
+  }
+
+  async #file(
+    base: string,
+    avatarId: string,
+    f: PackFileEntry,
+    auth: Record<string, string>,
+  ): Promise<ArrayBuffer> {
+    const key = `${avatarId}/${f.name}`;
+    const cached = this.#files.get(key);
+    const res = await this.#fetch(`${base}${f.url}`, {
+      headers: cached ? { ...auth, 'If-None-Match': cached.etag } : auth,
+    });
+    if (res.status === 304 && cached) return cached.bytes;
+    if (!res.ok) throw failed(`the avatar pack's file ${f.name} answered ${res.status}`);
+    const bytes = await res.arrayBuffer();
+    this.#files.set(key, { etag: res.headers.get('ETag') ?? f.etag, bytes });
+    return bytes;
+  }
+}
+
+/** The page's loader: packs are kept across the sessions of the page. */
+export const pagePackLoader = new PackLoader();
+
+function failed(message: string): RendererUnavailable {
+  return new RendererUnavailable('pack-failed', message);
+}
+
+/** The listing's `avatar`, checked enough to be used safely. */
+function parseListing(body: unknown): Omit<LoadedPack, 'bytes'> {
+  const a = (body as { avatar?: unknown } | null)?.avatar as Record<string, unknown> | undefined;
+  if (
+    !a ||
+    typeof a['id'] !== 'string' ||
+    typeof a['render'] !== 'string' ||
+    typeof a['manifest'] !== 'object' ||
+    a['manifest'] === null ||
+    !Array.isArray(a['files'])
+  )
+    throw failed("the avatar pack's listing is not one this SDK reads");
+  if (!KINDS.includes(a['render']))
+    throw new RendererUnavailable(
+      'unsupported-kind',
+      `this SDK does not draw ${a['render']} avatars in the browser; the server sends video`,
+    );
+  const files = (a['files'] as unknown[]).map((f): PackFileEntry => {
+    const e = f as Record<string, unknown>;
+    if (typeof e['name'] !== 'string' || typeof e['url'] !== 'string' || !e['url'].startsWith('/'))
+      throw failed("the avatar pack's listing names a file without a name or a server path");
+    return {
+      name: e['name'],
+      role: typeof e['role'] === 'string' ? e['role'] : '',
+      url: e['url'],
+      bytes: typeof e['bytes'] === 'number' ? e['bytes'] : 0,
+      contentType: typeof e['contentType'] === 'string' ? e['contentType'] : 'application/octet-stream',
+      etag: typeof e['etag'] === 'string' ? e['etag'] : '',
+    };
+  });
+  return {
+    id: a['id'],
+    render: a['render'] as AvatarKind,
+    manifest: a['manifest'] as Record<string, unknown>,
+    files,
+  };
+}

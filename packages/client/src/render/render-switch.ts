@@ -1,0 +1,87 @@
+/**
+ * Which way the session's avatar is drawn now, and the move from one to the other: client
+ * rendering while the page can draw it, else video for good, said once in `renderFallback`
+ * (docs/design.md §13.4). The session asks it to open client rendering before its first
+ * connection; a pack that does not load, a kind this SDK does not draw, a renderer this browser
+ * cannot run (no WebGL) or the server's notice turns it to video.
+ */
+import type { AnimationFrame } from '@mouthpiece/protocol';
+import type { Logger } from '../logger.js';
+import type { RenderFallbackReason } from '../session-types.js';
+import { ClientRender, type ClientRenderOptions } from './client-render.js';
+import { RendererUnavailable } from './types.js';
+
+/** The server's data-channel notice that it sends video, not the animation stream. */
+export const CLIENT_RENDER_UNAVAILABLE = 'client_render_unavailable';
+
+export interface RenderSwitchOwner {
+  fallback(e: { reason: RenderFallbackReason; message: string }): void;
+  log: Logger;
+}
+
+export class RenderSwitch {
+  readonly #o: RenderSwitchOwner;
+  #client: ClientRender | undefined;
+
+  constructor(o: RenderSwitchOwner) {
+    this.#o = o;
+  }
+
+  /** `client` while this page draws the avatar. */
+  get mode(): 'video' | 'client' {
+    return this.#client ? 'client' : 'video';
+  }
+
+  /** The canvas, while client rendering. */
+  get canvas(): HTMLCanvasElement | undefined {
+    return this.#client?.canvas;
+  }
+
+  /** Loads the pack and makes its renderer; where this page cannot draw it, video (and the event). */
+  async open(o: ClientRenderOptions): Promise<void> {
+    this.close();
+    try {
+      this.#client = await ClientRender.open(o);
+    } catch (err) {
+      if (!(err instanceof RendererUnavailable)) throw err;
+      this.#fallBack(err.reason, err.message);
+    }
+  }
+
+  /** The canvas into the app's container; undefined in video mode. */
+  attach(container: HTMLElement): HTMLCanvasElement | undefined {
+    return this.#client?.attach(container);
+  }
+
+  connected(stream: MediaStream): void {
+    this.#client?.connected(stream);
+  }
+
+  frame(frame: AnimationFrame, arrivalMs: number): void {
+    this.#client?.frame(frame, arrivalMs);
+  }
+
+  unmute(): void {
+    this.#client?.unmute();
+  }
+
+  /**
+   * A server notice; true when it ends client rendering (the session then reconnects for video).
+   */
+  notice(code: string, message: string): boolean {
+    if (code !== CLIENT_RENDER_UNAVAILABLE || !this.#client) return false;
+    this.#fallBack('server', message);
+    return true;
+  }
+
+  close(): void {
+    this.#client?.close();
+    this.#client = undefined;
+  }
+
+  #fallBack(reason: RenderFallbackReason, message: string): void {
+    this.#o.log.warn(`drawing in the browser is not possible (${reason}); the server sends video`, message);
+    this.close();
+    this.#o.fallback({ reason, message });
+  }
+}
