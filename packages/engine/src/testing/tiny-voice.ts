@@ -12,6 +12,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -77,7 +78,7 @@ export function tinyVoices(): TinyVoices {
     const model = readFileSync(join(tmp, 'good', 'model.onnx'));
     writeFileSync(join(tmp, 'corrupt', 'model.onnx'), model.subarray(0, model.length >> 1));
     copyFileSync(join(tmp, 'good', 'tokens.txt'), join(tmp, 'corrupt', 'tokens.txt'));
-    symlinkSync(join(tmp, 'good', 'espeak-ng-data'), join(tmp, 'corrupt', 'espeak-ng-data'));
+    symlinkSync(readlinkSync(join(tmp, 'good', 'espeak-ng-data')), join(tmp, 'corrupt', 'espeak-ng-data'));
     writeFileSync(join(tmp, 'done'), '');
     mkdirSync(join(root, '..'), { recursive: true });
     try {
