@@ -6,12 +6,15 @@
  * the events channel. Each utterance is interrupted once
  * measured. Provider rows: the same say-text utterances spoken by stand-ins of the OpenAI and
  * ElevenLabs APIs whose first byte comes T ms after the request (BENCH_PROVIDER_DELAY_MS, default
- * 200), so first audio − T is what Mouthpiece adds; and by the embedded Flite voice. Prints a
+ * 200), so first audio − T is what Mouthpiece adds; and by the embedded Flite voice; and, with
+ * `-- --local-voice DIR` (BENCH_LOCAL_VOICE), by that local neural voice, whose real-time factor
+ * (synthesis time / speech time, per sentence, in its child process) is measured too. Prints a
  * table and one JSON line; never fails on a figure.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { localRealTimeFactor } from '../lib/local-voice.js';
 import { elevenLabsStandin, openAiStandin } from '../../packages/engine/dist/testing/voice-standins.js';
 import { it } from 'vitest';
 import {
@@ -27,6 +30,8 @@ import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
 const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 30);
 const PROVIDER_DELAY_MS = Number(process.env['BENCH_PROVIDER_DELAY_MS'] ?? 200);
+/** A local neural voice's model folder (`-- --local-voice DIR`): its row and real-time factor. */
+const LOCAL_VOICE = process.env['BENCH_LOCAL_VOICE'];
 const TEXTS = [
   'Hello.',
   'Hi there, how are you?',
@@ -145,9 +150,20 @@ it('measures', async () => {
       );
     }
   }
+  const rtf = LOCAL_VOICE ? await localRealTimeFactor(LOCAL_VOICE, TEXTS) : undefined;
+  if (rtf)
+    report(
+      row(
+        `local voice ${basename(LOCAL_VOICE!)}: real-time factor (p50 / p95 / all)`,
+        [rtf.p50.toFixed(3), rtf.p95.toFixed(3), rtf.overall.toFixed(3), rtf.n],
+        46,
+        8,
+      ),
+    );
   report(
     JSON.stringify({
       bench: 'latency',
+      ...(rtf ? { localVoice: { dir: LOCAL_VOICE, realTimeFactor: rtf } } : {}),
       smoke,
       rounds: ROUNDS,
       floor: AUDIO_FLOOR,
@@ -159,11 +175,11 @@ it('measures', async () => {
 });
 
 function jsonKey(kind: string): string {
-  for (const k of ['openai', 'elevenlabs', 'flite']) if (kind.includes(k)) return k;
+  for (const k of ['openai', 'elevenlabs', 'flite', 'local']) if (kind.includes(k)) return k;
   return kind.split(' ')[0]!;
 }
 
-/** The say-text rounds again, spoken by the provider stand-ins and by the embedded Flite voice. */
+/** The say-text rounds again, spoken by the provider stand-ins, the embedded Flite voice and a local voice. */
 async function providerRounds(): Promise<Record<string, Sample[]>> {
   const openai = await openAiStandin();
   const eleven = await elevenLabsStandin();
@@ -181,6 +197,18 @@ async function providerRounds(): Promise<Record<string, Sample[]>> {
           language: 'en-US',
           gender: 'female',
         },
+        ...(LOCAL_VOICE
+          ? [
+              {
+                id: 'b-local',
+                provider: 'local',
+                model: LOCAL_VOICE,
+                name: 'L',
+                language: 'en-US',
+                gender: 'female',
+              },
+            ]
+          : []),
         {
           id: 'b-eleven',
           provider: 'elevenlabs',
@@ -205,6 +233,7 @@ async function providerRounds(): Promise<Record<string, Sample[]>> {
       ['provider openai (T ms first byte)', 'b-openai'],
       ['provider elevenlabs (T ms first byte)', 'b-eleven'],
       ['embedded flite', 'en-us-natural-female'],
+      ...(LOCAL_VOICE ? ([[`local voice ${basename(LOCAL_VOICE)}`, 'b-local']] as const) : []),
     ] as const) {
       const s = await openAvSession(env, voiceId);
       const xs: Sample[] = [];

@@ -14,6 +14,7 @@ import { EndReason } from '@mouthpiece/protocol';
 import { buildApp, loggerOptions } from './app.js';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
+import { checkLocalVoices } from './config/voices.js';
 import { openClusterNode } from './cluster/node-start.js';
 import { StorageBusy } from './storage/errors.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
@@ -92,6 +93,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
     pino.destination({ dest: 1, sync: true }),
   );
   const warnings: Array<[object, string]> = [];
+  await checkLocalVoices(config.speech); // before anything is opened: a bad model stops start-up
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(uploadedAvatarsDir(config), { recursive: true });
   // cluster mode (docs/cluster.md): Redis instead of SQLite, a JWT secret shared by the nodes

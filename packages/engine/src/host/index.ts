@@ -14,6 +14,7 @@ export {
   type SpeechConfig,
   type VoiceEntry,
 } from '../speech/voice-book.js';
+export { probeLocalVoices, LocalVoiceUnusable, type LocalProbeResult } from '../speech/local-probe.js';
 export { runVideoImport, type VideoImportRun, type FromVideoImport } from './video-import-client.js';
 export { runPhotoImport, drawPreviews, type PreviewDrawing } from './avatar-jobs.js';
 export { createAvatarPreviews, type AvatarPreviews, type AvatarPreviewsOptions } from './avatar-previews.js';

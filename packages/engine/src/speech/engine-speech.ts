@@ -6,6 +6,7 @@ import type { AudioDecoder } from '../audio/decoder.js';
 import type { ProviderName, ProviderRequestStat, SpeechProvider } from './provider.js';
 import { elevenLabsProvider } from './providers/elevenlabs.js';
 import { fliteProvider } from './providers/flite.js';
+import { localProvider } from './providers/local.js';
 import { openAiProvider } from './providers/openai.js';
 import { SpeechRouter } from './router.js';
 import { SynthesisScheduler } from './synthesis-scheduler.js';
@@ -28,6 +29,10 @@ export function createEngineSpeech(o: {
   const timeouts = { firstByteTimeoutMs: c.firstByteTimeoutMs, stallTimeoutMs: c.stallTimeoutMs };
   const providers: Partial<Record<ProviderName, SpeechProvider>> = {};
   if (fliteAvailable()) providers.flite = fliteProvider();
+  const localModels = [
+    ...new Set(c.voices.flatMap((v) => (v.provider === 'local' && v.model ? [v.model] : []))),
+  ];
+  if (localModels.length) providers.local = localProvider({ warm: localModels });
   if (c.elevenlabs)
     providers.elevenlabs = elevenLabsProvider({
       url: c.elevenlabs.url,

@@ -7,7 +7,7 @@
  */
 import type { VoiceDef } from './voices.js';
 
-export type ProviderName = 'espeak' | 'flite' | 'elevenlabs' | 'openai';
+export type ProviderName = 'espeak' | 'flite' | 'elevenlabs' | 'openai' | 'local';
 
 export interface ProviderRequest {
   text: string;

@@ -100,7 +100,7 @@ describe('voices file', () => {
       [{}, /"voices" must be an array/],
       [
         { voices: [{ ...good, provider: 'azure' }] },
-        /"voices\[0\]\.provider" must be "elevenlabs" or "openai"/,
+        /"voices\[0\]\.provider" must be "elevenlabs", "openai" or "local"/,
       ],
       [{ voices: [good, { ...good }] }, /"voices\[1\]\.id" "nova" is already a voice/],
       [{ voices: [{ ...good, id: 'en-us-female' }] }, /"voices\[0\]\.id" "en-us-female" is already a voice/],

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { ELEVENLABS_VOICE_ID, type VoiceInfo } from '@mouthpiece/protocol';
 import { fliteWasmPath } from './flite.js';
+import { localEntry } from './local-entry.js';
 import type { ProviderName } from './provider.js';
 import { VOICES, espeakReadingFor, type VoiceDef } from './voices.js';
 
@@ -13,7 +14,9 @@ import { VOICES, espeakReadingFor, type VoiceDef } from './voices.js';
 export interface VoiceEntry {
   id: string;
   provider: Exclude<ProviderName, 'espeak' | 'flite'>;
-  providerVoice: string;
+  /** Required but for local voices (their speaker id, default 0). */
+  providerVoice?: string;
+  /** A local voice's model folder (absolute). */
   model?: string;
   name: string;
   language: string;
@@ -78,7 +81,7 @@ export class VoiceBook {
         gender: v.gender,
         provider: v.provider,
         espeakVoice: espeakReadingFor(v.language),
-        providerVoice: v.providerVoice,
+        ...(v.providerVoice !== undefined ? { providerVoice: v.providerVoice } : {}),
         ...(v.model ? { model: v.model } : {}),
       })),
     ];
@@ -86,6 +89,7 @@ export class VoiceBook {
 
   providerOn(p: ProviderName): boolean {
     if (p === 'flite') return fliteAvailable();
+    if (p === 'local') return true; // checked at start-up (speech/local-probe.ts)
     return p === 'espeak' || !!this.#config[p];
   }
 
@@ -118,7 +122,8 @@ export class VoiceBook {
 
 /**
  * Reads and checks a voices file; throws an Error naming the file and the field at fault.
- * `{voices: [{id, provider, providerVoice, model?, name, language, gender}]}`.
+ * `{voices: [{id, provider, providerVoice, model?, name, language, gender}]}`; a local voice's
+ * `model` is its folder (relative to the file's), checked by speech/local-model.ts.
  */
 export function parseVoicesFile(file: string): VoiceEntry[] {
   let raw: unknown;
@@ -151,19 +156,26 @@ export function parseVoicesFile(file: string): VoiceEntry[] {
     if (seen.has(id)) fail(at('id'), `"${id}" is already a voice`);
     seen.add(id);
     const provider = o['provider'];
-    if (provider !== 'elevenlabs' && provider !== 'openai')
-      fail(at('provider'), 'must be "elevenlabs" or "openai"');
+    if (provider !== 'elevenlabs' && provider !== 'openai' && provider !== 'local')
+      fail(at('provider'), 'must be "elevenlabs", "openai" or "local"');
     const gender = o['gender'] ?? 'neutral';
     if (gender !== 'female' && gender !== 'male' && gender !== 'neutral')
       fail(at('gender'), 'must be "female", "male" or "neutral"');
     const language = str('language', true, 35)!;
     if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(language))
       fail(at('language'), 'must be a language tag like en-US');
-    const model = str('model', false);
+    let model = str('model', false);
+    let providerVoice: string | undefined;
+    if (provider === 'local') {
+      const local = localEntry(file, str('model', true)!, str('providerVoice', false));
+      if (!local.ok) return fail(at(local.field), local.fault);
+      model = local.model;
+      providerVoice = local.speaker;
+    } else providerVoice = str('providerVoice', true)!;
     return {
       id,
       provider: provider as VoiceEntry['provider'],
-      providerVoice: str('providerVoice', true)!,
+      ...(providerVoice !== undefined ? { providerVoice } : {}),
       ...(model ? { model } : {}),
       name: str('name', true)!,
       language,

@@ -13,9 +13,9 @@ export interface VoiceDef extends VoiceInfo {
    * reading whose phonemes give another provider's speech its mouth shapes.
    */
   espeakVoice: string;
-  /** The provider's own voice name or id (ElevenLabs voice id, OpenAI voice). */
+  /** The provider's own voice name or id (ElevenLabs voice id, OpenAI voice, a local model's speaker). */
   providerVoice?: string;
-  /** The provider's model (ElevenLabs `model_id`, OpenAI `model`). */
+  /** The provider's model (ElevenLabs `model_id`, OpenAI `model`, a local voice's model folder). */
   model?: string;
   /** Only kana are read (Japanese): kanji must be converted first. */
   kanaOnly?: boolean;

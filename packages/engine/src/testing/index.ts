@@ -27,3 +27,5 @@ export {
   type SyntheticVideoPack,
   type SyntheticVideoPackOptions,
 } from './synthetic-video-pack.js';
+// tiny local neural voices (scripts/make-tiny-vits.py; sherpa-onnx loads them in child processes only)
+export { tinyVoices, tokensOf, TINY_VOICE, type TinyVoices } from './tiny-voice.js';

@@ -1,9 +1,15 @@
 /**
  * The voice providers' part of the configuration (docs/voices.md): a provider is on when its key
  * (ElevenLabs) or URL (OpenAI-compatible) is set; the voices file is read and checked here.
+ * Local neural voices' models are loaded once at start (checkLocalVoices), in child processes.
  */
 import { resolve } from 'node:path';
-import { parseVoicesFile, type SpeechConfig } from '@mouthpiece/engine/host';
+import {
+  LocalVoiceUnusable,
+  parseVoicesFile,
+  probeLocalVoices,
+  type SpeechConfig,
+} from '@mouthpiece/engine/host';
 import { httpUrl } from './checks.js';
 import { ConfigError } from './env-reader.js';
 import type { EnvValues } from './spec.js';
@@ -44,4 +50,17 @@ export function speechSettings(v: EnvValues): SpeechConfig {
     firstByteTimeoutMs: v.MOUTHPIECE_VOICE_TIMEOUT_MS,
     stallTimeoutMs: v.MOUTHPIECE_VOICE_STALL_TIMEOUT_MS,
   };
+}
+
+/**
+ * Loads each local voice's model in a short-lived child process (the server starts no engine
+ * until they all load); a model that does not load stops start-up with a message naming it.
+ */
+export async function checkLocalVoices(speech: SpeechConfig): Promise<void> {
+  try {
+    await probeLocalVoices(speech.voices);
+  } catch (err) {
+    if (err instanceof LocalVoiceUnusable) throw new ConfigError(`MOUTHPIECE_VOICES_FILE: ${err.message}`);
+    throw err;
+  }
 }
