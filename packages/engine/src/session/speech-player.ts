@@ -86,7 +86,7 @@ export class SpeechPlayer {
       const n = Math.min(out.length - filled, piece.pcm.length - this.#pos);
       this.#words(turn.turnId, piece.words, this.#pos + (out.length - filled), events);
       out.set(piece.pcm.subarray(this.#pos, this.#pos + n), filled);
-      joins.copied(filled, this.#piece, this.#pos, n);
+      joins.copied(out, filled, this.#piece, this.#pos, n, piece.streaming ? undefined : piece.pcm.length);
       filled += n;
       this.#pos += n;
       this.#turnPos += n;
