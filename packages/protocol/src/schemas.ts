@@ -119,6 +119,8 @@ export const VoiceInfo = Type.Object({
   name: Type.String(),
   language: Type.String(),
   gender: Type.Union([Type.Literal('female'), Type.Literal('male'), Type.Literal('neutral')]),
+  /** The language's name in the language itself (`suomi`), for the built-in espeak voices. */
+  nativeName: Type.Optional(Type.String()),
   /** Who speaks it: `espeak` (embedded), `elevenlabs` or `openai` (docs/voices.md). */
   provider: Type.Optional(Type.String()),
 });

@@ -14,9 +14,14 @@ export function engineCatalog(
   return {
     avatars,
     // what a client may see: never a key, a URL or the provider's own voice name
-    voices: book
-      .list()
-      .map(({ id, name, language, gender, provider }) => ({ id, name, language, gender, provider })),
+    voices: book.list().map(({ id, name, nativeName, language, gender, provider }) => ({
+      id,
+      name,
+      ...(nativeName ? { nativeName } : {}),
+      language,
+      gender,
+      provider,
+    })),
     defaultVoiceId: DEFAULT_VOICE_ID,
     ...(book.unlistedProvider ? { unlistedVoiceProvider: book.unlistedProvider } : {}),
     errors,

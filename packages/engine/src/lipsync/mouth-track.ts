@@ -7,7 +7,7 @@
  */
 import { REST_MOUTH, Viseme, type MouthParams } from '../face-state.js';
 import { DOMINANCE, MOUTH_SHAPES, mixMouth } from './mouth-shapes.js';
-import { isMarker, isStressed, visemeOf } from './visemes.js';
+import { continuesPrevious, isMarker, isStressed, visemeOf } from './visemes.js';
 import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
 
 export const LEAD_MS = 20;
@@ -60,8 +60,9 @@ function segmentsOf(
     const start = (p.startSample / rate) * 1000;
     const end = i + 1 < phonemes.length ? (phonemes[i + 1]!.startSample / rate) * 1000 : durationMs;
     if (end <= start) continue;
-    const viseme = visemeOf(p.ipa);
     const last = segs.at(-1);
+    // a lone length mark or nasal tilde (some languages' ids) goes on with the sound before it
+    const viseme = last && continuesPrevious(p.ipa) ? last.viseme : visemeOf(p.ipa);
     if (last && last.viseme === viseme && Math.abs(last.end - start) < 1) {
       last.end = end;
       last.stressed ||= isStressed(p.ipa);

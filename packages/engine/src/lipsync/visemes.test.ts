@@ -51,6 +51,15 @@ describe('visemeOf', () => {
     // pauses, language switches, unknown sounds
     ['', 'X'],
     ['(en)', 'X'],
-    ['ʘ', 'B'],
+    ['ʘ', 'A'], // the bilabial click
+    // espeak's ASCII names (Faroese, Catalan, Vietnamese …) and lone modifiers
+    ['9', 'E'],
+    ['2ː', 'E'],
+    ['ˈA', 'D'],
+    ['tS', 'B'],
+    ['Φ', 'G'],
+    ['l-', 'H'],
+    ['ˈ?a', 'D'],
+    ['ː', 'X'],
   ])('%s → %s', (ipa, v) => expect(visemeOf(ipa)).toBe(v));
 });

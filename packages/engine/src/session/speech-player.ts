@@ -4,10 +4,16 @@
  * ahead), reports speakingStart / word / speakingEnd at the sample where they happen, and answers
  * what the mouth does at a sample ahead (for the frame being rendered). The stream's producer
  * closes it when the turn is over (engine-session.ts: on `done` and on interrupt).
+ *
+ * Joins are seamless (join-smoother.ts): where the sound changes source within a turn (one piece
+ * to the next, a piece to the silence of a wait or a stream running dry, and back), the step
+ * between the last sample played and the next one bleeds away over 3 ms instead of clicking. No
+ * sample is delayed and no timing moves.
  */
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
 import { failureReason, type PieceRead, type TurnAudio, type Word } from './turn-audio.js';
 import { msToSamples } from '../clock/media-clock.js';
+import { JoinSmoother } from './join-smoother.js';
 
 export type PlayerEvent =
   | { type: 'speakingStart'; turnId: string }
@@ -28,6 +34,7 @@ export class SpeechPlayer {
   #pieceStart = 0; // turn position where the current piece began
   #started = false;
   #nextWord = 0;
+  readonly #joins = new JoinSmoother();
 
   get playing(): string | undefined {
     return this.#turn?.turnId;
@@ -41,6 +48,7 @@ export class SpeechPlayer {
     this.#pieceStart = 0;
     this.#started = false;
     this.#nextWord = 0;
+    this.#joins.reset();
   }
 
   /** Stops now; returns the turn that was playing. */
@@ -54,8 +62,12 @@ export class SpeechPlayer {
   pull(out: Int16Array): PlayerEvent[] {
     out.fill(0);
     const turn = this.#turn;
-    if (!turn) return [];
+    if (!turn) {
+      this.#joins.smooth(out); // a ramp begun at the turn's end runs out
+      return [];
+    }
     const events: PlayerEvent[] = [];
+    const joins = this.#joins;
     let filled = 0;
     for (;;) {
       const read = turn.read(this.#piece);
@@ -74,6 +86,7 @@ export class SpeechPlayer {
       const n = Math.min(out.length - filled, piece.pcm.length - this.#pos);
       this.#words(turn.turnId, piece.words, this.#pos + (out.length - filled), events);
       out.set(piece.pcm.subarray(this.#pos, this.#pos + n), filled);
+      joins.copied(out, filled, this.#piece, this.#pos, n, piece.streaming ? undefined : piece.pcm.length);
       filled += n;
       this.#pos += n;
       this.#turnPos += n;
@@ -85,6 +98,8 @@ export class SpeechPlayer {
         this.#nextWord = 0;
       }
     }
+    joins.silentFrom(filled, out.length);
+    joins.smooth(out);
     return events;
   }
 

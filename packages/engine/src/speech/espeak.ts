@@ -34,11 +34,19 @@ interface EspeakModule {
   HEAP16: Int16Array;
 }
 interface EspeakWorker {
+  list_voices(): EspeakVoiceEntry[];
   set_voice(name: string): number;
   set_rate(wpm: number): number;
   synth_(text: string, cb: number): void;
   getSizeOfEventStruct_(): number;
   getStringIDFromEventStruct_(ptr: number): string;
+}
+
+/** One voice of espeak-ng's data, as its voices list gives it. */
+export interface EspeakVoiceEntry {
+  name: string;
+  identifier: string;
+  languages: Array<{ priority: number; name: string }>;
 }
 
 export class Espeak {
@@ -57,43 +65,14 @@ export class Espeak {
     return new Espeak(m);
   }
 
+  /** The voices the bundled data holds (espeak-languages.ts lists them with their names). */
+  voices(): EspeakVoiceEntry[] {
+    return this.#w.list_voices();
+  }
+
   /** Synthesizes one sentence. `speed` 1 = 175 words per minute. */
   synthesize(text: string, espeakVoice: string, speed: number): SpeechSegment {
-    if (espeakVoice !== this.#voice) {
-      const rc = this.#w.set_voice(espeakVoice);
-      if (rc !== 0) throw new Error(`espeak-ng has no voice "${espeakVoice}"`);
-      this.#voice = espeakVoice;
-      this.#rate = 0;
-    }
-    const rate = Math.round(Math.min(450, Math.max(80, 175 * speed)));
-    if (rate !== this.#rate) {
-      this.#w.set_rate(rate);
-      this.#rate = rate;
-    }
-    const m = this.#m;
-    const w = this.#w;
-    const size = w.getSizeOfEventStruct_();
-    const chunks: Int16Array[] = [];
-    const phonemes: Array<{ ipa: string; sample: number }> = [];
-    const words: Array<{ pos: number; len: number; sample: number }> = [];
-    const cb = m.addFunction((audioPtr: number, length: number, evPtr: number): number => {
-      if (length > 0) chunks.push(m.HEAP16.slice(audioPtr / 2, audioPtr / 2 + length));
-      for (let p = evPtr; ; p += size) {
-        const ev = m.wrapPointer(p, m.espeak_EVENT);
-        const type = EVENT_TYPES[ev.get_type()];
-        if (type === 'list_terminated' || type === undefined) break;
-        if (type === 'phoneme')
-          phonemes.push({ ipa: w.getStringIDFromEventStruct_(p), sample: ev.get_sample() });
-        else if (type === 'word')
-          words.push({ pos: ev.get_text_position(), len: ev.get_length(), sample: ev.get_sample() });
-      }
-      return 0;
-    }, 'iiii');
-    try {
-      w.synth_(text, cb);
-    } finally {
-      m.removeFunction(cb);
-    }
+    const { chunks, phonemes, words } = this.#run(text, espeakVoice, speed, true);
     let total = 0;
     for (const c of chunks) total += c.length;
     const pcm22 = new Int16Array(total);
@@ -117,6 +96,54 @@ export class Espeak {
       })),
     };
   }
+
+  /** The phoneme ids espeak says for a text, in order, without keeping its audio (tests). */
+  phonemes(text: string, espeakVoice: string): string[] {
+    return this.#run(text, espeakVoice, 450 / 175, false).phonemes.map((p) => p.ipa);
+  }
+
+  #run(text: string, espeakVoice: string, speed: number, keepAudio: boolean): EspeakRun {
+    if (espeakVoice !== this.#voice) {
+      const rc = this.#w.set_voice(espeakVoice);
+      if (rc !== 0) throw new Error(`espeak-ng has no voice "${espeakVoice}"`);
+      this.#voice = espeakVoice;
+      this.#rate = 0;
+    }
+    const rate = Math.round(Math.min(450, Math.max(80, 175 * speed)));
+    if (rate !== this.#rate) {
+      this.#w.set_rate(rate);
+      this.#rate = rate;
+    }
+    const m = this.#m;
+    const w = this.#w;
+    const size = w.getSizeOfEventStruct_();
+    const run: EspeakRun = { chunks: [], phonemes: [], words: [] };
+    const cb = m.addFunction((audioPtr: number, length: number, evPtr: number): number => {
+      if (keepAudio && length > 0) run.chunks.push(m.HEAP16.slice(audioPtr / 2, audioPtr / 2 + length));
+      for (let p = evPtr; ; p += size) {
+        const ev = m.wrapPointer(p, m.espeak_EVENT);
+        const type = EVENT_TYPES[ev.get_type()];
+        if (type === 'list_terminated' || type === undefined) break;
+        if (type === 'phoneme')
+          run.phonemes.push({ ipa: w.getStringIDFromEventStruct_(p), sample: ev.get_sample() });
+        else if (type === 'word')
+          run.words.push({ pos: ev.get_text_position(), len: ev.get_length(), sample: ev.get_sample() });
+      }
+      return 0;
+    }, 'iiii');
+    try {
+      w.synth_(text, cb);
+    } finally {
+      m.removeFunction(cb);
+    }
+    return run;
+  }
+}
+
+interface EspeakRun {
+  chunks: Int16Array[];
+  phonemes: Array<{ ipa: string; sample: number }>;
+  words: Array<{ pos: number; len: number; sample: number }>;
 }
 
 /** Where the last word's sound ends: the first pause event after the last word began, else the end. */

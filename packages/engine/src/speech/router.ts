@@ -55,10 +55,10 @@ export class SpeechRouter implements PooledTts {
     const voice = this.#o.voices.find(req.voiceId);
     if (!voice) throw new Error(`unknown voice "${req.voiceId}"`);
     if (req.signal?.aborted) throw new AbortedError();
-    if (req.reading) return this.#o.espeak.synthesize(req.text, voice.espeakVoice, 1);
+    if (req.reading) return this.#o.espeak.synthesize(req.text, readingOf(voice), 1);
     if (voice.provider === 'espeak') {
       const t0 = performance.now();
-      const seg = await this.#o.espeak.synthesize(req.text, voice.espeakVoice, req.speed);
+      const seg = await this.#o.espeak.synthesize(req.text, readingOf(voice), req.speed);
       this.#o.onRequest?.({ provider: 'espeak', firstByteMs: performance.now() - t0 });
       return seg;
     }
@@ -143,6 +143,8 @@ export class SpeechRouter implements PooledTts {
     pcm: Int16Array,
     t: ProviderTimings,
   ): Promise<Pick<SpeechSegment, 'phonemes' | 'words' | 'timing'>> {
+    // espeak does not speak the voice's language: the audio-only model drives the mouth
+    if (voice.espeakVoice === undefined) return { phonemes: [], words: [], timing: 'none' };
     try {
       const reading = await this.#o.espeak.synthesize(text, voice.espeakVoice, 1);
       if (t.characters?.length) {
@@ -156,6 +158,20 @@ export class SpeechRouter implements PooledTts {
       // timings improve the mouth only: the audio-only model keeps it
     }
     return { phonemes: [], words: [], timing: 'none' };
+  }
+}
+
+/** The voice's espeak reading; a voice of a language espeak does not speak has none. */
+function readingOf(voice: VoiceDef): string {
+  if (voice.espeakVoice === undefined) throw new NoReadingError(voice.language);
+  return voice.espeakVoice;
+}
+
+/** espeak does not speak this language (a provider voice's transcript gets no reading). */
+export class NoReadingError extends Error {
+  constructor(language: string) {
+    super(`espeak-ng does not speak "${language}"`);
+    this.name = 'NoReadingError';
   }
 }
 

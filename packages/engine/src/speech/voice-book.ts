@@ -51,7 +51,7 @@ export const FLITE_VOICE_DEFS: readonly VoiceDef[] = [
   language: language!,
   gender: gender as VoiceDef['gender'],
   provider: 'flite',
-  espeakVoice: espeakReadingFor(language!),
+  espeakVoice: espeakReadingFor(language!)!,
   providerVoice: providerVoice!,
 }));
 

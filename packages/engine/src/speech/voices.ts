@@ -1,8 +1,11 @@
 /**
- * The voices Mouthpiece offers (espeak-ng voices with gender variants). Pure data: the server's
- * catalog reads it without loading any synthesizer.
+ * The voices Mouthpiece offers: espeak-ng's, a female and a male one for every language it speaks
+ * (espeak-languages.ts; the 23 voices of earlier releases keep their ids, new ones are
+ * `espeak-<espeak's code>-female|male`). Pure data: the server's catalog reads it without loading
+ * any synthesizer.
  */
 import type { VoiceInfo } from '@mouthpiece/protocol';
+import { ESPEAK_LANGUAGES, type EspeakLanguage } from './espeak-languages.js';
 import type { ProviderName } from './provider.js';
 
 export interface VoiceDef extends VoiceInfo {
@@ -10,9 +13,10 @@ export interface VoiceDef extends VoiceInfo {
   provider: ProviderName;
   /**
    * espeak-ng voice name, with a `+variant` for gender: the voice itself for espeak voices, the
-   * reading whose phonemes give another provider's speech its mouth shapes.
+   * reading whose phonemes give another provider's speech its mouth shapes; none when espeak does
+   * not speak the voice's language (the audio-only model then drives the mouth).
    */
-  espeakVoice: string;
+  espeakVoice?: string;
   /** The provider's own voice name or id (ElevenLabs voice id, OpenAI voice, a local model's speaker). */
   providerVoice?: string;
   /** The provider's model (ElevenLabs `model_id`, OpenAI `model`, a local voice's model folder). */
@@ -38,7 +42,8 @@ const v = (
   ...(kanaOnly ? { kanaOnly } : {}),
 });
 
-export const VOICES: readonly VoiceDef[] = [
+/** The voices of earlier releases, ids unchanged (their language's native name is added below). */
+const FIRST_VOICES: readonly VoiceDef[] = [
   v('en-us-female', 'English (US), female', 'en-US', 'female', 'gmw/en-US+f3'),
   v('en-us-male', 'English (US), male', 'en-US', 'male', 'gmw/en-US+m3'),
   v('en-gb-female', 'English (UK), female', 'en-GB', 'female', 'gmw/en+f4'),
@@ -64,14 +69,53 @@ export const VOICES: readonly VoiceDef[] = [
   v('ja-female', 'Japanese (kana only), female', 'ja-JP', 'female', 'jpx/ja+f3', true),
 ];
 
+const GENDER_VARIANT = { female: '+f3', male: '+m3' } as const;
+
+function languageOf(espeakVoice: string | undefined): EspeakLanguage | undefined {
+  const id = espeakVoice?.split('+')[0];
+  return ESPEAK_LANGUAGES.find((l) => l.espeak === id);
+}
+
+/** Every language's female and male voice: the first voices where they exist, new ids elsewhere. */
+function allVoices(): VoiceDef[] {
+  const out: VoiceDef[] = FIRST_VOICES.map((x) => {
+    const native = languageOf(x.espeakVoice)?.native;
+    return native ? { ...x, nativeName: native } : { ...x };
+  });
+  for (const lang of ESPEAK_LANGUAGES)
+    for (const gender of ['female', 'male'] as const) {
+      if (out.some((x) => x.gender === gender && languageOf(x.espeakVoice) === lang)) continue;
+      const code = lang.espeak.split('/').at(-1)!.toLowerCase();
+      out.push({
+        ...v(
+          `espeak-${code}-${gender}`,
+          `${lang.english}, ${gender}`,
+          lang.tag,
+          gender,
+          lang.espeak + GENDER_VARIANT[gender],
+          lang.espeak === 'jpx/ja',
+        ),
+        nativeName: lang.native,
+      });
+    }
+  return out;
+}
+
+export const VOICES: readonly VoiceDef[] = allVoices();
+
 export const DEFAULT_VOICE_ID = 'en-us-female';
 
-/** The espeak reading (no gender variant) closest to a BCP 47 language tag; English if none. */
-export function espeakReadingFor(language: string): string {
+/**
+ * The espeak reading (no gender variant) of a BCP 47 language tag: the voice of that exact tag,
+ * else of its primary language (the first voices first: `en` reads as American English, `pt` as
+ * Brazilian); undefined when espeak does not speak the language.
+ */
+export function espeakReadingFor(language: string): string | undefined {
   const lang = language.toLowerCase();
   const base = lang.split('-')[0];
+  const readings = VOICES.filter((x) => x.espeakVoice !== undefined);
   const pick =
-    VOICES.find((x) => x.language.toLowerCase() === lang) ??
-    VOICES.find((x) => x.language.toLowerCase().split('-')[0] === base);
-  return (pick?.espeakVoice ?? 'gmw/en-US').split('+')[0]!;
+    readings.find((x) => x.language.toLowerCase() === lang) ??
+    readings.find((x) => x.language.toLowerCase().split('-')[0] === base);
+  return pick?.espeakVoice?.split('+')[0];
 }

@@ -53,6 +53,8 @@ export interface VoiceStandin {
     fault: StandinFault;
     /** The key a request must carry (401 otherwise). */
     apiKey: string;
+    /** The espeak-ng program's voice the stand-in speaks with (default `en-us`). */
+    speaks?: string;
   };
   close(): Promise<void>;
 }
@@ -61,13 +63,14 @@ const RATE = 24_000;
 const cache = new Map<string, Promise<Int16Array>>();
 
 /** `text` spoken by the espeak-ng program (a male variant, lower pitch), as 24 kHz PCM. */
-export function standinSpeech(text: string): Promise<Int16Array> {
-  let p = cache.get(text);
+export function standinSpeech(text: string, speaks = 'en-us'): Promise<Int16Array> {
+  const key = `${speaks}\u0000${text}`;
+  let p = cache.get(key);
   if (!p) {
     p = new Promise((resolve, reject) => {
       execFile(
         'espeak-ng',
-        ['-v', 'en-us+m7', '-p', '30', '-s', '165', '--stdout', text],
+        ['-v', `${speaks}+m7`, '-p', '30', '-s', '165', '--stdout', text],
         { encoding: 'buffer', maxBuffer: 64 << 20 },
         (err, out) => {
           if (err) return reject(new Error(`espeak-ng failed: ${err.message} (apt-get install espeak-ng)`));
@@ -80,7 +83,7 @@ export function standinSpeech(text: string): Promise<Int16Array> {
         },
       );
     });
-    cache.set(text, p);
+    cache.set(key, p);
   }
   return p;
 }
@@ -167,7 +170,7 @@ async function standin(
       const fault = settings.fault;
       if (typeof fault === 'number') return void res.writeHead(fault).end(`{"detail":"status ${fault}"}`);
       if (fault === 'hang') return;
-      void standinSpeech(text).then((pcm) => {
+      void standinSpeech(text, settings.speaks).then((pcm) => {
         const timer = setTimeout(() => {
           if (res.destroyed) return;
           if (fault === 'mp3') {

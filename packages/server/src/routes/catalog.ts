@@ -12,6 +12,7 @@ import { avatarPreviews, previewUrl } from './avatar-previews.js';
 import { authenticateCredential } from '../auth/credentials.js';
 import { limitCredential } from '../auth/session-guard.js';
 import { Permission } from '../storage/ports.js';
+import { languageFilter } from './voice-language.js';
 
 export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -65,13 +66,18 @@ export const catalogRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       schema: {
         tags: ['catalog'],
         summary: 'Voices',
+        description:
+          'Every voice this server can use; `language` (a BCP 47 tag: fi, fi-FI, pt-BR) keeps those whose tag agrees with it on every subtag both have.',
         security: [{ KS: [] }],
+        querystring: Type.Object({ language: Type.Optional(Type.Unknown()) }),
         response: { 200: VoicesResponse, ...errors },
       },
     },
     async (req) => {
       await auth(req);
-      return { success: true as const, voices: ctx.engine.catalog().voices };
+      const speaks = languageFilter(req.query);
+      const voices = ctx.engine.catalog().voices;
+      return { success: true as const, voices: speaks ? voices.filter((v) => speaks(v.language)) : voices };
     },
   );
 };

@@ -47,6 +47,8 @@ export async function createTestApp(
     stores?: Stores;
     /** The fake engine's avatars (default FAKE_AVATARS). */
     avatars?: FakeEngineHostOptions['avatars'];
+    /** The fake engine's voices (default FAKE_VOICES). */
+    voices?: FakeEngineHostOptions['voices'];
   } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock();
@@ -54,6 +56,7 @@ export async function createTestApp(
     clock,
     msPerCharacter: opts.msPerCharacter ?? 60,
     ...(opts.avatars ? { avatars: opts.avatars } : {}),
+    ...(opts.voices ? { voices: opts.voices } : {}),
   });
   const stores = opts.stores ?? createMemoryStores();
   const config = testConfig(opts.config);
