@@ -16,7 +16,21 @@ export type ServerMessage =
   /** A newer viewer took over the session's media; this viewer's connection closes. */
   | { type: 'replaced' }
   /** A voice provider failed this turn; the session lives. */
-  | { type: 'turnFailed'; turnId: string; reason: string };
+  | { type: 'turnFailed'; turnId: string; reason: string }
+  /**
+   * Something the viewer should know about how it is served, sent once when the channel opens;
+   * `code` is stable (NOTICE_CODE), `message` says what to do.
+   */
+  | { type: 'notice'; code: string; message: string };
+
+/** The codes of `notice` messages. */
+export const NOTICE_CODE = {
+  /**
+   * The viewer's offer asked to draw the avatar itself (no video m-line), but the server does not
+   * let browsers draw this kind of avatar (MOUTHPIECE_CLIENT_RENDER): it gets audio only.
+   */
+  CLIENT_RENDER_UNAVAILABLE: 'client_render_unavailable',
+} as const;
 
 export type ClientMessage = { type: 'ready' };
 
@@ -59,8 +73,12 @@ export function parseServerMessage(raw: unknown): ServerMessage | undefined {
             reason: typeof m['reason'] === 'string' ? m['reason'] : 'unknown',
           }
         : undefined;
+    case 'notice':
+      return typeof m['code'] === 'string' && typeof m['message'] === 'string'
+        ? { type: 'notice', code: m['code'], message: m['message'] }
+        : undefined;
     default:
-      return undefined;
+      return undefined; // a type this version does not know (a newer server's): ignored
   }
 }
 
