@@ -33,7 +33,7 @@ export function createWrtcMedia(o: WrtcMediaOptions): WrtcMedia {
   // one description object for every chunk (libwebrtc copies the samples during the call); it takes
   // exactly 10 ms a call (a 20 ms chunk throws "Expected a .numberOfFrames of 480, not 960")
   const chunk = {
-    samples: new Int16Array(0),
+    samples: new Int16Array(0) as Int16Array,
     sampleRate: SAMPLE_RATE_HZ,
     bitsPerSample: 16,
     channelCount: 1,
