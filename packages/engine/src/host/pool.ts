@@ -68,10 +68,7 @@ export interface EnginePoolOptions {
   speech?: SpeechConfig;
   /** Extra Node flags for the engine processes (e.g. `--cpu-prof`); the server's own flags otherwise. */
   execArgv?: string[];
-  /**
-   * The avatar kinds a viewer whose offer has no video may draw itself (default: all); a viewer of
-   * another kind gets audio and a `notice` (docs/design.md §13.7).
-   */
+  /** Kinds a viewer without video may draw itself (default all; else audio + a notice: design.md §13.7). */
   clientRenderKinds?: readonly RenderKind[];
 }
 
