@@ -81,6 +81,7 @@ export function dispatchServerMessage(
       on.ended(m.reason);
       break;
     case 'hello':
+    case 'notice': // about how this viewer is served (client rendering refused: audio only); no session event
       break;
   }
 }
