@@ -18,12 +18,19 @@ export type ServerMessage =
   /** A voice provider failed this turn; the session lives. */
   | { type: 'turnFailed'; turnId: string; reason: string }
   /**
-   * Something the viewer should know about its connection; `code` is stable, `message` for people.
-   * `client_render_unavailable`: the offer asked for client rendering (no video m-line) and the
-   * operator does not allow it for this avatar kind; this viewer gets audio only (the SDK
-   * reconnects asking for video).
+   * Something the viewer should know about how it is served, sent once when the channel opens;
+   * `code` is stable (NOTICE_CODE), `message` says what to do.
    */
   | { type: 'notice'; code: string; message: string };
+
+/** The codes of `notice` messages. */
+export const NOTICE_CODE = {
+  /**
+   * The viewer's offer asked to draw the avatar itself (no video m-line), but the server does not
+   * let browsers draw this kind of avatar (MOUTHPIECE_CLIENT_RENDER): it gets audio only.
+   */
+  CLIENT_RENDER_UNAVAILABLE: 'client_render_unavailable',
+} as const;
 
 export type ClientMessage = { type: 'ready' };
 
@@ -71,7 +78,7 @@ export function parseServerMessage(raw: unknown): ServerMessage | undefined {
         ? { type: 'notice', code: m['code'], message: m['message'] }
         : undefined;
     default:
-      return undefined;
+      return undefined; // a type this version does not know (a newer server's): ignored
   }
 }
 

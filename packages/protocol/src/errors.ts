@@ -44,6 +44,7 @@ export const ErrorCode = {
   INVALID_VIDEO: 'INVALID_VIDEO',
   UNUSABLE_VIDEO: 'UNUSABLE_VIDEO',
   VIDEO_IMPORT_UNAVAILABLE: 'VIDEO_IMPORT_UNAVAILABLE',
+  CLIENT_RENDER_DISABLED: 'CLIENT_RENDER_DISABLED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -89,6 +90,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   INVALID_VIDEO: 400,
   UNUSABLE_VIDEO: 422,
   VIDEO_IMPORT_UNAVAILABLE: 422,
+  CLIENT_RENDER_DISABLED: 403,
 };
 
 /** Default messages; the spec's exact wording where the spec gives one. */
@@ -132,6 +134,8 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   INVALID_VIDEO: 'The video must be an MP4, WebM or MOV clip of 20 s to 3 min',
   UNUSABLE_VIDEO: 'The video cannot be made an avatar; record one person facing the camera',
   VIDEO_IMPORT_UNAVAILABLE: 'Video avatars need ffmpeg on the server (apt-get install ffmpeg)',
+  CLIENT_RENDER_DISABLED:
+    "This server does not let browsers draw this kind of avatar (MOUTHPIECE_CLIENT_RENDER); use render: 'video'",
 };
 
 /** Whether a caller may retry a request that failed with this HTTP status. */

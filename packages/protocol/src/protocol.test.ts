@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TypedEmitter } from './emitter.js';
-import { parseClientMessage, parseServerMessage } from './data-channel.js';
+import { NOTICE_CODE, parseClientMessage, parseServerMessage } from './data-channel.js';
 import { ERROR_STATUS, ErrorCode, errorBody, isRetryableStatus } from './errors.js';
 
 describe('TypedEmitter', () => {
@@ -56,6 +56,26 @@ describe('data channel messages', () => {
     expect(parseServerMessage(new Uint8Array([1, 0, 0]).buffer)).toBeUndefined(); // binary: an animation frame
     expect(parseClientMessage('{"type":"ready"}')).toEqual({ type: 'ready' });
     expect(parseClientMessage('{"type":"other"}')).toBeUndefined();
+  });
+
+  it('parses a notice, and drops a type it does not know without throwing (an older SDK, a newer server)', () => {
+    const notice = {
+      type: 'notice',
+      code: NOTICE_CODE.CLIENT_RENDER_UNAVAILABLE,
+      message: 'Audio only: this server does not let browsers draw this avatar',
+    };
+    expect(parseServerMessage(JSON.stringify(notice))).toEqual(notice);
+    expect(parseServerMessage({ type: 'notice', code: 'x' })).toBeUndefined(); // no message
+    expect(parseServerMessage({ type: 'notice', code: 7, message: 'm' })).toBeUndefined();
+    for (const raw of [
+      '{"type":"cameraMoved","angle":3}',
+      '{"type":"notice2","code":"c","message":"m"}',
+      '{"type":42}',
+      '{}',
+    ]) {
+      expect(() => parseServerMessage(raw)).not.toThrow();
+      expect(parseServerMessage(raw)).toBeUndefined();
+    }
   });
 });
 

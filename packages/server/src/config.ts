@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import {
   checkTurn,
+  clientRenderKinds,
   clusterSettings,
   iceDenyList,
   publicUrl as publicUrlOf,
@@ -17,7 +18,7 @@ import {
 } from './config/checks.js';
 import { readEnv, type Env } from './config/env-reader.js';
 import { speechSettings } from './config/voices.js';
-import type { SpeechConfig } from '@mouthpiece/engine/host';
+import type { RenderKind, SpeechConfig } from '@mouthpiece/engine/host';
 
 export { ConfigError } from './config/env-reader.js';
 export { CONFIG_DOCS, configTable } from './config/docs.js';
@@ -47,6 +48,11 @@ export interface Config {
   videoWidth: number;
   videoHeight: number;
   videoFps: number;
+  /**
+   * The avatar kinds browsers may draw themselves (MOUTHPIECE_CLIENT_RENDER): their packs are
+   * served, their viewers without video get the animation stream (docs/design.md §13.7).
+   */
+  clientRenderKinds: readonly RenderKind[];
   turn: {
     mode: TurnMode;
     host: string;
@@ -109,6 +115,7 @@ export function loadConfig(
     videoWidth: size.width,
     videoHeight: size.height,
     videoFps: v.MOUTHPIECE_VIDEO_FPS,
+    clientRenderKinds: clientRenderKinds(v.MOUTHPIECE_CLIENT_RENDER),
     turn: turnSettings(v.MOUTHPIECE_TURN, probes, {
       host: v.MOUTHPIECE_TURN_HOST || pub.host,
       port: v.MOUTHPIECE_TURN_PORT,

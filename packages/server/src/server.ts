@@ -63,6 +63,7 @@ function createEngine(
     videoWidth: config.videoWidth,
     videoHeight: config.videoHeight,
     fps: config.videoFps,
+    clientRenderKinds: config.clientRenderKinds,
     // uploaded avatars last: an upload never takes a built-in's or an operator pack's id
     avatarsDirs: [...(config.avatarsDir ? [config.avatarsDir] : []), uploadedAvatarsDir(config)],
     readyTimeoutMs: config.whepReadyTimeoutMs,

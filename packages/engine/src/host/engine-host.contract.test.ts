@@ -11,6 +11,7 @@ import { FakeEngineHost } from '../testing/fake-engine-host.js';
 import { browserOffer as offer } from '../testing/offers.js';
 import { wrtcViewer } from '../testing/wrtc-viewer.js';
 import { createEnginePool } from './pool.js';
+import type { RenderKind } from '../avatar/manifest.js';
 import type { EngineEvent, EngineHost, EngineSessionOptions } from './types.js';
 
 const FIXTURE = new URL('../../test-fixtures/audio/', import.meta.url);
@@ -27,7 +28,8 @@ interface Viewer {
 }
 
 interface HostUnderTest {
-  make(): Promise<EngineHost>;
+  /** `clientRenderKinds`: the kinds a viewer without video may draw (MOUTHPIECE_CLIENT_RENDER). */
+  make(o?: { clientRenderKinds?: RenderKind[] }): Promise<EngineHost>;
   /** `video: false`: an offer without a video m-line (a page that draws the avatar itself). */
   viewer(host: EngineHost, sessionId: string, viewerId: string, o?: { video?: boolean }): Promise<Viewer>;
 }
@@ -36,7 +38,7 @@ const hosts: Array<[string, HostUnderTest]> = [
   [
     'FakeEngineHost',
     {
-      make: () => Promise.resolve(new FakeEngineHost({ msPerCharacter: 20 })),
+      make: (o = {}) => Promise.resolve(new FakeEngineHost({ msPerCharacter: 20, ...o })),
       async viewer(host, sessionId, viewerId, o = {}) {
         const offerSdp = offer(o.video === false ? [] : [[96, 'VP8']]);
         const { answerSdp } = await host.connectViewer(sessionId, { viewerId, offerSdp, iceServers: [] });
@@ -54,7 +56,7 @@ const hosts: Array<[string, HostUnderTest]> = [
     'engine process pool',
     {
       // the viewer is on this machine's own address: the default policy refuses only loopback
-      make: () => createEnginePool({ processes: 1 }),
+      make: (o = {}) => createEnginePool({ processes: 1, ...o }),
       async viewer(host, sessionId, viewerId, o = {}) {
         const v = wrtcViewer(o);
         let answerSdp = '';
@@ -271,4 +273,23 @@ describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
       viewer.close();
     }
   }, 30_000);
+
+  it('a kind the operator does not let browsers draw: such a viewer gets audio, no animation, and a notice', async () => {
+    const narrow = await under.make({ clientRenderKinds: ['sprites'] }); // amara is a vector avatar
+    const id = `contract-narrow-${++n}`;
+    await narrow.createSession({ sessionId: id, avatarId: 'amara', voiceId: 'en-us-female', voiceSpeed: 1 });
+    const viewer = await under.viewer(narrow, id, `v-${id}`, { video: false });
+    try {
+      await until(() => viewer.messages().length >= 2, 10_000, 'hello and the notice');
+      expect(viewer.messages().map((m) => m.type)).toEqual(['hello', 'notice']);
+      expect(viewer.messages()[1]).toMatchObject({ code: 'client_render_unavailable' });
+      await narrow.sayText(id, { turnId: 'n1', text: 'Heard, not drawn.', isFinal: true });
+      await until(() => viewer.messages().some((m) => m.type === 'speakingEnd'), 20_000, 'the turn spoken');
+      if (viewer.packets) await until(() => (viewer.packets?.()['audio'] ?? 0) > 20, 5000, 'audio RTP');
+      expect(viewer.frames()).toHaveLength(0);
+    } finally {
+      viewer.close();
+      await narrow.close();
+    }
+  }, 40_000);
 });

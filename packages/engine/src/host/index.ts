@@ -26,6 +26,7 @@ export {
 } from '../avatar/photo-import-errors.js';
 export { readAvatarPacks, loadAvatarPack, BUILTIN_AVATARS_DIR, type AvatarPack } from '../avatar/catalog.js';
 export { rendererFiles, PackFileRole, type PackFile } from '../avatar/pack-files.js';
+export { RenderKind } from '../avatar/manifest.js';
 export { VideoImportError, VIDEO_LIMITS, type VideoImportErrorCode } from '../video/import-errors.js';
 export { looksLikeVideo, fileLooksLikeVideo } from '../video/sniff.js';
 export type { ImportStage } from '../video/video-import.js';

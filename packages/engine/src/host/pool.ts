@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { engineCatalog } from './catalog.js';
 import { EngineChannel } from './channel.js';
+import { RenderKind } from '../avatar/manifest.js';
 import { DEFAULT_ICE_DENY, type CandidatePolicy } from '../rtc/candidate-filter.js';
 import { DEFAULT_SPEECH_CONFIG, type SpeechConfig } from '../speech/voice-book.js';
 import type { EngineMethods, EngineProcessOptions, SessionMethod } from './protocol.js';
@@ -67,6 +68,8 @@ export interface EnginePoolOptions {
   speech?: SpeechConfig;
   /** Extra Node flags for the engine processes (e.g. `--cpu-prof`); the server's own flags otherwise. */
   execArgv?: string[];
+  /** Kinds a viewer without video may draw itself (default all; else audio + a notice: design.md §13.7). */
+  clientRenderKinds?: readonly RenderKind[];
 }
 
 interface Worker {
@@ -140,6 +143,7 @@ class EnginePool implements EngineHost {
       noChannelStartMs: opts.noChannelStartMs ?? 500,
       ice: opts.ice ?? { deny: DEFAULT_ICE_DENY, allowTcp: false, relays: [] },
       speech: opts.speech ?? DEFAULT_SPEECH_CONFIG,
+      clientRenderKinds: [...(opts.clientRenderKinds ?? Object.values(RenderKind))],
     };
     this.#stamp = this.#foldersStamp();
     const catalog = engineCatalog(

@@ -1,4 +1,5 @@
 /** Messages between the control plane and an engine process (over IPC, advanced serialization). */
+import type { RenderKind } from '../avatar/manifest.js';
 import type { CandidatePolicy } from '../rtc/candidate-filter.js';
 import type { SpeechConfig } from '../speech/voice-book.js';
 import type { RpcRequest, RpcResponse } from './rpc.js';
@@ -15,6 +16,8 @@ export interface EngineProcessOptions {
   ice: CandidatePolicy;
   /** Voice providers, their keys and the voices file's voices. */
   speech: SpeechConfig;
+  /** The avatar kinds a viewer without video may draw itself (MOUTHPIECE_CLIENT_RENDER). */
+  clientRenderKinds: RenderKind[];
 }
 
 /** The EngineHost methods an engine process answers for one of its sessions. */

@@ -139,6 +139,8 @@ const methods: RpcHandlers<EngineMethods> = {
         }),
         audioSink: media.audioSink,
         peerFactory: media.peerFactory,
+        clientRender: options.clientRenderKinds.includes(avatar.manifest.render),
+        avatarKind: avatar.manifest.render,
         videoSink: media.videoSink,
         renderer: createAvatarRenderer(avatar.manifest, { width, height }, avatar.dir, {
           background: o.background,

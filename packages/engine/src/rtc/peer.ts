@@ -18,6 +18,8 @@ export interface PeerEvents {
    * onConnected follows if the same connection recovers.
    */
   onLost?(): void;
+  /** The events channel opened (the peer has sent its `hello`): a message for this viewer may follow. */
+  onChannelOpen?(): void;
 }
 
 export interface Peer {

@@ -263,6 +263,7 @@ export class ViewerPeer implements Peer {
         protocol: DATA_CHANNEL_PROTOCOL,
         ...(turnId !== undefined ? { speaking: turnId } : {}),
       });
+      events.onChannelOpen?.();
     };
     channel.onopen = () => {
       this.#channelOpen = true;

@@ -4,7 +4,12 @@
  * frame on its events channel, stamped with the audio sample it belongs to.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeAnimationFrame, type AnimationFrame, type AnimationVideoPick } from '@mouthpiece/protocol';
+import {
+  NOTICE_CODE,
+  decodeAnimationFrame,
+  type AnimationFrame,
+  type AnimationVideoPick,
+} from '@mouthpiece/protocol';
 import { frameIntervalMs, msToSamples } from '../clock/media-clock.js';
 import { REST_MOUTH, Viseme, type FaceState } from '../face-state.js';
 import type { Renderer } from '../render/renderer.js';
@@ -13,7 +18,6 @@ import { nullMedia, type NullPeer } from '../testing/null-media.js';
 import { timedSpeech } from '../testing/timed-speech.js';
 import { EngineSession } from './engine-session.js';
 import type { VideoSink } from './media.js';
-import { EASE_MS } from './mouth-driver.js';
 import type { SpeechSource } from './speech-source.js';
 import { TurnAudio } from './turn-audio.js';
 
@@ -67,7 +71,7 @@ function countingVideo(pick?: AnimationVideoPick) {
   return { renderer, sink, calls };
 }
 
-function build(video = countingVideo()) {
+function build(video = countingVideo(), allowed?: { clientRender: boolean; avatarKind: string }) {
   const media = nullMedia();
   const session = new EngineSession({
     sessionId: 's1',
@@ -80,6 +84,7 @@ function build(video = countingVideo()) {
     peerFactory: media.peerFactory,
     videoSink: video.sink,
     renderer: video.renderer,
+    ...allowed,
   });
   let tick = 0;
   const run = (ticks: number) => {
@@ -114,7 +119,27 @@ describe('EngineSession for a viewer that draws the avatar itself', () => {
     session.close('ended_by_client');
   });
 
-  it('opens the mouth while a turn speaks and rests it from the next frame after an interrupt', async () => {
+  it('in a late batch of ticks sends every frame (each goes with its own audio), where video skips', async () => {
+    const { session, media, calls } = build();
+    await session.connectViewer('v1', CLIENT_OFFER, []);
+    await settle();
+    // 1 s of ticks in late batches of 8 (80 ms each), as a starved engine runs them
+    for (let t = 0; t < 100; t++) session.tick(t, 7 - (t % 8));
+    const got = frames(media.peers[0]);
+    expect(got.length).toBeGreaterThanOrEqual(25);
+    expect(session.framesSkipped).toBe(0);
+    const step = msToSamples(frameIntervalMs(25));
+    for (let i = 2; i < got.length; i++) expect(got[i]!.sampleIndex - got[i - 1]!.sampleIndex).toBe(step);
+    // the same batches skip video frames that a newer one of the batch supersedes
+    await session.connectViewer('v2', VIDEO_OFFER, []);
+    await settle();
+    for (let t = 100; t < 200; t++) session.tick(t, 7 - (t % 8));
+    expect(session.framesSkipped).toBeGreaterThan(0);
+    expect(calls.renderI420 + session.framesSkipped).toBeGreaterThanOrEqual(25);
+    session.close('ended_by_client');
+  });
+
+  it('opens the mouth while a turn speaks and rests it on the very next frame after an interrupt', async () => {
     const { session, media, run } = build();
     await session.connectViewer('v1', CLIENT_OFFER, []);
     await settle();
@@ -131,11 +156,15 @@ describe('EngineSession for a viewer that draws the avatar itself', () => {
     const after = frames(media.peers[0]).slice(speaking.length);
     expect(after).toHaveLength(1);
     expect(after[0]!.speaking).toBe(false);
-    expect(after[0]!.mouth.open).toBeLessThan(OPEN - 0.05); // closing: the renderer's ease to rest
-    run(Math.ceil(EASE_MS / 10));
-    const rest = frames(media.peers[0]).at(-1)!;
-    expect(rest.speaking).toBe(false);
-    expect(rest.mouth.open).toBe(0);
+    // at rest (within the wire's 1/255 quantisation), not closing over several frames
+    for (const k of ['open', 'width', 'round', 'teeth', 'lipBite', 'tongue'] as const)
+      expect(Math.abs(after[0]!.mouth[k] - REST_MOUTH[k])).toBeLessThanOrEqual(1 / 255);
+    run(20);
+    expect(
+      frames(media.peers[0])
+        .slice(speaking.length)
+        .every((f) => f.mouth.open === after[0]!.mouth.open),
+    ).toBe(true);
     session.close('ended_by_client');
   });
 
@@ -173,6 +202,42 @@ describe('EngineSession for a viewer that draws the avatar itself', () => {
     const got = frames(media.peers[0]);
     expect(media.peers[0]!.binary.every((b) => b.byteLength === 33)).toBe(true);
     expect(got[0]!.video).toMatchObject({ baseFrame: 12, a: 300, b: 301, fade: 1 });
+    session.close('ended_by_client');
+  });
+
+  it('an avatar kind the operator does not let browsers draw: audio only, and one notice after hello', async () => {
+    const pick = { baseFrame: 1, a: 2, wa: 1, b: 3, wb: 0, fade: 0 };
+    const { session, media, run, calls } = build(countingVideo(pick), {
+      clientRender: false,
+      avatarKind: 'video',
+    });
+    await session.connectViewer('v1', CLIENT_OFFER, []);
+    await settle();
+    session.sayText({ turnId: 't1', text: 'Still heard.', isFinal: true });
+    run(50);
+    const peer = media.peers[0]!;
+    expect(peer.binary).toHaveLength(0);
+    expect(calls).toEqual({ render: 0, renderI420: 0, pick: 0, written: 0 });
+    expect(media.audioSink.chunks).toBe(50); // the audio still flows, and speech plays
+    expect(peer.sent.map((m) => m.type)).toEqual(['hello', 'notice', 'speakingStart', 'speakingEnd']);
+    expect(peer.sent[1]).toMatchObject({ type: 'notice', code: NOTICE_CODE.CLIENT_RENDER_UNAVAILABLE });
+    expect((peer.sent[1] as { message: string }).message).toMatch(/video avatars.*render: 'video'/);
+    // a viewer with video is served as ever, without a notice
+    await session.connectViewer('v2', VIDEO_OFFER, []);
+    await settle();
+    run(40);
+    expect(calls.renderI420).toBeGreaterThanOrEqual(10);
+    expect(media.peers[1]!.sent.some((m) => m.type === 'notice')).toBe(false);
+    session.close('ended_by_client');
+  });
+
+  it('an allowed kind sends no notice', async () => {
+    const { session, media, run } = build(countingVideo(), { clientRender: true, avatarKind: 'vector' });
+    await session.connectViewer('v1', CLIENT_OFFER, []);
+    await settle();
+    run(10);
+    expect(media.peers[0]!.binary.length).toBeGreaterThan(0);
+    expect(media.peers[0]!.sent.map((m) => m.type)).toEqual(['hello']);
     session.close('ended_by_client');
   });
 

@@ -21,6 +21,7 @@ import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } f
 import { EngineError } from '../host/types.js';
 import type { Renderer } from '../render/renderer.js';
 import type { Peer, PeerFactory } from '../rtc/peer.js';
+import { clientRenderUnavailable } from './client-render.js';
 import { faceState, toAnimationFrame } from './face-frame.js';
 import { FrameClock } from './frame-clock.js';
 import type { AudioSink, VideoSink } from './media.js';
@@ -50,6 +51,14 @@ interface SessionParts {
   waitForViewer?: boolean;
   /** The speech queue's clock and limits (defaults: the protocol's). */
   queue?: SpeechQueueOptions;
+  /**
+   * Whether a viewer without video may draw this avatar itself (the operator's
+   * MOUTHPIECE_CLIENT_RENDER allows its kind; default true). When not, such a viewer gets audio
+   * only and one `notice` (client-render.ts) when its events channel opens.
+   */
+  clientRender?: boolean;
+  /** The avatar's kind (vector, sprites, photo, video), named in that notice. */
+  avatarKind?: string;
 }
 
 /**
@@ -158,7 +167,7 @@ export class EngineSession {
       this.#synths.delete(id);
     }
     if (stopped) {
-      this.#mouth.interrupted(this.#nowMs());
+      // the next frame's mouth is at rest: the player holds no turn, so the driver gets no speech
       this.#event({ type: 'speakingEnd', turnId: stopped, interrupted: true });
     }
     return cleared;
@@ -194,6 +203,11 @@ export class EngineSession {
         onLost: () => {
           if (this.#viewer === peer) this.#gate.newViewer(false);
         },
+        // to this peer alone, adopted yet or not: it is about how this offer is served
+        onChannelOpen: () => {
+          if (!peer.hasVideo && !this.#drawsAllowed)
+            peer.send(clientRenderUnavailable(this.#o.avatarKind ?? 'this'));
+        },
       },
     });
     if (this.#closed) {
@@ -224,8 +238,9 @@ export class EngineSession {
   /**
    * One 10 ms media tick: audio every tick, a video frame when one is due. Sessions render on
    * staggered ticks (a per-session phase) so frames of many sessions do not pile onto one tick.
-   * In a late catch-up batch (`ticksLeft` more ticks follow), a frame is skipped only when a newer
-   * frame of this session is due later in the same batch: a slightly late frame is still sent.
+   * In a late catch-up batch (`ticksLeft` more ticks follow), a video frame is skipped only when a
+   * newer frame of this session is due later in the same batch: a slightly late frame is still
+   * sent. Animation frames are never skipped (they travel with their audio).
    */
   tick(tickIndex: number, ticksLeft = 0): void {
     if (this.#closed) return;
@@ -234,13 +249,16 @@ export class EngineSession {
     if (!viewer) return;
     this.#o.audioSink.write(this.#chunk);
     this.#samples += CHUNK_SAMPLES;
-    // a viewer without video draws the avatar itself (from the animation stream on its channel)
+    // a viewer without video draws the avatar itself (from the animation stream on its channel),
+    // where the operator allows this avatar's kind; else it gets audio alone
     const draws = !viewer.hasVideo;
-    if (draws ? !viewer.hasEvents : !this.#video) return;
+    if (draws ? !viewer.hasEvents || !this.#drawsAllowed : !this.#video) return;
     const due = this.#frames.at(tickIndex, ticksLeft);
-    if (due === 'skip') this.framesSkipped++;
-    if (due !== 'render') return;
+    if (due === undefined) return;
+    // an animation frame goes with the audio handed over on this same tick, so even in a late batch
+    // it is no later than the sound it belongs to (the SDK places it by its stamp): never skipped
     if (draws) this.#sendAnimation(viewer, tickIndex * TICK_MS);
+    else if (due === 'skip') this.framesSkipped++;
     else if (this.#video) this.#renderFrame(this.#video, tickIndex * TICK_MS);
   }
 
@@ -343,14 +361,14 @@ export class EngineSession {
     return s;
   }
 
+  get #drawsAllowed(): boolean {
+    return this.#o.clientRender ?? true;
+  }
+
   #viewerById(viewerId: string): Peer {
     if (!this.#viewer || this.#viewer.viewerId !== viewerId)
       throw new EngineError('unknown_viewer', 'No such viewer');
     return this.#viewer;
-  }
-
-  #nowMs(): number {
-    return (this.#frames.lastFrame * 1000) / this.#o.fps;
   }
 }
 

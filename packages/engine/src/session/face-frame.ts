@@ -1,7 +1,8 @@
 /**
  * A video frame's face state, made the same way whether the session renders it or sends it as an
  * animation frame to a viewer that draws the avatar itself: the speech's mouth half a frame ahead
- * of the player (mouth driver: eased to rest after speech), the animator's idle life and emphasis.
+ * of the player (mouth driver: at rest from the first frame without speech, an interrupt's too), the
+ * animator's idle life and emphasis.
  */
 import type { AnimationFrame, AnimationVideoPick } from '@mouthpiece/protocol';
 import type { Animator } from '../animation/animator.js';
@@ -17,7 +18,7 @@ export function faceState(
   nowMs: number,
 ): FaceState {
   const speech = player.mouthAt(driver.aheadSamples);
-  const mouth = driver.frame(speech?.mouth, nowMs);
+  const mouth = driver.frame(speech?.mouth);
   const motion = animator.next({
     tMs: nowMs,
     speaking: speech !== undefined,

@@ -1,17 +1,15 @@
 /**
  * What the mouth shows in each video frame: the speech's mouth sampled at the centre of the audio
- * the frame covers (half a frame ahead of the player), and after an interrupt or the end of
- * speech, an ease to rest over EASE_MS instead of a snap.
+ * the frame covers (half a frame ahead of the player), and rest in silence. After an interrupt the
+ * very next frame is at rest (docs/design.md §13.3): the voice stops at once, and a mouth still
+ * closing for three frames after it read as lag. A natural end needs no ease here: the mouth track
+ * itself closes into the silence at a sentence's end.
  */
 import { frameIntervalMs, msToSamples } from '../clock/media-clock.js';
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
 
-export const EASE_MS = 120;
-
 export class MouthDriver {
   readonly #aheadSamples: number;
-  #last: MouthParams = { ...REST_MOUTH };
-  #easeFrom: { mouth: MouthParams; atMs: number } | undefined;
 
   constructor(fps: number) {
     this.#aheadSamples = Math.round(msToSamples(frameIntervalMs(fps) / 2));
@@ -22,38 +20,8 @@ export class MouthDriver {
     return this.#aheadSamples;
   }
 
-  /** Speech stopped abruptly at `nowMs`: ease from where the mouth was. */
-  interrupted(nowMs: number): void {
-    this.#easeFrom = { mouth: this.#last, atMs: nowMs };
+  /** The mouth of a frame, given the speech's mouth there (undefined: silence, or just interrupted). */
+  frame(speech: MouthParams | undefined): MouthParams {
+    return speech ?? { ...REST_MOUTH };
   }
-
-  /** The mouth of the frame at `nowMs`, given the speech's mouth there (undefined: silence). */
-  frame(speech: MouthParams | undefined, nowMs: number): MouthParams {
-    let mouth: MouthParams;
-    if (speech) {
-      mouth = speech;
-      this.#easeFrom = undefined;
-    } else if (this.#easeFrom) {
-      const f = Math.min(1, (nowMs - this.#easeFrom.atMs) / EASE_MS);
-      mouth = lerpMouth(this.#easeFrom.mouth, REST_MOUTH, f);
-      if (f >= 1) this.#easeFrom = undefined;
-    } else {
-      mouth = { ...REST_MOUTH };
-    }
-    this.#last = mouth;
-    return mouth;
-  }
-}
-
-/** Smoothstep between two mouths. */
-export function lerpMouth(a: MouthParams, b: MouthParams, f: number): MouthParams {
-  const k = f * f * (3 - 2 * f);
-  return {
-    open: a.open + (b.open - a.open) * k,
-    width: a.width + (b.width - a.width) * k,
-    round: a.round + (b.round - a.round) * k,
-    teeth: a.teeth + (b.teeth - a.teeth) * k,
-    lipBite: a.lipBite + (b.lipBite - a.lipBite) * k,
-    tongue: a.tongue + (b.tongue - a.tongue) * k,
-  };
 }

@@ -46,6 +46,11 @@ export interface FakeEngineHostOptions {
   /** Playback time per character at speed 1 (default 60 ms). */
   msPerCharacter?: number;
   autoFinalizeMs?: number;
+  /**
+   * The avatar kinds a viewer without video may draw itself (MOUTHPIECE_CLIENT_RENDER; default all):
+   * as in an engine process, a session of another kind sends such a viewer audio and a notice.
+   */
+  clientRenderKinds?: readonly string[];
 }
 
 interface FakeSession {
@@ -72,6 +77,7 @@ export class FakeEngineHost implements EngineHost {
   readonly #catalog: EngineCatalog;
   readonly #msPerCharacter: number;
   readonly #autoFinalizeMs: number | undefined;
+  readonly #clientRenderKinds: readonly string[] | undefined;
   readonly #sessions = new Map<string, FakeSession>();
   readonly #listeners = new Set<(e: EngineEvent) => void>();
   readonly calls: FakeEngineCall[] = [];
@@ -90,6 +96,7 @@ export class FakeEngineHost implements EngineHost {
     };
     this.#msPerCharacter = opts.msPerCharacter ?? 60;
     this.#autoFinalizeMs = opts.autoFinalizeMs;
+    this.#clientRenderKinds = opts.clientRenderKinds;
   }
 
   catalog(): EngineCatalog {
@@ -100,6 +107,7 @@ export class FakeEngineHost implements EngineHost {
     return attempt(() => {
       this.#assertOpen();
       const media = nullMedia();
+      const kind = this.#catalog.avatars.find((a) => a.id === opts.avatarId)?.render ?? 'vector';
       const session = new EngineSession({
         sessionId: opts.sessionId,
         fps: 25,
@@ -109,6 +117,8 @@ export class FakeEngineHost implements EngineHost {
         speech: timedSpeech({ msPerCharacter: this.#msPerCharacter, speed: opts.voiceSpeed }),
         audioSink: media.audioSink,
         peerFactory: media.peerFactory,
+        clientRender: this.#clientRenderKinds?.includes(kind) ?? true,
+        avatarKind: kind,
         waitForViewer: false,
         queue: {
           clock: this.#clock,

@@ -100,6 +100,7 @@ export function nullMedia(): NullMedia {
               protocol: DATA_CHANNEL_PROTOCOL,
               ...(speaking !== undefined ? { speaking } : {}),
             });
+            offer.events.onChannelOpen?.();
           }
           offer.events.onConnected();
           offer.events.onReady();

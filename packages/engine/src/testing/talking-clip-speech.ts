@@ -130,7 +130,7 @@ export async function clipSpeech(opts: {
   return { sentences, pcm, frames: frameMouths(sentences, frames, opts.fps) };
 }
 
-/** Each frame's mouth: the track at the frame's centre sample, eased by the engine's MouthDriver. */
+/** Each frame's mouth: the track at the frame's centre sample, through the engine's MouthDriver. */
 function frameMouths(sentences: readonly PlacedSentence[], frames: number, fps: number): FrameSpeech[] {
   const driver = new MouthDriver(fps);
   const out: FrameSpeech[] = [];
@@ -141,7 +141,7 @@ function frameMouths(sentences: readonly PlacedSentence[], frames: number, fps: 
     const s = sentences[k];
     const inside = s !== undefined && c >= s.startSample;
     const pos = inside ? c - s.startSample : 0;
-    const mouth = driver.frame(inside ? s.track.at(pos) : undefined, (n * 1000) / fps);
+    const mouth = driver.frame(inside ? s.track.at(pos) : undefined);
     out.push({
       speaking: inside,
       sentence: inside ? k : -1,

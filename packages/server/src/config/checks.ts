@@ -1,10 +1,10 @@
 /**
  * The settings worked out from several variables, or checked beyond one variable's schema: URLs,
- * the video size, CIDR lists, TURN and cluster mode. Each throws a ConfigError naming the variable.
+ * the video size, CIDR lists, the client-render kinds, TURN and cluster mode. Each throws a ConfigError naming the variable.
  */
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { DEFAULT_ICE_DENY } from '@mouthpiece/engine/host';
+import { DEFAULT_ICE_DENY, RenderKind } from '@mouthpiece/engine/host';
 import { ConfigError } from './env-reader.js';
 import type { EnvValues } from './spec.js';
 
@@ -72,6 +72,26 @@ export function clusterSettings(
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new ConfigError(`MOUTHPIECE_NODE_URL must be http or https, got "${nodeUrl}"`);
   return { redisUrl, nodeId, nodeUrl };
+}
+
+/**
+ * MOUTHPIECE_CLIENT_RENDER: a comma list of avatar kinds (default: all four; `none`: no kind), each
+ * once; an unknown name stops start-up naming the kinds there are.
+ */
+export function clientRenderKinds(raw: string | undefined): RenderKind[] {
+  const all = Object.values(RenderKind);
+  if (raw === undefined || raw.trim() === '') return all;
+  if (raw.trim().toLowerCase() === 'none') return [];
+  const kinds = raw.split(',').map((part) => {
+    const name = part.trim().toLowerCase();
+    const kind = all.find((k) => k === name);
+    if (!kind)
+      throw new ConfigError(
+        `MOUTHPIECE_CLIENT_RENDER: "${part.trim()}" is not an avatar kind; use a comma list of ${all.join(', ')}, or none`,
+      );
+    return kind;
+  });
+  return all.filter((k) => kinds.includes(k));
 }
 
 /** MOUTHPIECE_ICE_DENY: a comma list of CIDR blocks (default: the engine's safe list; `none`: nothing). */

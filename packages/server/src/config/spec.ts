@@ -150,6 +150,12 @@ export const CONFIG_SPEC = {
     description: 'output video size',
   }),
   MOUTHPIECE_VIDEO_FPS: int({ minimum: 1, maximum: 60, default: 25, description: 'output frame rate' }),
+  MOUTHPIECE_CLIENT_RENDER: text({
+    trim: true,
+    docDefault: 'vector,photo,sprites,video',
+    description:
+      "comma list of the avatar kinds browsers may draw themselves (the SDK's `render: 'client'`: the pack goes to every viewer; `none`: no kind); a viewer of another kind gets audio and a notice, its pack route 403",
+  }),
   MOUTHPIECE_TURN: oneOf(['managed', 'external', 'off'], {
     docDefault: 'managed if `turnserver` is installed, else off',
     description: '`managed` (spawn coturn), `external`, or `off`',

@@ -6,7 +6,8 @@
  *   GET /v1/avatar-session/{id}/avatar/{file}  one of those files, streamed
  * Both answer a strong ETag and 304 to a matching If-None-Match; HEAD answers the headers. Only
  * the names the manifest's render kind needs are served (engine avatar/pack-files.ts); any other
- * name, `..`, a slash or a NUL is a 404, and a file is never read outside its pack folder.
+ * name, `..`, a slash or a NUL is a 404, and a file is never read outside its pack folder. A kind
+ * the operator does not let browsers draw (MOUTHPIECE_CLIENT_RENDER) is a 403 CLIENT_RENDER_DISABLED.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -30,10 +31,17 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
   const packs = createPackLocator(() => avatarPackDirs(ctx.config));
   const vt = Type.Object({ vt: Type.Optional(Type.String({ description: "the whepUrl's viewer token" })) });
 
+  /** The session's pack, when the operator lets browsers draw its kind (MOUTHPIECE_CLIENT_RENDER). */
   const packOf = (avatarId: string): AvatarPack => {
     const pack = packs.find(avatarId);
     if (!pack)
       throw new ApiError('NOT_FOUND', `The session's avatar "${avatarId}" is no longer on this server`);
+    const kind = pack.manifest.render;
+    if (!ctx.config.clientRenderKinds.includes(kind))
+      throw new ApiError(
+        'CLIENT_RENDER_DISABLED',
+        `This server does not let browsers draw ${kind} avatars (MOUTHPIECE_CLIENT_RENDER), so it does not hand out their packs; use render: 'video' to see this avatar`,
+      );
     return pack;
   };
 

@@ -21,12 +21,14 @@ export const PACK_IDS = {
 /** The fake engine's catalog for these packs (and `gone`, an avatar with no pack on disk). */
 export const PACK_AVATARS: AvatarInfo[] = [
   ...FAKE_AVATARS,
-  ...[PACK_IDS.photo, PACK_IDS.sprites, PACK_IDS.video, 'gone'].map((id) => ({
-    id,
-    name: id,
-    width: 512,
-    height: 512,
-  })),
+  ...(
+    [
+      [PACK_IDS.photo, 'photo'],
+      [PACK_IDS.sprites, 'sprites'],
+      [PACK_IDS.video, 'video'],
+      ['gone', 'vector'],
+    ] as const
+  ).map(([id, render]) => ({ id, name: id, width: 512, height: 512, render })),
 ];
 
 /** Writes the photo, sprite and video packs (or the video pack `only`) into `<dataDir>/avatars`. */

@@ -52,14 +52,15 @@ export async function createTestApp(
   } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock();
+  const config = testConfig(opts.config);
   const engine = new FakeEngineHost({
     clock,
     msPerCharacter: opts.msPerCharacter ?? 60,
     ...(opts.avatars ? { avatars: opts.avatars } : {}),
     ...(opts.voices ? { voices: opts.voices } : {}),
+    clientRenderKinds: config.clientRenderKinds, // as the server hands it to its engine pool
   });
   const stores = opts.stores ?? createMemoryStores();
-  const config = testConfig(opts.config);
   const app = await buildApp({
     config,
     stores,
