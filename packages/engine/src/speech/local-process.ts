@@ -25,8 +25,10 @@ function loadSherpa(): SherpaModule {
   try {
     return createRequire(import.meta.url)('sherpa-onnx-node') as SherpaModule;
   } catch (err) {
+    // one line: the probe reports the child's last stderr line, and require's message goes on with its stack
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
     throw new Error(
-      `sherpa-onnx-node is not installed (npm install sherpa-onnx-node@1.13.8): ${err instanceof Error ? err.message : String(err)}`,
+      `sherpa-onnx-node, an optional dependency, is not installed (run npm ci without --omit=optional): ${why}`,
     );
   }
 }
