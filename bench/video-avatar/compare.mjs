@@ -4,7 +4,7 @@
 // SSIM and mean absolute difference of the box's luma, and the landmark mouth opening over time.
 import { createCanvas, ImageData } from '@napi-rs/canvas';
 import { writeFile } from 'node:fs/promises';
-import { i420ToRgba } from '../../packages/engine/dist/render/i420-convert.js';
+import { i420ToRgba } from '../../packages/draw/dist/index.js';
 import { detectFacesSsd, landmarksIn, trackingBox } from '../../packages/engine/dist/video/face-tracker.js';
 import { measureMouth } from '../../packages/engine/dist/video/mouth-measure.js';
 import { STABLE_LANDMARKS, fitSimilarity } from '../../packages/engine/dist/video/pack.js';

@@ -39,7 +39,6 @@ const MADE_BY = ['testing', 'avatar', 'render', 'animation', 'lipsync', 'session
 /** Files in those folders that draw video avatars only (a clip is drawn by the photo renderer). */
 const NOT_MADE_BY = new Set([
   'video-renderer.ts',
-  'i420-composite.ts',
   'mouth-selector.ts',
   'synthetic-video-pack.ts',
 ]);
