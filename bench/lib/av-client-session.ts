@@ -107,8 +107,7 @@ export async function openClientAvSession(voiceId = 'en-us-female'): Promise<AvS
       mean: idleFrames.reduce((a, b) => a + b, 0) / idleFrames.length,
     };
     const b = browser;
-    const s: AvSyncSession & { page?: unknown } = {
-      page,
+    const s: AvSyncSession = {
       idle,
       openAbove: idle.max + 25,
       sayText: (text, turnId) =>
