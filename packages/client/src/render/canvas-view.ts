@@ -7,7 +7,7 @@
  * a timer while the page is hidden, which still draws so `ready` is sent), the last one held.
  */
 import type { AnimationFrame } from '@mouthpiece/protocol';
-import { FrameClock } from './frame-clock.js';
+import { drawUntilMs, FrameClock, RefreshMeter } from './frame-clock.js';
 import type { BrowserRenderer } from './types.js';
 
 /** The long side of the canvas before it is in a container that has a size. */
@@ -41,6 +41,7 @@ export function fittedSize(
 export class CanvasView {
   readonly canvas: HTMLCanvasElement;
   readonly clock = new FrameClock();
+  readonly #refresh = new RefreshMeter();
   readonly #renderer: BrowserRenderer;
   readonly #aspect: number;
   readonly #on: CanvasViewEvents;
@@ -127,22 +128,28 @@ export class CanvasView {
 
   #schedule(): void {
     if (this.#scheduled || this.#closed) return;
-    const tick = (): void => {
-      this.#scheduled = undefined;
-      this.#tick();
-    };
     if (typeof document !== 'undefined' && document.visibilityState !== 'hidden') {
-      const id = requestAnimationFrame(tick);
+      const id = requestAnimationFrame((callbackMs) => {
+        this.#scheduled = undefined;
+        this.#refresh.tick(callbackMs);
+        this.#tick(drawUntilMs(callbackMs, this.#refresh.refreshMs));
+      });
       this.#scheduled = { cancel: () => cancelAnimationFrame(id) };
     } else {
-      const id = setTimeout(tick, HIDDEN_TICK_MS);
+      // off the display: draw what is due now (nothing shows; `ready` still goes)
+      this.#refresh.pause();
+      const id = setTimeout(() => {
+        this.#scheduled = undefined;
+        this.#tick(performance.now());
+      }, HIDDEN_TICK_MS);
       this.#scheduled = { cancel: () => clearTimeout(id) };
     }
   }
 
-  #tick(): void {
+  /** Draws the newest frame due by `untilMs` (the page's clock). */
+  #tick(untilMs: number): void {
     if (this.#closed) return;
-    const frame = this.clock.take(performance.now());
+    const frame = this.clock.take(untilMs);
     if (frame) {
       this.#renderer.draw(frame);
       this.#last = frame;
@@ -152,5 +159,6 @@ export class CanvasView {
       }
     }
     if (this.clock.queued > 0) this.#schedule();
+    else this.#refresh.pause();
   }
 }

@@ -2,12 +2,14 @@ import type { AnimationFrame } from '@mouthpiece/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   audioDelayMs,
+  DEFAULT_REFRESH_MS,
+  drawUntilMs,
   FrameClock,
   OUTPUT_LATENCY_MS,
   PACKET_MS,
   playoutLeadMs,
+  RefreshMeter,
   STAMP_LEAD_MS,
-  VSYNC_MS,
 } from './frame-clock.js';
 
 const REST = { blink: 0, headX: 0, headY: 0, tilt: 0, breath: 0, brow: 0, gazeX: 0, gazeY: 0 };
@@ -31,8 +33,8 @@ describe('audioDelayMs', () => {
     expect(audioDelayMs(b, b)).toBeUndefined(); // nothing emitted: keep the figure
   });
 
-  it('a frame plays at its arrival + the stamp lead + packetisation + the audio delay + output, a refresh early', () => {
-    expect(playoutLeadMs(60)).toBe(STAMP_LEAD_MS + PACKET_MS + 60 + OUTPUT_LATENCY_MS - VSYNC_MS);
+  it('a frame plays at its arrival + the stamp lead + packetisation + the audio delay + output', () => {
+    expect(playoutLeadMs(60)).toBe(STAMP_LEAD_MS + PACKET_MS + 60 + OUTPUT_LATENCY_MS);
     expect(playoutLeadMs(80) - playoutLeadMs(60)).toBe(20);
   });
 });
@@ -87,5 +89,52 @@ describe('FrameClock', () => {
     expect(c.queued).toBe(0);
     c.push(frame(FRAME), 5000); // 40 ms of stamps arriving at 5 s: offset 4960
     expect(c.dueMs(40)).toBe(5000 + playoutLeadMs(0));
+  });
+});
+
+describe('drawing on display refreshes', () => {
+  it('a callback takes the frames due before the middle of the refresh its drawing shows in', () => {
+    // callback at 1000 ms, 60 Hz: the drawing shows from 1016.7 to 1033.3, its middle 1025
+    expect(drawUntilMs(1000, 50 / 3)).toBeCloseTo(1025, 6);
+    expect(drawUntilMs(1000, 10)).toBe(1015); // 100 Hz: shows 1010..1020
+  });
+
+  it('each frame shows at the refresh nearest its audio: never more than half a refresh off', () => {
+    const c = new FrameClock();
+    c.setAudioDelay(0);
+    const lead = playoutLeadMs(0);
+    const refreshMs = 50 / 3;
+    for (let i = 0; i < 10; i++) c.push(frame(i * FRAME), i * 40); // due at lead + 40 i
+    const shown = new Map<number, number>();
+    for (let k = 0; k < 40; k++) {
+      const callbackMs = k * refreshMs;
+      const f = c.take(drawUntilMs(callbackMs, refreshMs));
+      if (f) shown.set(f.sampleIndex / FRAME, callbackMs + refreshMs); // on screen one refresh later
+    }
+    expect(shown.size).toBeGreaterThan(8);
+    for (const [i, showsAt] of shown) {
+      const due = lead + 40 * i;
+      expect(Math.abs(showsAt - due)).toBeLessThanOrEqual(refreshMs / 2 + 1e-9);
+    }
+  });
+});
+
+describe('RefreshMeter', () => {
+  it('is the median gap between consecutive callbacks, 60 Hz until measured', () => {
+    const m = new RefreshMeter();
+    expect(m.refreshMs).toBe(DEFAULT_REFRESH_MS);
+    for (const t of [0, 10, 20, 31, 40, 50]) m.tick(t); // 100 Hz, one late callback
+    expect(m.refreshMs).toBe(10);
+  });
+
+  it('a pause (no callbacks while nothing was queued) is not a refresh interval', () => {
+    const m = new RefreshMeter();
+    m.tick(0);
+    m.tick(8);
+    m.pause();
+    m.tick(500); // resumed: no gap counted
+    m.tick(508);
+    m.tick(2000); // a stalled page: too long to be a refresh
+    expect(m.refreshMs).toBe(8);
   });
 });

@@ -11,8 +11,11 @@
  *   Δ jitterBufferEmittedCount, sampled about once a second: audioDelayMs()),
  *   and the output device plays it (OUTPUT_LATENCY_MS).
  *
- * A frame drawn in a requestAnimationFrame callback shows at the next display refresh, so frames
- * are taken VSYNC_MS early. Pure: the caller passes the clock (performance.now()) and the stats.
+ * A frame drawn in a requestAnimationFrame callback shows at the next display refresh, one refresh
+ * interval after the callback's timestamp (RefreshMeter measures the interval): a callback takes the
+ * frames due before the middle of the refresh it draws for (drawUntilMs()), so each frame shows at
+ * the refresh nearest its audio rather than up to a refresh after it. Pure: the caller passes the
+ * clock (the callback's timestamp, or performance.now() off the display) and the stats.
  */
 import type { AnimationFrame } from '@mouthpiece/protocol';
 
@@ -24,8 +27,12 @@ export const STAMP_LEAD_MS = 20;
 export const PACKET_MS = 10;
 /** The audio output's own latency (the device and the browser's mixer), a small fixed guess. */
 export const OUTPUT_LATENCY_MS = 10;
-/** A frame drawn now shows at the next refresh (60 Hz). */
-export const VSYNC_MS = 16;
+/** The display's refresh interval until measured (60 Hz). */
+export const DEFAULT_REFRESH_MS = 1000 / 60;
+/** Gaps between animation-frame callbacks longer than this are pauses, not the refresh interval. */
+export const MAX_REFRESH_MS = 100;
+/** Refresh intervals the meter takes its median from. */
+export const REFRESH_WINDOW = 30;
 /** The jitter buffer's delay until the stats have said it. */
 export const DEFAULT_AUDIO_DELAY_MS = 40;
 /** Frames whose (arrival − stamp) the mapping takes its least from: 2 s at 25 fps. */
@@ -53,7 +60,42 @@ export function audioDelayMs(prev: AudioStatsSample | undefined, next: AudioStat
 
 /** From a frame's arrival (on the mapped, queue-free path) to drawing it: ms. */
 export function playoutLeadMs(audioDelay: number): number {
-  return STAMP_LEAD_MS + PACKET_MS + audioDelay + OUTPUT_LATENCY_MS - VSYNC_MS;
+  return STAMP_LEAD_MS + PACKET_MS + audioDelay + OUTPUT_LATENCY_MS;
+}
+
+/**
+ * What a requestAnimationFrame callback stamped `callbackMs` draws: its frame shows one refresh
+ * later and stays up for one refresh, so it takes the frames due before the middle of that refresh
+ * (a frame due earlier would show later at the next one, a frame due later earlier at this one).
+ */
+export function drawUntilMs(callbackMs: number, refreshMs: number): number {
+  return callbackMs + 1.5 * refreshMs;
+}
+
+/** The display's refresh interval: the median gap between consecutive animation-frame callbacks. */
+export class RefreshMeter {
+  readonly #gaps: number[] = [];
+  #last: number | undefined;
+
+  /** A callback ran with this timestamp. */
+  tick(callbackMs: number): void {
+    const gap = this.#last === undefined ? undefined : callbackMs - this.#last;
+    this.#last = callbackMs;
+    if (gap === undefined || !(gap > 0) || gap > MAX_REFRESH_MS) return;
+    this.#gaps.push(gap);
+    if (this.#gaps.length > REFRESH_WINDOW) this.#gaps.shift();
+  }
+
+  /** The callbacks stopped (nothing to draw): the next gap is a pause, not a refresh. */
+  pause(): void {
+    this.#last = undefined;
+  }
+
+  get refreshMs(): number {
+    if (this.#gaps.length === 0) return DEFAULT_REFRESH_MS;
+    const sorted = [...this.#gaps].sort((a, b) => a - b);
+    return sorted[sorted.length >> 1]!;
+  }
 }
 
 interface Queued {

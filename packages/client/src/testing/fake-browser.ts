@@ -211,7 +211,9 @@ export function installFakeBrowser(route: Handler): { calls: Call[] } {
   });
   vi.stubGlobal('OffscreenCanvas', FakeCanvas);
   vi.stubGlobal('ImageData', class {});
-  vi.stubGlobal('requestAnimationFrame', (fn: () => void) => setTimeout(fn, 16));
+  vi.stubGlobal('requestAnimationFrame', (fn: FrameRequestCallback) =>
+    setTimeout(() => fn(performance.now()), 16),
+  );
   vi.stubGlobal('cancelAnimationFrame', (id: ReturnType<typeof setTimeout>) => clearTimeout(id));
   return { calls };
 }
