@@ -246,18 +246,22 @@ describe("render: 'client' in Chromium", () => {
 
 /** The session runs as video: inbound video RTP, a <video> with decoded frames, no canvas. */
 async function expectVideoShown(page: Page): Promise<void> {
-  const rtp = await rtpCounts(page);
   const r = await page.evaluate(async () => {
     const video = document.querySelector<HTMLVideoElement>('#avatar video');
+    // (frames keep coming: wait up to 5 s for the element to show a few of them)
+    const until = performance.now() + 5000;
+    while (performance.now() < until && (video?.getVideoPlaybackQuality().totalVideoFrames ?? 0) < 5)
+      await new Promise((res) => setTimeout(res, 50));
     const frames = video?.getVideoPlaybackQuality().totalVideoFrames ?? 0;
     const result = {
       width: video?.videoWidth ?? 0,
       frames,
       canvases: document.querySelectorAll('#avatar canvas').length,
     };
-    await (window as any).s.endSession();
     return result;
   });
+  const rtp = await rtpCounts(page);
+  await page.evaluate(() => (window as any).s.endSession());
   await page.close();
   expect(rtp.videoPackets).toBeGreaterThan(0);
   expect(r.width).toBeGreaterThan(0);
