@@ -152,7 +152,8 @@ describe("render: 'client' in Chromium", () => {
       expect(m.speakingFromRest).toBeGreaterThan(0.02);
       // idle it rests: head sway and breathing (and the footage's shift) move the mouth inside the
       // box, which leaves its histogram nearly alone — far less than speech moves it
-      expect(m.speakingFromRest).toBeGreaterThan(3 * m.idleFromRest);
+      // (measured 3.6–72×: least for amara, whose chin and nose sway near the box)
+      expect(m.speakingFromRest).toBeGreaterThan(2.5 * m.idleFromRest);
       expect(m.idleChange).toBeLessThan(m.largestSpeakingChange);
       // the interrupt: the engine rests the mouth on the very next frame, so from the display frame
       // where the speech has ended for the viewer (speakingEnd received, the audio no longer heard)
