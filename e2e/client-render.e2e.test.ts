@@ -1,194 +1,134 @@
 /**
- * The SDK's `render: 'client'` in Chromium against the real server (docs/design.md §13.4): for a
- * vector and a sprite avatar no inbound video RTP at all, the audio heard through the SDK's audio
- * element, the canvas's mouth opening moving while speaking and resting when idle and after an
- * interrupt; the canvas sharp at a 2× device pixel ratio; and a kind the SDK does not draw falls
- * back to video with `renderFallback`.
+ * The SDK's `render: 'client'` in Chromium against the real server (docs/design.md §13.4), for
+ * every avatar kind — vector, sprites, photo (the test portrait imported as a pack) and video (the
+ * synthetic video pack): no inbound video RTP at all, the audio heard through the SDK's audio
+ * element, the canvas's mouth box changing while speaking, still when idle, and still again within
+ * two drawn frames of the audio's end after an interrupt; the canvas sharp at a 2× device pixel
+ * ratio. The fallbacks to video: a photo avatar on a page without WebGL ('no-webgl'), and a kind
+ * the operator does not let browsers draw (MOUTHPIECE_CLIENT_RENDER, 'server').
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
+import {
+  changes,
+  histChange,
+  clientPage,
+  rtpCounts,
+  speakAndInterrupt,
+  startClientSession,
+  type MouthBox,
+  type SpeechRun,
+} from './harness/client-render-page.js';
 import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
 
 let server: TestServer;
 let browser: TestBrowser;
 let packsDir: string;
+/** The mouth box of each avatar, in its own pixels. */
+const MOUTHS: Record<string, MouthBox> = {
+  // vector and sprites: around the 512² design's mouth (amara's at y 280, up to ±44 px wide and
+  // 21 px lower when open), clear of the nose and the chin, which head motion moves
+  amara: { x: 200, y: 252, w: 112, h: 66, of: 512 },
+  'amara-sprites': { x: 200, y: 252, w: 112, h: 66, of: 512 },
+};
 
 beforeAll(async () => {
   requireE2eEnvironment();
   packsDir = mkdtempSync(join(tmpdir(), 'mp-e2e-client-render-'));
-  const { BUILTIN_AVATARS_DIR, readAvatarPacks, spritePackFromVector } =
+  const { BUILTIN_AVATARS_DIR, importPhotoAvatar, readAvatarPacks, spritePackFromVector } =
     await import('@mouthpiece/engine/avatars');
-  const { writeSyntheticVideoPack } = await import('@mouthpiece/engine/testing');
+  const { portraitFixture, writeSyntheticVideoPack } = await import('@mouthpiece/engine/testing');
   const amara = readAvatarPacks([BUILTIN_AVATARS_DIR]).packs.find((p) => p.manifest.id === 'amara')!.manifest;
   if (amara.render !== 'vector') throw new Error('amara is a vector avatar');
   await spritePackFromVector(amara, packsDir); // amara-sprites
-  await writeSyntheticVideoPack(packsDir); // synthetic-video: a kind this SDK does not draw (yet)
+  // photo: the portrait fills the (square) canvas; its mouth is landmarks 48–67
+  const photo = await importPhotoAvatar(
+    { id: 'astro', name: 'Astro', image: await portraitFixture({ scale: 2 }) },
+    packsDir,
+  );
+  const portraitWidth = readFileSync(join(packsDir, 'astro', photo.image)).readUInt32BE(16); // PNG IHDR
+  MOUTHS['astro'] = around(photo.landmarks.slice(48, 68), 0.35, portraitWidth);
+  // video: video.json's mouth library box, in the canonical frame the footage fills
+  const video = await writeSyntheticVideoPack(packsDir); // synthetic-video
+  const b = video.index.library.box;
+  MOUTHS['synthetic-video'] = { x: b.x, y: b.y, w: b.width, h: b.height, of: video.index.size };
   server = await startServer({ MOUTHPIECE_AVATARS_DIR: packsDir });
   browser = await launchBrowser();
-});
+}, 60_000);
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
   if (packsDir) rmSync(packsDir, { recursive: true, force: true });
 });
 
-/** The integrator's page (a 256×256 `#avatar`), at a device pixel ratio, its peer connections kept. */
-async function clientPage(dpr = 1): Promise<Page> {
-  const page = await browser.sdkPage(server.url);
-  if (dpr !== 1) {
-    const cdp = await browser.context.newCDPSession(page);
-    await cdp.send('Emulation.setDeviceMetricsOverride', {
-      width: 800,
-      height: 600,
-      deviceScaleFactor: dpr,
-      mobile: false,
-    });
-  }
-  await page.evaluate(() => {
-    const w = window as any;
-    w.pcs = [];
-    const Original = RTCPeerConnection;
-    w.RTCPeerConnection = class extends Original {
-      constructor(c?: RTCConfiguration) {
-        super(c);
-        w.pcs.push(this);
-      }
-    };
-  });
-  return page;
+/** The box around `points`, grown by `grow` of its size on each side. */
+function around(points: Array<[number, number]>, grow: number, of: number): MouthBox {
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const [gx, gy] = [(x1 - x0) * grow, (y1 - y0) * grow];
+  return { x: x0 - gx, y: y0 - gy, w: x1 - x0 + 2 * gx, h: y1 - y0 + 2 * gy, of };
 }
 
-/** Starts a client-rendered session in the page (window.s, window.log) and waits for its first drawn frame. */
-async function startClientSession(page: Page, avatarId: string): Promise<string[]> {
-  return page.evaluate(
-    async ({ baseUrl, credential, avatarId }) => {
-      const w = window as any;
-      const s = new w.Mouthpiece.AvatarSession({ baseUrl, credential, logLevel: 'warn', render: 'client' });
-      const log: string[] = [];
-      w.s = s;
-      w.log = log;
-      s.on('connectionChange', (x: string) => log.push(`conn:${x}`));
-      s.on('videoReady', (e: { width: number; height: number }) =>
-        log.push(`videoReady:${e.width}x${e.height}`),
-      );
-      s.on('renderFallback', (e: { reason: string }) => log.push(`fallback:${e.reason}`));
-      s.on('speakingStart', () => log.push('start'));
-      s.on('speakingEnd', (e: { interrupted: boolean }) => log.push(`end:${e.interrupted}`));
-      await s.createSession({ avatarId, voiceId: 'en-us-female', videoContainerId: 'avatar' });
-      const until = performance.now() + 15000;
-      while (
-        performance.now() < until &&
-        !(log.includes('conn:CONNECTED') && log.some((l) => l.startsWith('videoReady')))
-      )
-        await new Promise((r) => setTimeout(r, 50));
-      return log;
-    },
-    { baseUrl: server.url, credential: server.secret, avatarId },
-  );
-}
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
+};
 
-interface Sample {
-  /** Dark pixels in the mouth box, as a share of the box (the mouth's opening). */
-  open: number;
-  phase: 'idle' | 'speaking' | 'interrupted';
+/** Display frames (≈ 130 ms at 60 Hz, over three 25 fps animation frames) in which the mouth must come to rest. */
+const SETTLE_FRAMES = 8;
+
+/**
+ * What the run's display frames show of the mouth box. `change`: a frame's histogram against the
+ * frame before; `fromRest`: a frame's histogram against the mean idle one (how far from rest).
+ */
+function mouthMotion(r: SpeechRun) {
+  const ch = changes(r.samples);
+  const phaseOf = (i: number) => r.samples[i]!.phase;
+  const speaking = ch.filter((_, i) => i > 0 && phaseOf(i) === 'speaking');
+  // a drawn change of the mouth: a quarter of what the busiest tenth of speaking frames change
+  // (the rest of the display frames, between two 25 fps animation frames, change nothing)
+  const threshold = 0.25 * quantile(speaking, 0.9);
+  const idleHists = r.samples.filter((x) => x.phase === 'idle').map((x) => x.hist);
+  const rest = idleHists[0]!.map((_, k) => idleHists.reduce((sum, h) => sum + h[k]!, 0) / idleHists.length);
+  const fromRest = r.samples.map((x) => histChange(x.hist, rest));
+  const fromRestIn = (phase: string) => fromRest.filter((_, i) => phaseOf(i) === phase);
+  const firstInterrupted = r.samples.findIndex((x) => x.phase === 'interrupted');
+  // the display frame from which the speech has ended for the viewer: speakingEnd received and
+  // the audio no longer heard (the frames of the audio still in the playout delay are drawn first)
+  const lastHeard = r.samples.findLastIndex((x) => x.rms > 0.1 * r.peak);
+  const ended = Math.max(firstInterrupted, lastHeard);
+  const movesAfter = (i: number, frames = ch.length) =>
+    ch.slice(i + 1, i + 1 + frames).filter((c) => c > threshold).length;
+  return {
+    idleFrames: idleHists.length,
+    speakingFrames: speaking.length,
+    speakingMoves: speaking.filter((c) => c > threshold).length,
+    threshold,
+    idleFromRest: Math.max(...fromRestIn('idle')),
+    speakingFromRest: quantile(fromRestIn('speaking'), 0.9),
+    movesAfterSpeakingEnd: movesAfter(firstInterrupted - 1),
+    movesAfterEnded: movesAfter(ended, SETTLE_FRAMES),
+    largestSpeakingChange: quantile(speaking, 0.9),
+    idleChange: Math.max(...ch.filter((_, i) => i > 0 && phaseOf(i) === 'idle')),
+    laterChange: Math.max(...ch.slice(ended + 1 + SETTLE_FRAMES)),
+  };
 }
 
 describe("render: 'client' in Chromium", () => {
-  for (const avatarId of ['amara', 'amara-sprites']) {
+  for (const avatarId of ['amara', 'amara-sprites', 'astro', 'synthetic-video']) {
     it(`${avatarId}: no video RTP, audio heard, the drawn mouth moves with speech, rests idle and after interrupt`, async () => {
-      const page = await clientPage();
-      const log = await startClientSession(page, avatarId);
+      const page = await clientPage(browser, server);
+      const log = await startClientSession(page, server, avatarId);
       expect(log).toContain('conn:CONNECTED');
       expect(log).toContain('videoReady:256x256');
       expect(log.filter((l) => l.startsWith('fallback'))).toEqual([]);
-      const r = await page.evaluate(async () => {
-        const w = window as any;
-        const s = w.s;
-        const log: string[] = w.log;
-        const canvas = document.querySelector('#avatar canvas') as HTMLCanvasElement;
-        const audio = document.querySelector('#avatar audio') as HTMLAudioElement;
-        const wait = async (pred: () => boolean, ms: number) => {
-          const end = performance.now() + ms;
-          while (performance.now() < end && !pred()) await new Promise((res) => setTimeout(res, 20));
-        };
-        // the mouth's opening on every display frame: dark pixels in the mouth box (512² design: 196..316 × 240..340)
-        const k = canvas.width / 512;
-        const box = [196 * k, 240 * k, 120 * k, 100 * k].map(Math.round) as [number, number, number, number];
-        const ctx = canvas.getContext('2d')!;
-        const samples: Array<{ open: number; phase: string }> = [];
-        let phase = 'idle';
-        s.on('speakingStart', () => (phase = 'speaking'));
-        s.on(
-          'speakingEnd',
-          (e: { interrupted: boolean }) => (phase = e.interrupted ? 'interrupted' : 'idle'),
-        );
-        let sampling = true;
-        const sample = () => {
-          const d = ctx.getImageData(...box).data;
-          let dark = 0;
-          for (let i = 0; i < d.length; i += 4)
-            if (0.299 * d[i]! + 0.587 * d[i + 1]! + 0.114 * d[i + 2]! < 40) dark++;
-          samples.push({ open: dark / (d.length / 4), phase });
-          if (sampling) requestAnimationFrame(sample);
-        };
-        requestAnimationFrame(sample);
-        // the audio, heard through the SDK's own audio element
-        const ac = new AudioContext();
-        const analyser = ac.createAnalyser();
-        ac.createMediaStreamSource(audio.srcObject as MediaStream).connect(analyser);
-        await ac.resume();
-        const buf = new Float32Array(analyser.fftSize);
-        let peak = 0;
-        const meter = setInterval(() => {
-          analyser.getFloatTimeDomainData(buf);
-          peak = Math.max(peak, Math.sqrt(buf.reduce((a, v) => a + v * v, 0) / buf.length));
-        }, 20);
-        await new Promise((res) => setTimeout(res, 1000)); // idle
-        const audioStats = async () => {
-          let samplesReceived = 0;
-          let videoEntries = 0;
-          let videoPackets = 0;
-          (await (w.pcs as RTCPeerConnection[]).at(-1)!.getStats()).forEach((x: any) => {
-            if (x.type === 'inbound-rtp' && x.kind === 'audio') samplesReceived = x.totalSamplesReceived ?? 0;
-            if (x.type === 'inbound-rtp' && x.kind === 'video') {
-              videoEntries++;
-              videoPackets += x.packetsReceived ?? 0;
-            }
-          });
-          return { samplesReceived, videoEntries, videoPackets };
-        };
-        const before = await audioStats();
-        await s.sayText(
-          'This is a long sentence for the browser to draw, with many words that open and close the mouth, and it will be interrupted.',
-          'long',
-        );
-        await wait(() => log.includes('start'), 15000);
-        await new Promise((res) => setTimeout(res, 1800)); // speaking
-        const during = await audioStats();
-        await s.interrupt();
-        await wait(() => log.includes('end:true'), 5000);
-        await new Promise((res) => setTimeout(res, 1200)); // after the interrupt
-        sampling = false;
-        clearInterval(meter);
-        const after = await audioStats();
-        const result = {
-          samples,
-          peak,
-          before,
-          during,
-          after,
-          videoElements: document.querySelectorAll('#avatar video').length,
-          canvasCss: [canvas.clientWidth, canvas.clientHeight],
-          canvasSize: [canvas.width, canvas.height],
-          log,
-        };
-        await s.endSession();
-        return result;
-      });
+      const r = await speakAndInterrupt(page, MOUTHS[avatarId]!);
+      await page.close();
       expect(r.videoElements).toBe(0);
       expect(r.canvasSize).toEqual([256, 256]);
       expect(r.canvasCss).toEqual([256, 256]);
@@ -199,38 +139,38 @@ describe("render: 'client' in Chromium", () => {
       expect(r.during.samplesReceived).toBeGreaterThan(r.before.samplesReceived);
       expect(r.peak).toBeGreaterThan(0.02);
 
-      const samples = r.samples as Sample[];
-      const range = (xs: Sample[]) => Math.max(...xs.map((x) => x.open)) - Math.min(...xs.map((x) => x.open));
-      const idle = samples.filter((x) => x.phase === 'idle');
-      const speaking = samples.filter((x) => x.phase === 'speaking');
-      const interrupted = samples.filter((x) => x.phase === 'interrupted');
-      expect(idle.length).toBeGreaterThan(20);
-      expect(speaking.length).toBeGreaterThan(20);
-      // the mouth opens and closes while speaking; idle it rests (head motion moves it a little)
-      expect(range(speaking)).toBeGreaterThan(0.02);
-      expect(range(speaking)).toBeGreaterThan(4 * range(idle));
-      // after the interrupt the drawn mouth changes a few times, then rests: at most the frames still
-      // in the playout delay when speakingEnd arrived (2 at 25 fps) and 3 of easing (the engine's
-      // 120 ms ease today; 1 once the interrupt rests the mouth on the next frame)
-      const changes: number[] = [];
-      interrupted.forEach((x, i) => {
-        if (i > 0 && Math.abs(x.open - interrupted[i - 1]!.open) > 0.15 * range(speaking)) changes.push(i);
-      });
-      const tail = interrupted.slice(Math.floor(interrupted.length / 2));
+      const m = mouthMotion(r);
       console.log(
-        `${avatarId}: mouth opening range idle ${range(idle).toFixed(4)}, speaking ${range(speaking).toFixed(4)};` +
-          ` ${changes.length} drawn mouth changes after the interrupt (display frames ${changes.join(',')} of ${interrupted.length})`,
+        `${avatarId}: mouth box from rest idle ≤ ${m.idleFromRest.toFixed(4)}, speaking (p90) ${m.speakingFromRest.toFixed(4)};` +
+          ` ${m.speakingMoves} drawn changes while speaking; after the interrupt ${m.movesAfterSpeakingEnd} from speakingEnd,` +
+          ` ${m.movesAfterEnded} once the audio was no longer heard; largest later change ${m.laterChange.toFixed(4)} (speech's p90 ${m.largestSpeakingChange.toFixed(4)})`,
       );
-      expect(changes.length).toBeLessThanOrEqual(5);
-      expect(range(tail)).toBeLessThan(0.25 * range(speaking)); // at rest for the second half
+      expect(m.idleFrames).toBeGreaterThan(20);
+      expect(m.speakingFrames).toBeGreaterThan(20);
+      // speaking, the mouth moves: many drawn changes, far from its rest
+      expect(m.speakingMoves).toBeGreaterThan(10);
+      expect(m.speakingFromRest).toBeGreaterThan(0.02);
+      // idle it rests: head sway and breathing (and the footage's shift) move the mouth inside the
+      // box, which leaves its histogram nearly alone — far less than speech moves it
+      // (measured 3.6–72×: least for amara, whose chin and nose sway near the box)
+      expect(m.speakingFromRest).toBeGreaterThan(2.5 * m.idleFromRest);
+      expect(m.idleChange).toBeLessThan(m.largestSpeakingChange);
+      // the interrupt: the engine rests the mouth on the very next frame, so from the display frame
+      // where the speech has ended for the viewer (speakingEnd received, the audio no longer heard)
+      // the canvas changes at most twice: the last heard frame (drawn up to one 25 fps frame late:
+      // the SDK holds a frame within +20/−40 ms of its audio) and the rest frame. (Counted from
+      // speakingEnd alone, the frames still in the playout delay add 2–3.) Then it stays at rest:
+      // nothing after changes as speech does.
+      expect(m.movesAfterEnded).toBeLessThanOrEqual(2);
+      expect(m.laterChange).toBeLessThan(m.largestSpeakingChange);
     });
   }
 
   it('at a 2× device pixel ratio the canvas has twice the pixels and sharper edges than 1× scaled up', async () => {
-    const one = await clientPage(1);
-    const two = await clientPage(2);
-    expect(await startClientSession(one, 'amara')).toContain('videoReady:256x256');
-    expect(await startClientSession(two, 'amara')).toContain('videoReady:512x512');
+    const one = await clientPage(browser, server);
+    const two = await clientPage(browser, server, { dpr: 2 });
+    expect(await startClientSession(one, server, 'amara')).toContain('videoReady:256x256');
+    expect(await startClientSession(two, server, 'amara')).toContain('videoReady:512x512');
     await new Promise((res) => setTimeout(res, 500));
     const png = await one.evaluate(() =>
       (document.querySelector('#avatar canvas') as HTMLCanvasElement).toDataURL(),
@@ -296,28 +236,55 @@ describe("render: 'client' in Chromium", () => {
     await page.close();
   });
 
-  it('a kind this SDK does not draw falls back to video with renderFallback unsupported-kind', async () => {
-    const page = await clientPage();
-    const log = await startClientSession(page, 'synthetic-video');
-    expect(log[0]).toBe('fallback:unsupported-kind');
-    const r = await page.evaluate(async () => {
-      const w = window as any;
-      let videoPackets = 0;
-      (await (w.pcs as RTCPeerConnection[]).at(-1)!.getStats()).forEach((x: any) => {
-        if (x.type === 'inbound-rtp' && x.kind === 'video') videoPackets += x.packetsReceived ?? 0;
-      });
-      const video = document.querySelector<HTMLVideoElement>('#avatar video');
-      const result = {
-        videoPackets,
-        width: video?.videoWidth ?? 0,
-        canvases: document.querySelectorAll('#avatar canvas').length,
-      };
-      await w.s.endSession();
-      return result;
-    });
+  it('a photo avatar on a page without WebGL falls back to video with renderFallback no-webgl', async () => {
+    const page = await clientPage(browser, server, { webgl: false });
+    const log = await startClientSession(page, server, 'astro');
+    expect(log[0]).toBe('fallback:no-webgl');
     expect(log).toContain('conn:CONNECTED');
-    expect(r.videoPackets).toBeGreaterThan(0);
-    expect(r.width).toBeGreaterThan(0);
-    expect(r.canvases).toBe(0);
+    await expectVideoShown(page);
+  });
+});
+
+/** The session runs as video: inbound video RTP, a <video> with decoded frames, no canvas. */
+async function expectVideoShown(page: Page): Promise<void> {
+  const r = await page.evaluate(async () => {
+    const video = document.querySelector<HTMLVideoElement>('#avatar video');
+    // (frames keep coming: wait up to 5 s for the element to show a few of them)
+    const until = performance.now() + 5000;
+    while (performance.now() < until && (video?.getVideoPlaybackQuality().totalVideoFrames ?? 0) < 5)
+      await new Promise((res) => setTimeout(res, 50));
+    const frames = video?.getVideoPlaybackQuality().totalVideoFrames ?? 0;
+    const result = {
+      width: video?.videoWidth ?? 0,
+      frames,
+      canvases: document.querySelectorAll('#avatar canvas').length,
+    };
+    return result;
+  });
+  const rtp = await rtpCounts(page);
+  await page.evaluate(() => (window as any).s.endSession());
+  await page.close();
+  expect(rtp.videoPackets).toBeGreaterThan(0);
+  expect(r.width).toBeGreaterThan(0);
+  expect(r.frames).toBeGreaterThan(0);
+  expect(r.canvases).toBe(0);
+}
+
+describe('a kind the operator does not let browsers draw', () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startServer({
+      MOUTHPIECE_AVATARS_DIR: packsDir,
+      MOUTHPIECE_CLIENT_RENDER: 'vector,sprites,photo',
+    });
+  }, 30_000);
+  afterAll(async () => limited?.stop());
+
+  it('falls back to video with renderFallback server (the pack listing answers 403 CLIENT_RENDER_DISABLED)', async () => {
+    const page = await clientPage(browser, limited);
+    const log = await startClientSession(page, limited, 'synthetic-video');
+    expect(log[0]).toBe('fallback:server');
+    expect(log).toContain('conn:CONNECTED');
+    await expectVideoShown(page);
   });
 });

@@ -144,9 +144,16 @@ describe("render: 'client'", () => {
   });
 
   it('a pack that does not load runs as video, with renderFallback pack-failed', async () => {
-    pack = { status: 403, body: { success: false, error: 'no', code: 'CLIENT_RENDER_DISABLED' } };
+    pack = { status: 500, body: { success: false, error: 'no', code: 'INTERNAL' } };
     const { events } = await started('client');
     expect(events).toEqual(['fallback:pack-failed']);
+    expect(FakePeer.last!.transceivers).toEqual(['video', 'audio']);
+  });
+
+  it('a kind the operator does not let browsers draw runs as video, with renderFallback server', async () => {
+    pack = { status: 403, body: { success: false, error: 'no', code: 'CLIENT_RENDER_DISABLED' } };
+    const { events } = await started('client');
+    expect(events).toEqual(['fallback:server']);
     expect(FakePeer.last!.transceivers).toEqual(['video', 'audio']);
   });
 

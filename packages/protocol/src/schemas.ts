@@ -160,6 +160,12 @@ export const AvatarPackResponse = Type.Object({
     ]),
     manifest: Type.Object({}, { additionalProperties: true, description: "The pack's avatar.json" }),
     files: Type.Array(AvatarPackFile),
+    background: Type.Optional(
+      Type.String({
+        description:
+          "The session's visualConfig.background (#rrggbb) when it has one: vector and sprite avatars are drawn on it, as the server draws them",
+      }),
+    ),
   }),
 });
 export type AvatarPackResponse = Static<typeof AvatarPackResponse>;

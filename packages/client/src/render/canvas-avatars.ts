@@ -57,7 +57,7 @@ export const spriteRenderer: RendererFactory = async (pack, canvas, opts) => {
   if (typeof m.base !== 'string' || typeof m.mouth?.shapes !== 'object' || typeof m.size !== 'object')
     throw new RendererUnavailable('pack-failed', 'the sprite manifest lacks its pictures');
   const pictures = await decodePictures(pack, m);
-  const background = m.background ?? opts.background;
+  const background = opts.background ?? m.background; // the session's replaces the pack's, as in the engine
   return sized(canvas, () => createCanvasSpriteAvatar(m, pictures, canvas, { background }));
 };
 

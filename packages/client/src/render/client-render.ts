@@ -57,7 +57,7 @@ export class ClientRender {
     const canvas = document.createElement('canvas');
     let renderer;
     try {
-      renderer = await factory(pack, canvas, {});
+      renderer = await factory(pack, canvas, pack.background ? { background: pack.background } : {});
     } catch (err) {
       if (err instanceof RendererUnavailable) throw err;
       throw new RendererUnavailable(

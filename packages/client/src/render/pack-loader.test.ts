@@ -71,12 +71,24 @@ describe('PackLoader', () => {
     expect(second.bytes.get('a.png')).toBe(first.bytes.get('a.png'));
   });
 
-  it('a listing that is not 2xx, a file that fails, or a malformed listing: RendererUnavailable pack-failed', async () => {
+  it("a listing that is not 2xx, a file that fails, or a malformed listing: pack-failed; the operator's 403 CLIENT_RENDER_DISABLED: server", async () => {
     for (const o of [{ listingStatus: 403 }, { listingStatus: 404 }, { fileStatus: 500 }]) {
       const err = await new PackLoader(fakeFetch(server(o), [])).load(BASE, 'S', 'tok-S').catch((e) => e);
       expect(err).toBeInstanceOf(RendererUnavailable);
       expect(err).toMatchObject({ reason: 'pack-failed' });
     }
+    const disabled = server({ listingStatus: 403 });
+    const refusing = (call: Call) =>
+      call.url.endsWith('/avatar')
+        ? {
+            status: 403,
+            body: { success: false, error: 'not photo avatars here', code: 'CLIENT_RENDER_DISABLED' },
+          }
+        : disabled(call);
+    await expect(new PackLoader(fakeFetch(refusing, [])).load(BASE, 'S', 'tok-S')).rejects.toMatchObject({
+      reason: 'server',
+      message: 'not photo avatars here',
+    });
     const malformed = fakeFetch(() => ({ status: 200, body: { success: true, avatar: { id: 'x' } } }), []);
     await expect(new PackLoader(malformed).load(BASE, 'S', 't')).rejects.toMatchObject({
       reason: 'pack-failed',

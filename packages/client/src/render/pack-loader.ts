@@ -3,9 +3,12 @@
  * (`GET /v1/avatar-session/{id}/avatar`), then each listed file. Files are kept for the page's
  * life by avatar and file name with their ETag (a content hash, the same in every session and on
  * every node), so a later session of the same avatar asks with `If-None-Match` and a 304 reuses
- * the bytes it has. Any failure (a non-2xx answer, the network, a malformed listing) rejects with
- * RendererUnavailable('pack-failed'): the SDK then runs the session as video.
+ * the bytes it has. A listing refused with 403 CLIENT_RENDER_DISABLED (the operator does not let
+ * browsers draw this kind) rejects with RendererUnavailable('server'); any other failure (a
+ * non-2xx answer, the network, a malformed listing) with RendererUnavailable('pack-failed'): the
+ * SDK then runs the session as video.
  */
+import { ErrorCode } from '@mouthpiece/protocol';
 import { RendererUnavailable, type AvatarKind, type LoadedPack, type PackFileEntry } from './types.js';
 
 /** The fetch the loader uses (the page's, or a test's). */
@@ -35,7 +38,7 @@ export class PackLoader {
       const res = await this.#fetch(`${base}/v1/avatar-session/${encodeURIComponent(sessionId)}/avatar`, {
         headers: auth,
       });
-      if (!res.ok) throw failed(`the avatar pack's listing answered ${res.status}`);
+      if (!res.ok) throw await refused(res);
       const listing = parseListing(await res.json());
       const bytes = new Map<string, ArrayBuffer>();
       await Promise.all(
@@ -78,6 +81,17 @@ function failed(message: string): RendererUnavailable {
   return new RendererUnavailable('pack-failed', message);
 }
 
+/** Why the listing was refused: the operator's CLIENT_RENDER_DISABLED is the server's choice. */
+async function refused(res: Response): Promise<RendererUnavailable> {
+  const body = (await res.json().catch(() => undefined)) as { code?: unknown; error?: unknown } | undefined;
+  if (res.status === 403 && body?.code === ErrorCode.CLIENT_RENDER_DISABLED)
+    return new RendererUnavailable(
+      'server',
+      typeof body.error === 'string' ? body.error : 'this server does not let browsers draw this avatar',
+    );
+  return failed(`the avatar pack's listing answered ${res.status}`);
+}
+
 /** The listing's `avatar`, checked enough to be used safely. */
 function parseListing(body: unknown): Omit<LoadedPack, 'bytes'> {
   const a = (body as { avatar?: unknown } | null)?.avatar as Record<string, unknown> | undefined;
@@ -113,5 +127,8 @@ function parseListing(body: unknown): Omit<LoadedPack, 'bytes'> {
     render: a['render'] as AvatarKind,
     manifest: a['manifest'] as Record<string, unknown>,
     files,
+    ...(typeof a['background'] === 'string' && /^#[0-9a-f]{6}$/i.test(a['background'])
+      ? { background: a['background'] }
+      : {}),
   };
 }

@@ -31,6 +31,8 @@ export interface LoadedPack {
   files: PackFileEntry[];
   /** The files' bodies by name (every listed file). */
   bytes: ReadonlyMap<string, ArrayBuffer>;
+  /** The session's visualConfig.background (`#rrggbb`), when it has one. */
+  background?: string | undefined;
 }
 
 /** Draws one avatar into one page canvas. */
@@ -43,10 +45,13 @@ export interface BrowserRenderer {
   close(): void;
 }
 
-/** Why a kind cannot be drawn here (the SDK then falls back to video and says so in an event). */
+/**
+ * Why a kind cannot be drawn here (the SDK then falls back to video and says so in an event):
+ * 'server' when the operator does not let browsers draw it (403 CLIENT_RENDER_DISABLED).
+ */
 export class RendererUnavailable extends Error {
   constructor(
-    readonly reason: 'no-webgl' | 'unsupported-kind' | 'pack-failed',
+    readonly reason: 'no-webgl' | 'unsupported-kind' | 'pack-failed' | 'server',
     message: string,
   ) {
     super(message);
@@ -57,7 +62,8 @@ export class RendererUnavailable extends Error {
 /**
  * Makes a kind's renderer for a loaded pack on the page's canvas; rejects with
  * RendererUnavailable when this browser cannot draw it (no WebGL for a photo avatar, say).
- * `background` is the session's background colour when the manifest has none.
+ * `background` is the session's background colour (it replaces the avatar's, as the engine does,
+ * for vector and sprite avatars; photo and video avatars are drawn without it, as on the server).
  */
 export type RendererFactory = (
   pack: LoadedPack,

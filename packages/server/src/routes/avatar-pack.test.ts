@@ -17,9 +17,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 afterEach(async () => t?.close());
 
-async function session(avatarId: string) {
+async function session(avatarId: string, background?: string) {
   t = await createTestApp({ config: { dataDir }, avatars: PACK_AVATARS });
-  const s = await t.createSession({ visualConfig: { avatarId } });
+  const s = await t.createSession({ visualConfig: { avatarId, ...(background ? { background } : {}) } });
   const base = `/v1/avatar-session/${s.sessionId}/avatar`;
   const get = (url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
     t.app.inject({ method, url, headers: { authorization: `Bearer ${s.token}`, ...headers } });
@@ -134,6 +134,21 @@ describe('GET /v1/avatar-session/{id}/avatar', () => {
     expect(second.url).not.toBe(first.url);
     expect(second.etag).toBe(first.etag);
     expect((await b.get(second.url, { 'if-none-match': first.etag })).statusCode).toBe(304);
+  });
+
+  it("carries the session's background when it has one; the files and their ETags stay the pack's", async () => {
+    const plain = await session(PACK_IDS.sprites);
+    const without = (await plain.get(plain.base)).json<AvatarPackResponse>().avatar;
+    expect(without).not.toHaveProperty('background');
+    await t.close();
+    const coloured = await session(PACK_IDS.sprites, '#1e90ff');
+    const res = await coloured.get(coloured.base);
+    const { avatar } = res.json<AvatarPackResponse>();
+    expect(avatar.background).toBe('#1e90ff');
+    expect(avatar.manifest).toEqual(without.manifest);
+    expect(avatar.files.map((f) => [f.name, f.etag])).toEqual(without.files.map((f) => [f.name, f.etag]));
+    const again = await coloured.get(coloured.base, { 'if-none-match': res.headers['etag'] as string });
+    expect(again.statusCode).toBe(304);
   });
 
   it('a page of any origin may read it: the preflight allows If-None-Match, answers expose ETag', async () => {

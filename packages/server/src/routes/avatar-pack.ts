@@ -8,6 +8,8 @@
  * the names the manifest's render kind needs are served (engine avatar/pack-files.ts); any other
  * name, `..`, a slash or a NUL is a 404, and a file is never read outside its pack folder. A kind
  * the operator does not let browsers draw (MOUTHPIECE_CLIENT_RENDER) is a 403 CLIENT_RENDER_DISABLED.
+ * The listing carries the session's visualConfig.background as `avatar.background` when it has
+ * one (the pack's files and their ETags do not depend on it; the listing's ETag does).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -71,9 +73,10 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
         }),
       );
       const m = pack.manifest;
+      const background = ctx.registry.backgroundOf(s.id);
       const json = JSON.stringify({
         success: true,
-        avatar: { id: m.id, render: m.render, manifest: m, files },
+        avatar: { id: m.id, render: m.render, manifest: m, files, ...(background ? { background } : {}) },
       });
       const etag = bytesEtag(json);
       void reply

@@ -36,6 +36,8 @@ interface Live {
   phase: SessionPhase;
   /** The credential's plan limits at creation (kept in memory: no store read per request). */
   limits: CredentialRecord['limits'];
+  /** visualConfig.background (this node's memory: the pack route is answered by the holder). */
+  background: string | undefined;
   idleTimer: unknown;
   maxTimer: unknown;
   /** Resolves when an ended session's resources are released. */
@@ -49,7 +51,7 @@ export interface CreateSessionInput {
   avatarId: string;
   voiceId: string;
   voiceSpeed: number;
-  /** visualConfig.background, passed to the engine (not stored). */
+  /** visualConfig.background, passed to the engine and kept in memory (not stored). */
   background?: string | undefined;
 }
 
@@ -205,6 +207,7 @@ export class SessionRegistry {
       record,
       phase: 'none',
       limits: input.credential.limits,
+      background: input.background,
       idleTimer: undefined,
       maxTimer: undefined,
       released: undefined,
@@ -235,6 +238,11 @@ export class SessionRegistry {
   /** The plan limits of an active session's credential. */
   limitsOf(sessionId: string): CredentialRecord['limits'] | undefined {
     return this.#live.get(sessionId)?.limits;
+  }
+
+  /** The session's visualConfig.background while it is live on this node. */
+  backgroundOf(sessionId: string): string | undefined {
+    return this.#live.get(sessionId)?.background;
   }
 
   isActive(sessionId: string): boolean {
