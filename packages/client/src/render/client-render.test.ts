@@ -26,6 +26,7 @@ async function openWith(route: (call: Call) => { status: number; body?: unknown 
   const renderer: BrowserRenderer = {
     resize: () => undefined,
     draw: () => undefined,
+    restore: () => undefined,
     close: () => undefined,
   };
   const vector: RendererFactory = (_pack, _canvas, opts) => {
@@ -43,6 +44,7 @@ async function openWith(route: (call: Call) => { status: number; body?: unknown 
     sessionId: 'S',
     token: 't',
     firstDraw: () => undefined,
+    contextGaveUp: () => undefined,
     autoplayBlocked: () => undefined,
     stats: () => undefined,
     loader: new PackLoader(fakeFetch(route, [])),

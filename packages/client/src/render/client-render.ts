@@ -10,6 +10,7 @@
 import type { AnimationFrame } from '@mouthpiece/protocol';
 import { playWithFallback } from '../video-element.js';
 import { CanvasView } from './canvas-view.js';
+import { CONTEXT_RESTORE_MS } from './context-loss.js';
 import { audioDelayMs, type AudioStatsSample } from './frame-clock.js';
 import { pagePackLoader, type PackLoader } from './pack-loader.js';
 import { RENDERERS } from './renderers.js';
@@ -28,6 +29,8 @@ export interface ClientRenderOptions {
   token: string;
   /** The first frame drawn on the canvas since open() or reset() (then `ready` is sent). */
   firstDraw(size: { width: number; height: number }): void;
+  /** The canvas's context was lost and not restored in time: this page can no longer draw it. */
+  contextGaveUp(message: string): void;
   /** The browser would not play the audio with sound (it plays muted until unmute()). */
   autoplayBlocked(): void;
   /** The current connection's stats (undefined between connections). */
@@ -65,7 +68,13 @@ export class ClientRender {
         `the ${pack.render} renderer failed (${err instanceof Error ? err.message : String(err)})`,
       );
     }
-    const view = new CanvasView(canvas, renderer, aspectOf(pack), { firstDraw: (s) => o.firstDraw(s) });
+    const view = new CanvasView(canvas, renderer, aspectOf(pack), {
+      firstDraw: (s) => o.firstDraw(s),
+      contextGaveUp: () =>
+        o.contextGaveUp(
+          `the canvas's ${pack.render === 'photo' ? 'WebGL' : '2D'} context was lost and not restored within ${CONTEXT_RESTORE_MS / 1000} s`,
+        ),
+    });
     return new ClientRender(pack, view, o);
   }
 
