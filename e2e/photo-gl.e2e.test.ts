@@ -311,37 +311,40 @@ describe('the photo avatar in WebGL', () => {
     const closed = pose(MOUTH_SHAPES.X, { headX: 2 });
     expect(await setUp(page, size)).toEqual({ error: null });
     await browserFrame(open);
-    const lost = await page.evaluate(async (frames) => {
-      const w = window as any;
-      const c = document.getElementById('c') as HTMLCanvasElement;
-      const gl = (c.getContext('webgl2') ?? c.getContext('webgl'))!;
-      // every GL call made while the context is lost is counted
-      let callsWhileLost = 0;
-      for (const name of Object.keys(Object.getPrototypeOf(gl) as object)) {
-        const f = (gl as any)[name];
-        if (typeof f !== 'function' || name === 'isContextLost') continue;
-        (gl as any)[name] = (...args: unknown[]) => {
-          if (gl.isContextLost()) callsWhileLost++;
-          return f.apply(gl, args);
-        };
-      }
-      const ext = gl.getExtension('WEBGL_lose_context')!;
-      ext.loseContext();
-      // a frame between the loss and its event (the SDK's view has not heard yet), then after it
-      w.current = frames[0];
-      w.renderer.draw(frames[0]);
-      const until = performance.now() + 2000;
-      while (!w.contextEvents.includes('lost') && performance.now() < until)
-        await new Promise((res) => setTimeout(res, 10));
-      w.renderer.draw(frames[1]);
-      const counted = callsWhileLost;
-      const wasLost = gl.isContextLost();
-      w.current = frames[0]; // (the state to show when it is back)
-      ext.restoreContext();
-      while (!w.contextEvents.includes('restored') && performance.now() < until + 2000)
-        await new Promise((res) => setTimeout(res, 10));
-      return { counted, wasLost, events: [...w.contextEvents] as string[] };
-    }, [frameOf(narrow), frameOf(closed)]);
+    const lost = await page.evaluate(
+      async (frames) => {
+        const w = window as any;
+        const c = document.getElementById('c') as HTMLCanvasElement;
+        const gl = (c.getContext('webgl2') ?? c.getContext('webgl'))!;
+        // every GL call made while the context is lost is counted
+        let callsWhileLost = 0;
+        for (const name of Object.keys(Object.getPrototypeOf(gl) as object)) {
+          const f = (gl as any)[name];
+          if (typeof f !== 'function' || name === 'isContextLost') continue;
+          (gl as any)[name] = (...args: unknown[]) => {
+            if (gl.isContextLost()) callsWhileLost++;
+            return f.apply(gl, args);
+          };
+        }
+        const ext = gl.getExtension('WEBGL_lose_context')!;
+        ext.loseContext();
+        // a frame between the loss and its event (the SDK's view has not heard yet), then after it
+        w.current = frames[0];
+        w.renderer.draw(frames[0]);
+        const until = performance.now() + 2000;
+        while (!w.contextEvents.includes('lost') && performance.now() < until)
+          await new Promise((res) => setTimeout(res, 10));
+        w.renderer.draw(frames[1]);
+        const counted = callsWhileLost;
+        const wasLost = gl.isContextLost();
+        w.current = frames[0]; // (the state to show when it is back)
+        ext.restoreContext();
+        while (!w.contextEvents.includes('restored') && performance.now() < until + 2000)
+          await new Promise((res) => setTimeout(res, 10));
+        return { counted, wasLost, events: [...w.contextEvents] as string[] };
+      },
+      [frameOf(narrow), frameOf(closed)],
+    );
     expect(lost).toEqual({ counted: 0, wasLost: true, events: ['lost', 'restored'] });
     // the restored canvas shows the current state, drawn whole (the head did not move: a renderer
     // that kept its partial-redraw state would draw only the mouth's region on a cleared canvas)
