@@ -4,8 +4,9 @@
  * synthetic video pack): no inbound video RTP at all, the audio heard through the SDK's audio
  * element, the canvas's mouth box changing while speaking, still when idle, and still again within
  * two drawn frames of the audio's end after an interrupt; the canvas sharp at a 2× device pixel
- * ratio. The fallbacks to video: a photo avatar on a page without WebGL ('no-webgl'), and a kind
- * the operator does not let browsers draw (MOUTHPIECE_CLIENT_RENDER, 'server').
+ * ratio. The fallbacks to video: a photo avatar on a page without WebGL ('no-webgl'), a photo
+ * avatar whose WebGL context is lost and never restored ('context-lost'), and a kind the operator
+ * does not let browsers draw (MOUTHPIECE_CLIENT_RENDER, 'server').
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -242,6 +243,30 @@ describe("render: 'client' in Chromium", () => {
     expect(log[0]).toBe('fallback:no-webgl');
     expect(log).toContain('conn:CONNECTED');
     await expectVideoShown(page);
+  });
+
+  it('a photo avatar whose WebGL context is lost and never restored falls back to video with renderFallback context-lost', async () => {
+    const page = await clientPage(browser, server);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    expect(await startClientSession(page, server, 'astro')).toContain('videoReady:256x256');
+    const log = await page.evaluate(async () => {
+      const log = (window as any).log as string[];
+      const canvas = document.querySelector('#avatar canvas') as HTMLCanvasElement;
+      const gl = (canvas.getContext('webgl2') ?? canvas.getContext('webgl'))!;
+      gl.getExtension('WEBGL_lose_context')!.loseContext(); // (and never restoreContext())
+      // the fallback (3 s after the loss), then the new connection that asks for video
+      const until = performance.now() + 15000;
+      const videoConnected = () => {
+        const at = log.findIndex((l) => l.startsWith('fallback'));
+        return at >= 0 && log.slice(at).includes('conn:CONNECTED');
+      };
+      while (performance.now() < until && !videoConnected()) await new Promise((res) => setTimeout(res, 50));
+      return [...log];
+    });
+    expect(log.filter((l) => l.startsWith('fallback'))).toEqual(['fallback:context-lost']);
+    await expectVideoShown(page);
+    expect(errors).toEqual([]);
   });
 });
 

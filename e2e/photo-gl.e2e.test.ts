@@ -4,7 +4,9 @@
  * state it draws the engine's Skia frame within filtering differences, over the face and in the
  * mouth; its mouth moves with the opening while its eyes stay; at 2× (a 1024² canvas for a 512²
  * container) it is sharper than the video a 512² engine frame gives; a page without WebGL makes
- * the factory reject with 'no-webgl'. The portrait is the astronaut test fixture (python3-skimage).
+ * the factory reject with 'no-webgl'; a lost WebGL context (WEBGL_lose_context) takes no GL call
+ * and throws nothing, and once restored the renderer draws the current state whole, exactly as a
+ * new renderer would, and goes on drawing. The portrait is the astronaut test fixture (python3-skimage).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,7 @@ import { portraitFixture } from '@mouthpiece/engine/testing';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
 import { requireE2eEnvironment } from './harness/server.js';
 
-const ENTRY = fileURLToPath(new URL('../packages/client/src/render/photo-gl.ts', import.meta.url));
+const RENDER_DIR = fileURLToPath(new URL('../packages/client/src/render/', import.meta.url));
 const REST = { blink: 0, headX: 0, headY: 0, tilt: 0, breath: 0, brow: 0, gazeX: 0, gazeY: 0 };
 
 interface Box {
@@ -38,10 +40,16 @@ let dir: string;
 let bundle: string;
 let portraitWidth: number;
 
-/** The page's script: the bundle's photoRenderer on a canvas, drawing and reading back frames. */
+/**
+ * The page's script: the bundle's photoRenderer on a canvas, drawing and reading back frames; its
+ * context watched as the SDK's view watches it (a restored context: restore(), resize, the
+ * current frame drawn: canvas-view.ts).
+ */
 const PAGE_SCRIPT = `
 window.setUp = async (packJson, pngB64, size) => {
   window.renderer?.close();
+  window.watch?.close();
+  window.contextEvents = [];
   document.body.innerHTML = '<canvas id="c"></canvas>';
   const c = document.getElementById('c');
   const png = Uint8Array.from(atob(pngB64), (ch) => ch.charCodeAt(0)).buffer;
@@ -53,10 +61,24 @@ window.setUp = async (packJson, pngB64, size) => {
     return { error: e.name, reason: e.reason };
   }
   window.renderer.resize(size, size);
+  window.watch = new window.PhotoGl.ContextLossWatch(c, {
+    lost: () => window.contextEvents.push('lost'),
+    restored: () => {
+      window.contextEvents.push('restored');
+      window.renderer.restore();
+      window.renderer.resize(size, size);
+      if (window.current) window.renderer.draw(window.current);
+    },
+    gaveUp: () => window.contextEvents.push('gaveUp'),
+  }, document);
   return { error: null };
 };
 window.drawRead = (frame) => {
+  window.current = frame;
   window.renderer.draw(frame);
+  return window.read();
+};
+window.read = () => {
   const c = document.getElementById('c');
   const gl = c.getContext('webgl2') || c.getContext('webgl');
   const px = new Uint8Array(c.width * c.height * 4);
@@ -92,7 +114,12 @@ beforeAll(async () => {
   dir = pack.dir;
   portraitWidth = readFileSync(join(dir, manifest.image)).readUInt32BE(16); // PNG IHDR width
   const out = await build({
-    entryPoints: [ENTRY],
+    stdin: {
+      contents:
+        "export { photoRenderer } from './photo-gl.ts'; export { ContextLossWatch } from './context-loss.ts';",
+      resolveDir: RENDER_DIR,
+      loader: 'ts',
+    },
     bundle: true,
     write: false,
     format: 'iife',
@@ -272,6 +299,74 @@ describe('the photo avatar in WebGL', () => {
     );
     expect(mad(partial, whole, all, size)).toBeLessThan(0.01);
     expect(mad(partial, whole, box(MOUTH, 6, size), size)).toBeLessThan(0.1);
+  });
+
+  it('a lost context: no GL call, no error; restored, the current state is drawn whole and the mouth moves again', async () => {
+    const size = 256;
+    const errors: string[] = [];
+    const onError = (e: Error) => errors.push(e.message);
+    page.on('pageerror', onError);
+    const open = pose({ ...MOUTH_SHAPES.D, teeth: 0.8 }, { headX: 2, blink: 0.5 });
+    const narrow = pose({ ...MOUTH_SHAPES.F, open: 0.1 }, { headX: 2, brow: 0.6 }); // (same head: partial)
+    const closed = pose(MOUTH_SHAPES.X, { headX: 2 });
+    expect(await setUp(page, size)).toEqual({ error: null });
+    await browserFrame(open);
+    const lost = await page.evaluate(
+      async (frames) => {
+        const w = window as any;
+        const c = document.getElementById('c') as HTMLCanvasElement;
+        const gl = (c.getContext('webgl2') ?? c.getContext('webgl'))!;
+        // every GL call made while the context is lost is counted
+        let callsWhileLost = 0;
+        for (const name of Object.keys(Object.getPrototypeOf(gl) as object)) {
+          const f = (gl as any)[name];
+          if (typeof f !== 'function' || name === 'isContextLost') continue;
+          (gl as any)[name] = (...args: unknown[]) => {
+            if (gl.isContextLost()) callsWhileLost++;
+            return f.apply(gl, args);
+          };
+        }
+        const ext = gl.getExtension('WEBGL_lose_context')!;
+        ext.loseContext();
+        // a frame between the loss and its event (the SDK's view has not heard yet), then after it
+        w.current = frames[0];
+        w.renderer.draw(frames[0]);
+        const until = performance.now() + 2000;
+        while (!w.contextEvents.includes('lost') && performance.now() < until)
+          await new Promise((res) => setTimeout(res, 10));
+        w.renderer.draw(frames[1]);
+        const counted = callsWhileLost;
+        const wasLost = gl.isContextLost();
+        w.current = frames[0]; // (the state to show when it is back)
+        ext.restoreContext();
+        while (!w.contextEvents.includes('restored') && performance.now() < until + 2000)
+          await new Promise((res) => setTimeout(res, 10));
+        return { counted, wasLost, events: [...w.contextEvents] as string[] };
+      },
+      [frameOf(narrow), frameOf(closed)],
+    );
+    expect(lost).toEqual({ counted: 0, wasLost: true, events: ['lost', 'restored'] });
+    // the restored canvas shows the current state, drawn whole (the head did not move: a renderer
+    // that kept its partial-redraw state would draw only the mouth's region on a cleared canvas)
+    const restored = new Uint8Array(
+      Buffer.from(await page.evaluate(() => (window as any).read() as string), 'base64'),
+    );
+    const moved = await browserFrame(closed); // and it goes on: the mouth closes
+    expect(await setUp(page, size)).toEqual({ error: null });
+    const whole = await browserFrame(narrow);
+    const wholeClosed = await browserFrame(closed);
+    page.off('pageerror', onError);
+    const all = { x: 0, y: 0, w: size, h: size };
+    const mouth = box(MOUTH, 6, size);
+    console.log(
+      `context restored: the current state vs a new renderer's MAD ${mad(restored, whole, all, size).toFixed(4)};` +
+        ` the mouth after vs before ${mad(moved, restored, mouth, size).toFixed(2)}`,
+    );
+    expect(errors).toEqual([]);
+    expect(mad(restored, whole, all, size)).toBeLessThan(0.01);
+    expect(mad(restored, whole, mouth, size)).toBeLessThan(0.1);
+    expect(mad(moved, restored, mouth, size), 'the mouth moves again').toBeGreaterThan(5);
+    expect(mad(moved, wholeClosed, all, size)).toBeLessThan(0.01);
   });
 
   it('at 2× (1024² for a 512² container) it is sharper than the video of a 512² engine frame', async () => {

@@ -79,6 +79,10 @@ export class AvatarSession {
     });
     this.#render = new RenderSwitch({
       fallback: (e) => this.#events.emit('renderFallback', e),
+      toVideo: (attached) => {
+        if (attached && this.#containerId) this.attachVideo(this.#containerId);
+        this.#link.reopen();
+      },
       log: this.#log,
     });
     this.#link = new ViewerLink({
@@ -313,14 +317,6 @@ export class AvatarSession {
       });
   }
 
-  /** The server will not send the animation stream: reconnect once, asking for video. */
-  #serverNotice(code: string, message: string): void {
-    const attached = this.#render.canvas?.isConnected === true;
-    if (!this.#render.notice(code, message)) return;
-    if (attached && this.#containerId) this.attachVideo(this.#containerId);
-    this.#link.reopen();
-  }
-
   #onMessage(m: ServerMessage): void {
     // with speakingDetection 'audio', speaking comes from the audio; only the end is read here
     if (this.#config.speakingDetection === 'audio' && m.type !== 'sessionEnded' && m.type !== 'notice')
@@ -332,7 +328,10 @@ export class AvatarSession {
     dispatchServerMessage(m, this.#events, this.#speaking, {
       ended: (reason) => this.#ended(`The session ended (${reason})`),
       replaced: () => this.#replaced(),
-      notice: (code, message) => this.#serverNotice(code, message),
+      // (the server will not send the animation stream: the switch reconnects once, asking for video)
+      notice: (code, message) => {
+        this.#render.notice(code, message);
+      },
     });
   }
 

@@ -2,12 +2,14 @@
  * `render: 'client'` in AvatarSession, on the fake browser: the offer asks for no video, the pack
  * is loaded first, animation frames are drawn on the canvas and the first drawn one sends `ready`;
  * a kind this SDK cannot draw, a pack that does not load and the server's notice fall back to
- * video with `renderFallback`; stalled animation reconnects, still drawing.
+ * video with `renderFallback`; stalled animation reconnects, still drawing; a lost canvas context
+ * draws nothing until restored, then the current frame, and one never restored falls back to video.
  */
 import { encodeAnimationFrame, type AnimationFrame } from '@mouthpiece/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AvatarSession } from './avatar-session.js';
 import { STALL_MS } from './media-watchdog.js';
+import { CONTEXT_RESTORE_MS } from './render/context-loss.js';
 import { FakeCanvas, FakePeer, installFakeBrowser, type Call } from './testing/fake-browser.js';
 
 const BASE = 'http://mp.test';
@@ -65,6 +67,13 @@ const send = (peer: FakePeer, f: AnimationFrame) =>
   peer.channel.receive(encodeAnimationFrame(f).slice().buffer);
 /** Calls on the page's canvas (the avatar was drawn on it). */
 const drawn = () => FakeCanvas.elements.at(-1)!.counter.calls;
+/** Sends frames `from` on, one every 40 ms, for `ms`. */
+async function feed(peer: FakePeer, from: number, ms: number): Promise<void> {
+  for (let i = 0; i < ms / 40; i++) {
+    send(peer, frame((from + i) * 1920, 0.5));
+    await vi.advanceTimersByTimeAsync(40);
+  }
+}
 const readies = (peer: FakePeer) => peer.channel.sent.filter((m) => JSON.parse(m).type === 'ready').length;
 
 let calls: Call[];
@@ -204,5 +213,42 @@ describe("render: 'client'", () => {
     send(second, frame(40 * 1920));
     await vi.advanceTimersByTimeAsync(300);
     expect(readies(second)).toBe(1); // the new viewer's ready, on its first drawn frame
+  });
+
+  it('a lost context: frames meanwhile draw nothing; restored, the current frame is drawn at once', async () => {
+    const { events } = await started('client');
+    const peer = FakePeer.last!;
+    send(peer, frame(0));
+    await vi.advanceTimersByTimeAsync(300);
+    const canvas = FakeCanvas.elements.at(-1)!;
+    canvas.dispatchEvent(new Event('contextlost', { cancelable: true }));
+    const before = drawn();
+    for (let i = 1; i <= 10; i++) {
+      send(peer, frame(i * 1920, 0.8));
+      await vi.advanceTimersByTimeAsync(40);
+    }
+    await vi.advanceTimersByTimeAsync(300);
+    expect(drawn()).toBe(before); // nothing drawn on a lost context
+    canvas.dispatchEvent(new Event('contextrestored'));
+    expect(drawn()).toBeGreaterThan(before); // the last frame due, drawn whole without waiting for another
+    await feed(peer, 11, 2 * CONTEXT_RESTORE_MS);
+    expect(events.filter((e) => e.startsWith('fallback'))).toEqual([]);
+    expect(FakePeer.all.length).toBe(1);
+  });
+
+  it('a context not restored in time: renderFallback context-lost, and one reconnect that asks for video', async () => {
+    const { events } = await started('client');
+    const first = FakePeer.last!;
+    send(first, frame(0));
+    await vi.advanceTimersByTimeAsync(300);
+    FakeCanvas.elements.at(-1)!.dispatchEvent(new Event('webglcontextlost', { cancelable: true }));
+    await feed(first, 1, CONTEXT_RESTORE_MS - 100); // (frames keep coming: the connection is fine)
+    expect(events.filter((e) => e.startsWith('fallback'))).toEqual([]);
+    expect(FakePeer.all.length).toBe(1);
+    await feed(first, 100, 200);
+    expect(events.filter((e) => e.startsWith('fallback'))).toEqual(['fallback:context-lost']);
+    expect(first.closed).toBe(true);
+    expect(FakePeer.all.length).toBe(2);
+    expect(FakePeer.last!.transceivers).toEqual(['video', 'audio']);
   });
 });

@@ -21,7 +21,13 @@ export function documentedEvents(session: AvatarSession): void {
   session.on('videoReady', (e: { width: number; height: number }) => e);
   session.on('autoplayBlocked', () => undefined);
   session.on('renderFallback', (e: { reason: RenderFallbackReason; message: string }) => e);
-  const reasons: RenderFallbackReason[] = ['no-webgl', 'unsupported-kind', 'pack-failed', 'server'];
+  const reasons: RenderFallbackReason[] = [
+    'no-webgl',
+    'unsupported-kind',
+    'pack-failed',
+    'server',
+    'context-lost',
+  ];
   void reasons;
   session.on('error', (e) => [e.code, e.message, e.details]);
   const off = session.on('error', () => undefined);

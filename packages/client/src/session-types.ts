@@ -42,8 +42,12 @@ export interface AvatarSessionConfig extends Partial<RetryConfig> {
 /** Who draws the avatar (AvatarSessionConfig.render). */
 export type RenderMode = 'video' | 'client';
 
-/** Why `render: 'client'` runs as video after all (the `renderFallback` event). */
-export type RenderFallbackReason = 'no-webgl' | 'unsupported-kind' | 'pack-failed' | 'server';
+/**
+ * Why `render: 'client'` runs as video after all (the `renderFallback` event); 'context-lost': the
+ * canvas's context was lost (a GPU reset) and not given back within 3 s of the page being shown.
+ */
+export type RenderFallbackReason =
+  'no-webgl' | 'unsupported-kind' | 'pack-failed' | 'server' | 'context-lost';
 
 /**
  * The events of an AvatarSession and their payloads (docs/client.md, "States and events"). A closed

@@ -29,6 +29,11 @@ function sized(canvas: HTMLCanvasElement, make: () => CanvasAvatar): BrowserRend
     draw(frame: AnimationFrame) {
       (avatar ??= make()).draw({ mouth: frame.mouth, motion: frame.motion });
     },
+    restore() {
+      // (its cached layers and scaled pictures may have lost their pixels with the context)
+      avatar?.close();
+      avatar = make();
+    },
     close() {
       avatar?.close();
       avatar = undefined;

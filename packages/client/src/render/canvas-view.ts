@@ -5,8 +5,11 @@
  * ResizeObserver on the container and a media query on the ratio resize it), and the drawing loop:
  * each animation frame drawn when the frame clock says its audio is heard (requestAnimationFrame;
  * a timer while the page is hidden, which still draws so `ready` is sent), the last one held.
+ * While the canvas's context is lost nothing is drawn (the frames still advance); once it is
+ * restored the renderer remakes its state and the current frame is drawn whole (context-loss.ts).
  */
 import type { AnimationFrame } from '@mouthpiece/protocol';
+import { ContextLossWatch } from './context-loss.js';
 import { drawUntilMs, FrameClock, RefreshMeter } from './frame-clock.js';
 import type { BrowserRenderer } from './types.js';
 
@@ -17,6 +20,8 @@ const HIDDEN_TICK_MS = 40;
 export interface CanvasViewEvents {
   /** The first frame drawn since the view was made or reset(), with the canvas's size. */
   firstDraw(size: { width: number; height: number }): void;
+  /** The canvas's context was lost and not restored in time (CONTEXT_RESTORE_MS): it cannot draw. */
+  contextGaveUp(): void;
 }
 
 /** Device pixels of an avatar of `aspect` (width / height) fitted inside a CSS box at `dpr`. */
@@ -53,6 +58,7 @@ export class CanvasView {
   #drawnSinceReset = false;
   #sized = false;
   #scheduled: { cancel(): void } | undefined;
+  readonly #context: ContextLossWatch;
   #closed = false;
 
   constructor(canvas: HTMLCanvasElement, renderer: BrowserRenderer, aspect: number, on: CanvasViewEvents) {
@@ -64,6 +70,17 @@ export class CanvasView {
     canvas.style.height = '100%';
     canvas.style.objectFit = 'contain';
     canvas.style.display = 'block';
+    this.#context = new ContextLossWatch(
+      canvas,
+      {
+        lost: () => undefined, // (draws stop: #tick and #fit look at the watch)
+        restored: () => this.#restored(),
+        gaveUp: () => this.#on.contextGaveUp(),
+      },
+      typeof document !== 'undefined' && typeof document.addEventListener === 'function'
+        ? document
+        : undefined,
+    );
     this.#fit();
   }
 
@@ -97,6 +114,7 @@ export class CanvasView {
     if (this.#closed) return;
     this.#closed = true;
     this.#scheduled?.cancel();
+    this.#context.close();
     this.#observer?.disconnect();
     this.#dprQuery?.removeEventListener('change', this.#onDpr);
     this.#renderer.close();
@@ -113,9 +131,20 @@ export class CanvasView {
     if (this.canvas.width === width && this.canvas.height === height && this.#sized) return;
     this.canvas.width = width;
     this.canvas.height = height;
+    if (this.#context.lost) return; // (sized when restored)
     this.#renderer.resize(width, height);
     this.#sized = true;
     if (this.#last) this.#renderer.draw(this.#last);
+  }
+
+  /** The context is back, cleared: the renderer remakes its state and the current frame is drawn. */
+  #restored(): void {
+    if (this.#closed) return;
+    this.#renderer.restore();
+    this.#renderer.resize(this.canvas.width, this.canvas.height);
+    this.#sized = true;
+    if (this.#last) this.#renderer.draw(this.#last);
+    this.#fit(); // (the container may have changed meanwhile)
   }
 
   /** A media query that changes when the ratio does (another screen, zoom). */
@@ -150,7 +179,9 @@ export class CanvasView {
   #tick(untilMs: number): void {
     if (this.#closed) return;
     const frame = this.clock.take(untilMs);
-    if (frame) {
+    if (frame && this.#context.lost)
+      this.#last = frame; // (drawn when the context is back)
+    else if (frame) {
       this.#renderer.draw(frame);
       this.#last = frame;
       if (!this.#drawnSinceReset) {

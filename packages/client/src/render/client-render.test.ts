@@ -1,10 +1,11 @@
 /**
  * ClientRender.open on the fake browser: the session's background from the pack listing reaches
- * the kind's renderer factory, and a listing without one passes none.
+ * the kind's renderer factory, and a listing without one passes none; the output latency is read
+ * from the connection's media-playout stats, and an AudioContext is asked only where they lack it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeFetch, installFakeBrowser, type Call } from '../testing/fake-browser.js';
-import { ClientRender } from './client-render.js';
+import { AUDIO_STATS_EVERY_MS, ClientRender, type ClientRenderOptions } from './client-render.js';
 import { PackLoader } from './pack-loader.js';
 import type { AvatarKind, BrowserRenderer, RendererFactory } from './types.js';
 
@@ -20,12 +21,16 @@ const listing = (background?: string) => () => ({
 });
 
 /** Opens client rendering with a vector factory that records the options it was given. */
-async function openWith(route: (call: Call) => { status: number; body?: unknown }) {
+async function openWith(
+  route: (call: Call) => { status: number; body?: unknown },
+  more: Partial<ClientRenderOptions> = {},
+) {
   installFakeBrowser(() => ({ status: 404 }));
   const seen: Array<{ background?: string }> = [];
   const renderer: BrowserRenderer = {
     resize: () => undefined,
     draw: () => undefined,
+    restore: () => undefined,
     close: () => undefined,
   };
   const vector: RendererFactory = (_pack, _canvas, opts) => {
@@ -43,16 +48,21 @@ async function openWith(route: (call: Call) => { status: number; body?: unknown 
     sessionId: 'S',
     token: 't',
     firstDraw: () => undefined,
+    contextGaveUp: () => undefined,
     autoplayBlocked: () => undefined,
     stats: () => undefined,
     loader: new PackLoader(fakeFetch(route, [])),
     renderers,
+    ...more,
   });
-  render.close();
-  return { pack: render.pack, seen };
+  if (!more.stats) render.close();
+  return { pack: render.pack, seen, render };
 }
 
-afterEach(() => vi.unstubAllGlobals());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
 
 describe('ClientRender.open', () => {
   it("passes the session's background from the pack listing to the renderer factory", async () => {
@@ -66,6 +76,31 @@ describe('ClientRender.open', () => {
       const { pack, seen } = await openWith(listing(background));
       expect(pack.background).toBeUndefined();
       expect(seen).toEqual([{}]);
+    }
+  });
+
+  it('reads the output latency from media-playout stats; without them it asks one AudioContext', async () => {
+    vi.useFakeTimers();
+    const inbound = {
+      type: 'inbound-rtp',
+      kind: 'audio',
+      jitterBufferDelay: 1,
+      jitterBufferEmittedCount: 48,
+    };
+    const playout = { id: 'AP', type: 'media-playout', totalPlayoutDelay: 1.44, totalSamplesCount: 48 };
+    for (const entries of [[{ ...inbound, playoutId: 'AP' }, playout], [inbound]]) {
+      const contexts: string[] = [];
+      const { render } = await openWith(listing(), {
+        stats: () =>
+          Promise.resolve({ forEach: (fn: (s: unknown) => void) => entries.forEach(fn) } as RTCStatsReport),
+        audioContext: () => {
+          contexts.push('made');
+          return undefined;
+        },
+      });
+      await vi.advanceTimersByTimeAsync(4 * AUDIO_STATS_EVERY_MS);
+      render.close();
+      expect(contexts).toEqual(entries.length === 2 ? [] : ['made']);
     }
   });
 });

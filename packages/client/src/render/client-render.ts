@@ -2,7 +2,7 @@
  * Client rendering of one session, whole (`render: 'client'`, docs/design.md §13.4): the loaded
  * pack and its renderer on a canvas (canvas-view.ts), the audio element that plays the session's
  * audio (there is no video element to play it), and the sampling of the receiver's audio delay
- * that places frames in time. It outlives reconnects: a new connection only resets the frame
+ * and of the output's latency (output-latency.ts) that place frames in time. It outlives reconnects: a new connection only resets the frame
  * clock (reset()) and gives the audio element its stream. `open()` rejects with
  * RendererUnavailable when this page cannot draw the avatar; the caller then runs the session as
  * video.
@@ -10,7 +10,15 @@
 import type { AnimationFrame } from '@mouthpiece/protocol';
 import { playWithFallback } from '../video-element.js';
 import { CanvasView } from './canvas-view.js';
+import { CONTEXT_RESTORE_MS } from './context-loss.js';
 import { audioDelayMs, type AudioStatsSample } from './frame-clock.js';
+import {
+  ContextLatencyProbe,
+  playoutLatencyMs,
+  playoutStats,
+  type LatencyContext,
+  type PlayoutStatsSample,
+} from './output-latency.js';
 import { pagePackLoader, type PackLoader } from './pack-loader.js';
 import { RENDERERS } from './renderers.js';
 import { RendererUnavailable, type AvatarKind, type LoadedPack, type RendererFactory } from './types.js';
@@ -28,10 +36,14 @@ export interface ClientRenderOptions {
   token: string;
   /** The first frame drawn on the canvas since open() or reset() (then `ready` is sent). */
   firstDraw(size: { width: number; height: number }): void;
+  /** The canvas's context was lost and not restored in time: this page can no longer draw it. */
+  contextGaveUp(message: string): void;
   /** The browser would not play the audio with sound (it plays muted until unmute()). */
   autoplayBlocked(): void;
   /** The current connection's stats (undefined between connections). */
   stats(): Promise<RTCStatsReport> | undefined;
+  /** Injected for tests: the AudioContext the output latency is asked of (output-latency.ts). */
+  audioContext?: () => LatencyContext | undefined;
   /** Injected for tests: the pack loader and the renderers by kind. */
   loader?: PackLoader;
   renderers?: Readonly<Record<AvatarKind, RendererFactory | undefined>>;
@@ -44,6 +56,10 @@ export class ClientRender {
   readonly #o: ClientRenderOptions;
   readonly #statsTimer: ReturnType<typeof setInterval>;
   #lastStats: AudioStatsSample | undefined;
+  #lastPlayout: PlayoutStatsSample | undefined;
+  /** Readings without `media-playout` stats (then an AudioContext is asked: output-latency.ts). */
+  #withoutPlayout = 0;
+  readonly #probe: ContextLatencyProbe;
 
   /** Loads the pack and makes its renderer on a new canvas (not in the page until attach()). */
   static async open(o: ClientRenderOptions): Promise<ClientRender> {
@@ -65,7 +81,13 @@ export class ClientRender {
         `the ${pack.render} renderer failed (${err instanceof Error ? err.message : String(err)})`,
       );
     }
-    const view = new CanvasView(canvas, renderer, aspectOf(pack), { firstDraw: (s) => o.firstDraw(s) });
+    const view = new CanvasView(canvas, renderer, aspectOf(pack), {
+      firstDraw: (s) => o.firstDraw(s),
+      contextGaveUp: () =>
+        o.contextGaveUp(
+          `the canvas's ${pack.render === 'photo' ? 'WebGL' : '2D'} context was lost and not restored within ${CONTEXT_RESTORE_MS / 1000} s`,
+        ),
+    });
     return new ClientRender(pack, view, o);
   }
 
@@ -75,6 +97,7 @@ export class ClientRender {
     this.#o = o;
     this.#audio = document.createElement('audio');
     this.#audio.autoplay = true;
+    this.#probe = new ContextLatencyProbe(o.audioContext);
     this.#statsTimer = setInterval(() => void this.#sampleAudio(), AUDIO_STATS_EVERY_MS);
   }
 
@@ -93,6 +116,7 @@ export class ClientRender {
   connected(stream: MediaStream): void {
     this.#view.reset();
     this.#lastStats = undefined;
+    this.#lastPlayout = undefined;
     this.#audio.srcObject = stream;
     playWithFallback(this.#audio, () => this.#o.autoplayBlocked());
   }
@@ -108,34 +132,60 @@ export class ClientRender {
 
   close(): void {
     clearInterval(this.#statsTimer);
+    this.#probe.close();
     this.#view.close();
     this.#audio.srcObject = null;
     this.#audio.remove();
   }
 
   async #sampleAudio(): Promise<void> {
+    let report: RTCStatsReport | undefined;
     try {
-      const report = await this.#o.stats();
-      const sample = report && inboundAudio(report);
-      if (!sample) return;
-      const ms = audioDelayMs(this.#lastStats, sample);
-      this.#lastStats = sample;
-      if (ms !== undefined) this.#view.clock.setAudioDelay(ms);
+      report = await this.#o.stats();
     } catch {
-      // a connection closed meanwhile: the next one is sampled
+      return; // a connection closed meanwhile: the next one is sampled
     }
+    const sample = report && inboundAudio(report);
+    if (!report || !sample) return;
+    const ms = audioDelayMs(this.#lastStats, sample);
+    this.#lastStats = sample;
+    if (ms !== undefined) this.#view.clock.setAudioDelay(ms);
+    this.#sampleOutput(report, sample.playoutId);
+  }
+
+  /** The output latency: the audio's own playout stats, else (once) an AudioContext's estimate. */
+  #sampleOutput(report: RTCStatsReport, playoutId: string | undefined): void {
+    const playout = playoutStats(report, playoutId);
+    let ms: number | undefined;
+    if (playout) {
+      ms = playoutLatencyMs(this.#lastPlayout, playout);
+      this.#lastPlayout = playout;
+      this.#probe.close();
+    } else if (++this.#withoutPlayout >= 2 && !this.#audio.paused && !this.#audio.muted) {
+      ms = this.#probe.poll(); // (with sound playing: the page may start an AudioContext)
+    }
+    if (ms !== undefined) this.#view.clock.setOutputLatency(ms);
   }
 }
 
-/** The inbound-rtp audio entry's jitter-buffer counters. */
-export function inboundAudio(report: Pick<RTCStatsReport, 'forEach'>): AudioStatsSample | undefined {
-  let found: AudioStatsSample | undefined;
+/** The inbound-rtp audio entry's jitter-buffer counters, and the id of its playout's stats. */
+export function inboundAudio(
+  report: Pick<RTCStatsReport, 'forEach'>,
+): (AudioStatsSample & { playoutId?: string }) | undefined {
+  let found: (AudioStatsSample & { playoutId?: string }) | undefined;
   report.forEach(
-    (s: { type?: string; kind?: string; jitterBufferDelay?: number; jitterBufferEmittedCount?: number }) => {
+    (s: {
+      type?: string;
+      kind?: string;
+      jitterBufferDelay?: number;
+      jitterBufferEmittedCount?: number;
+      playoutId?: string;
+    }) => {
       if (s.type === 'inbound-rtp' && s.kind === 'audio' && typeof s.jitterBufferDelay === 'number')
         found = {
           jitterBufferDelay: s.jitterBufferDelay,
           jitterBufferEmittedCount: s.jitterBufferEmittedCount ?? 0,
+          ...(typeof s.playoutId === 'string' ? { playoutId: s.playoutId } : {}),
         };
     },
   );

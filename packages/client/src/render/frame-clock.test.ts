@@ -5,12 +5,12 @@ import {
   DEFAULT_REFRESH_MS,
   drawUntilMs,
   FrameClock,
-  OUTPUT_LATENCY_MS,
   PACKET_MS,
   playoutLeadMs,
   RefreshMeter,
   STAMP_LEAD_MS,
 } from './frame-clock.js';
+import { DEFAULT_OUTPUT_LATENCY_MS, MAX_OUTPUT_LATENCY_MS } from './output-latency.js';
 
 const REST = { blink: 0, headX: 0, headY: 0, tilt: 0, breath: 0, brow: 0, gazeX: 0, gazeY: 0 };
 const MOUTH = { open: 0, width: 0, round: 0, teeth: 0, lipBite: 0, tongue: 0 };
@@ -34,8 +34,22 @@ describe('audioDelayMs', () => {
   });
 
   it('a frame plays at its arrival + the stamp lead + packetisation + the audio delay + output', () => {
-    expect(playoutLeadMs(60)).toBe(STAMP_LEAD_MS + PACKET_MS + 60 + OUTPUT_LATENCY_MS);
+    expect(playoutLeadMs(60)).toBe(STAMP_LEAD_MS + PACKET_MS + 60 + DEFAULT_OUTPUT_LATENCY_MS);
     expect(playoutLeadMs(80) - playoutLeadMs(60)).toBe(20);
+    expect(playoutLeadMs(60, 30) - playoutLeadMs(60)).toBe(30 - DEFAULT_OUTPUT_LATENCY_MS);
+  });
+
+  it("the clock's output latency: the default until measured, then the measured one, clamped", () => {
+    const c = new FrameClock();
+    c.push(frame(0), 1000);
+    expect(c.outputLatency).toBe(DEFAULT_OUTPUT_LATENCY_MS);
+    expect(c.dueMs(0)).toBe(1000 + playoutLeadMs(c.audioDelay));
+    c.setOutputLatency(32);
+    expect(c.dueMs(0)).toBe(1000 + playoutLeadMs(c.audioDelay, 32));
+    for (const nonsense of [NaN, -5, 0, Infinity]) c.setOutputLatency(nonsense);
+    expect(c.outputLatency).toBe(32); // (a reading that says nothing changes nothing)
+    c.setOutputLatency(900);
+    expect(c.outputLatency).toBe(MAX_OUTPUT_LATENCY_MS);
   });
 });
 

@@ -8,8 +8,9 @@
  *   the stamp is half a video frame past the audio handed to the network with it (STAMP_LEAD_MS),
  *   an Opus packet leaves once its 20 ms are complete (on average PACKET_MS later),
  *   the receiver's jitter buffer holds each sample (inbound-rtp audio: Δ jitterBufferDelay /
- *   Δ jitterBufferEmittedCount, sampled about once a second: audioDelayMs()),
- *   and the output device plays it (OUTPUT_LATENCY_MS).
+ *   Δ jitterBufferEmittedCount, sampled every 250 ms: audioDelayMs()),
+ *   and the output device plays it (the browser's estimate where it gives one, else a guess:
+ *   output-latency.ts).
  *
  * A frame drawn in a requestAnimationFrame callback shows at the next display refresh, one refresh
  * interval after the callback's timestamp (RefreshMeter measures the interval): a callback takes the
@@ -18,6 +19,7 @@
  * clock (the callback's timestamp, or performance.now() off the display) and the stats.
  */
 import type { AnimationFrame } from '@mouthpiece/protocol';
+import { DEFAULT_OUTPUT_LATENCY_MS, saneOutputLatencyMs } from './output-latency.js';
 
 /** The stamps' clock: the engine's audio samples. */
 export const STAMP_RATE_HZ = 48_000;
@@ -25,8 +27,6 @@ export const STAMP_RATE_HZ = 48_000;
 export const STAMP_LEAD_MS = 20;
 /** Opus packets of 20 ms: a sample leaves on average 10 ms after the engine handed it over. */
 export const PACKET_MS = 10;
-/** The audio output's own latency (the device and the browser's mixer), a small fixed guess. */
-export const OUTPUT_LATENCY_MS = 10;
 /** The display's refresh interval until measured (60 Hz). */
 export const DEFAULT_REFRESH_MS = 1000 / 60;
 /** Gaps between animation-frame callbacks longer than this are pauses, not the refresh interval. */
@@ -59,8 +59,8 @@ export function audioDelayMs(prev: AudioStatsSample | undefined, next: AudioStat
 }
 
 /** From a frame's arrival (on the mapped, queue-free path) to drawing it: ms. */
-export function playoutLeadMs(audioDelay: number): number {
-  return STAMP_LEAD_MS + PACKET_MS + audioDelay + OUTPUT_LATENCY_MS;
+export function playoutLeadMs(audioDelay: number, outputLatency = DEFAULT_OUTPUT_LATENCY_MS): number {
+  return STAMP_LEAD_MS + PACKET_MS + audioDelay + outputLatency;
 }
 
 /**
@@ -111,6 +111,7 @@ export class FrameClock {
   #lastRaw: number | undefined;
   #samples = 0;
   #audioDelayMs = DEFAULT_AUDIO_DELAY_MS;
+  #outputLatencyMs = DEFAULT_OUTPUT_LATENCY_MS;
 
   /** Frames waiting to be due. */
   get queued(): number {
@@ -124,6 +125,16 @@ export class FrameClock {
   /** The receiver's jitter-buffer delay now (from audioDelayMs()). */
   setAudioDelay(ms: number): void {
     if (Number.isFinite(ms) && ms >= 0) this.#audioDelayMs = ms;
+  }
+
+  get outputLatency(): number {
+    return this.#outputLatencyMs;
+  }
+
+  /** The audio output's latency, as the browser estimates it (output-latency.ts); clamped. */
+  setOutputLatency(ms: number): void {
+    const sane = saneOutputLatencyMs(ms);
+    if (sane !== undefined) this.#outputLatencyMs = sane;
   }
 
   /** A frame arrived at `arrivalMs` (the page's clock). */
@@ -141,7 +152,7 @@ export class FrameClock {
 
   /** When the frame stamped `stampMs` is drawn, on the page's clock. */
   dueMs(stampMs: number): number {
-    return stampMs + Math.min(...this.#offsets) + playoutLeadMs(this.#audioDelayMs);
+    return stampMs + Math.min(...this.#offsets) + playoutLeadMs(this.#audioDelayMs, this.#outputLatencyMs);
   }
 
   /** The newest frame due at `nowMs` (older due ones are dropped); undefined: hold what shows. */

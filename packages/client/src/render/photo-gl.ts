@@ -176,7 +176,9 @@ function movedMouthTris(rig: PhotoRig, s: Sized, dx: number, dy: number): number
 /** One avatar on one canvas: the rig laid out at the canvas's size, drawn per frame. */
 class PhotoGlRenderer implements BrowserRenderer {
   readonly #canvas: HTMLCanvasElement;
-  readonly #gl: PhotoGl;
+  #gl: PhotoGl;
+  /** False after a restored context could not be set up again (draws nothing until the next). */
+  #ready = true;
   readonly #portrait: Portrait;
   readonly #landmarks: Array<[number, number]>;
   readonly #inner = createInnerMouth();
@@ -217,7 +219,8 @@ class PhotoGlRenderer implements BrowserRenderer {
 
   draw(frame: AnimationFrame): void {
     const s = this.#sized;
-    if (this.#closed || !s) return;
+    // (no GL calls on a lost context: the SDK stops drawing on its event, which comes a little later)
+    if (this.#closed || !s || !this.#ready || this.#gl.gl.isContextLost()) return;
     const { rig, scale, pivot, width, height } = s.layout;
     const p = photoFramePose(frame, width, height);
     // an unchanged pose (most idle frames) leaves the canvas showing the last one
@@ -240,6 +243,29 @@ class PhotoGlRenderer implements BrowserRenderer {
     s.mesh.positions.set(s.dst);
     this.#gl.draw(s.mesh, 'portrait');
     this.#drawMouth(s, frame, p, colours);
+  }
+
+  /**
+   * The context is back with nothing in it: the program, buffers and both textures are made again
+   * (the portrait from its bitmap, with its mipmaps), and the next frame is drawn whole.
+   */
+  restore(): void {
+    if (this.#closed) return;
+    const { gl, webgl2 } = this.#gl;
+    try {
+      this.#gl = createPhotoGl({ gl, webgl2 }, this.#portrait.bitmap);
+      this.#ready = true;
+    } catch (err) {
+      // lost again meanwhile (its restored event comes later), or the GPU refuses the program
+      if (!(err instanceof RendererUnavailable)) throw err;
+      this.#ready = false;
+      return;
+    }
+    const s = this.#sized;
+    if (!s) return;
+    this.#gl.viewport(s.layout.width, s.layout.height);
+    s.last = '';
+    s.head = '';
   }
 
   close(): void {

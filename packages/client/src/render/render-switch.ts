@@ -3,7 +3,7 @@
  * rendering while the page can draw it, else video for good, said once in `renderFallback`
  * (docs/design.md §13.4). The session asks it to open client rendering before its first
  * connection; a pack that does not load, a kind this SDK does not draw, a renderer this browser
- * cannot run (no WebGL) or the server's notice turns it to video.
+ * cannot run (no WebGL), the server's notice or a canvas context lost for good turns it to video.
  */
 import type { AnimationFrame } from '@mouthpiece/protocol';
 import type { Logger } from '../logger.js';
@@ -16,6 +16,11 @@ export const CLIENT_RENDER_UNAVAILABLE = 'client_render_unavailable';
 
 export interface RenderSwitchOwner {
   fallback(e: { reason: RenderFallbackReason; message: string }): void;
+  /**
+   * Client rendering ended mid-session (the server's notice, a context lost for good): show video
+   * now, in the container if the canvas was in it (`attached`), from a new connection that asks for it.
+   */
+  toVideo(attached: boolean): void;
   log: Logger;
 }
 
@@ -38,10 +43,10 @@ export class RenderSwitch {
   }
 
   /** Loads the pack and makes its renderer; where this page cannot draw it, video (and the event). */
-  async open(o: ClientRenderOptions): Promise<void> {
+  async open(o: Omit<ClientRenderOptions, 'contextGaveUp'>): Promise<void> {
     this.close();
     try {
-      this.#client = await ClientRender.open(o);
+      this.#client = await ClientRender.open({ ...o, contextGaveUp: (m) => this.#ended('context-lost', m) });
     } catch (err) {
       if (!(err instanceof RendererUnavailable)) throw err;
       this.#fallBack(err.reason, err.message);
@@ -70,13 +75,21 @@ export class RenderSwitch {
    */
   notice(code: string, message: string): boolean {
     if (code !== CLIENT_RENDER_UNAVAILABLE || !this.#client) return false;
-    this.#fallBack('server', message);
+    this.#ended('server', message);
     return true;
   }
 
   close(): void {
     this.#client?.close();
     this.#client = undefined;
+  }
+
+  /** Client rendering that was running ends: video from a new connection. */
+  #ended(reason: RenderFallbackReason, message: string): void {
+    if (!this.#client) return;
+    const attached = this.#client.canvas.isConnected;
+    this.#fallBack(reason, message);
+    this.#o.toVideo(attached);
   }
 
   #fallBack(reason: RenderFallbackReason, message: string): void {

@@ -3,7 +3,8 @@
  * renderer of each avatar kind. The SDK loads the session's pack (GET …/avatar, then its files),
  * makes one renderer for it with the kind's factory, sizes it to the container (CSS pixels × the
  * display's pixel ratio) and draws each animation frame when its audio is heard. A renderer
- * owns nothing but its drawing: no network, no timers, no DOM events.
+ * owns nothing but its drawing: no network, no timers, no DOM events (the SDK's view watches the
+ * canvas for a lost context and calls restore(): context-loss.ts).
  */
 import type { AnimationFrame } from '@mouthpiece/protocol';
 
@@ -41,6 +42,12 @@ export interface BrowserRenderer {
   resize(width: number, height: number): void;
   /** Draws the face state of one animation frame (synchronously; the canvas shows it after). */
   draw(frame: AnimationFrame): void;
+  /**
+   * The canvas's context was lost and is back, cleared (a GPU reset, docs/design.md §13.5): remake
+   * what lived in it (programs, buffers, textures, cached layers). No draw() comes while it is lost;
+   * the next draw() after this must draw the whole frame.
+   */
+  restore(): void;
   /** Frees textures, caches and workers; the canvas stays (the SDK removes it). */
   close(): void;
 }

@@ -74,6 +74,10 @@ function createVideoPlayer(pack: LoadedPack, canvas: HTMLCanvasElement): Browser
       }
       show();
     },
+    restore() {
+      // (the offscreen canvas may have lost its pixels with the page's context; the next draw shows them)
+      if (image && !closed) sourceCtx.putImageData(image, 0, 0);
+    },
     close() {
       closed = true;
       image = undefined;

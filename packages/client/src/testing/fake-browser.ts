@@ -158,7 +158,8 @@ export function permissiveContext(counter: { calls: number }): unknown {
 }
 
 /** A <canvas> or OffscreenCanvas with a size and a permissive 2D context. */
-export class FakeCanvas {
+/** A <canvas>: an EventTarget (its context's loss and restoration are dispatched on it). */
+export class FakeCanvas extends EventTarget {
   /** The page's canvases (document.createElement), newest last. */
   static elements: FakeCanvas[] = [];
   /** Calls made on this canvas's context (something was drawn). */
@@ -169,6 +170,7 @@ export class FakeCanvas {
   isConnected = false;
   readonly #ctx = permissiveContext(this.counter);
   constructor(width = 300, height = 150) {
+    super();
     this.width = width;
     this.height = height;
   }
@@ -199,16 +201,19 @@ export function installFakeBrowser(route: Handler): { calls: Call[] } {
   vi.stubGlobal('RTCPeerConnection', FakePeer);
   vi.stubGlobal('MediaStream', FakeMediaStream);
   vi.stubGlobal('window', { addEventListener: vi.fn(), removeEventListener: vi.fn() });
-  vi.stubGlobal('document', {
-    getElementById: () => null,
-    visibilityState: 'visible',
-    createElement: (tag: string) => {
-      if (tag !== 'canvas') return new FakeAudio();
-      const canvas = new FakeCanvas();
-      FakeCanvas.elements.push(canvas);
-      return canvas;
-    },
-  });
+  vi.stubGlobal(
+    'document',
+    Object.assign(new EventTarget(), {
+      getElementById: () => null,
+      visibilityState: 'visible',
+      createElement: (tag: string) => {
+        if (tag !== 'canvas') return new FakeAudio();
+        const canvas = new FakeCanvas();
+        FakeCanvas.elements.push(canvas);
+        return canvas;
+      },
+    }),
+  );
   vi.stubGlobal('OffscreenCanvas', FakeCanvas);
   vi.stubGlobal('ImageData', class {});
   vi.stubGlobal('requestAnimationFrame', (fn: FrameRequestCallback) =>
