@@ -23,7 +23,7 @@ import { VIDEO_FILES, type VideoIndex } from './pack.js';
  * seeks; no alt-ref frames, so each IVF frame is one shown picture.
  */
 export const BROWSER_VIDEO = {
-  crf: 20,
+  crf: 15,
   /** `cpu-used` of libvpx's good-quality mode: 0 slowest and smallest … 5 fastest. */
   cpuUsed: 4,
   /**
