@@ -28,17 +28,28 @@ function ivf(frames: number[][], o: { width?: number; height?: number; fourcc?: 
 
 describe('parseIvf', () => {
   it('reads the header and every frame as a view of the file', () => {
-    const file = ivf([[0x82, 1, 2], [0x86, 3], [0x86, 4, 5, 6]]);
+    const file = ivf([
+      [0x82, 1, 2],
+      [0x86, 3],
+      [0x86, 4, 5, 6],
+    ]);
     const parsed = parseIvf(file.buffer);
     expect(parsed).toMatchObject({ fourcc: 'VP90', width: 212, height: 158 });
-    expect(parsed.frames.map((f) => [...f.data])).toEqual([[0x82, 1, 2], [0x86, 3], [0x86, 4, 5, 6]]);
+    expect(parsed.frames.map((f) => [...f.data])).toEqual([
+      [0x82, 1, 2],
+      [0x86, 3],
+      [0x86, 4, 5, 6],
+    ]);
     expect(parsed.frames.map((f) => f.timestamp)).toEqual([0, 1, 2 ** 32 + 7]);
     expect(parsed.frames[1]!.data.buffer).toBe(file.buffer);
     expect(parseIvf(ivf([])).frames).toEqual([]);
   });
 
   it('refuses what is not IVF, a zero size, a truncated frame or frame header', () => {
-    const good = ivf([[0x82, 1, 2], [0x86, 3]]);
+    const good = ivf([
+      [0x82, 1, 2],
+      [0x86, 3],
+    ]);
     const bad = [
       new TextEncoder().encode('RIFF0000000000000000000000000000000'),
       good.subarray(0, 20),

@@ -69,13 +69,19 @@ function doubling(o: { supports?: boolean; fails?: string; extra?: number } = {}
       seen.push(input);
       if (o.fails !== undefined && input[0] === RAW[o.fails as keyof typeof RAW][0])
         return Promise.reject(new Error('decoder error'));
-      return Promise.resolve(new Uint8Array([...input.flatMap((v) => [v, v]), ...Array(o.extra ?? 0).fill(9)]).buffer);
+      return Promise.resolve(
+        new Uint8Array([...input.flatMap((v) => [v, v]), ...Array(o.extra ?? 0).fill(9)]).buffer,
+      );
     },
   };
   return { decoder, seen };
 }
 
-const fetched = (calls: Call[]) => calls.map((c) => c.url.split('/').pop()!).slice(1).sort();
+const fetched = (calls: Call[]) =>
+  calls
+    .map((c) => c.url.split('/').pop()!)
+    .slice(1)
+    .sort();
 const bytesOf = (pack: { bytes: ReadonlyMap<string, ArrayBuffer> }) =>
   Object.fromEntries([...pack.bytes].map(([k, v]) => [k, [...new Uint8Array(v)]]));
 
@@ -90,11 +96,12 @@ describe('PackLoader with encoded video files', () => {
     expect(seen).toHaveLength(2);
     calls.length = 0; // a later session: revalidated, and kept decoded (not decoded again)
     const again = await loader.load(BASE, 'S2', 'tok');
-    expect(calls.slice(1).map((c) => c.headers['if-none-match']).sort()).toEqual([
-      '"base.ivf"',
-      '"mouths.ivf"',
-      '"video.json"',
-    ]);
+    expect(
+      calls
+        .slice(1)
+        .map((c) => c.headers['if-none-match'])
+        .sort(),
+    ).toEqual(['"base.ivf"', '"mouths.ivf"', '"video.json"']);
     expect(again.bytes.get('base.i420')).toBe(pack.bytes.get('base.i420'));
     expect(seen).toHaveLength(2);
   });

@@ -37,7 +37,10 @@ export class PackLoader {
   /** codec → whether the decoder takes it (asked once a page). */
   readonly #supported = new Map<string, Promise<boolean>>();
 
-  constructor(fetchImpl: PackFetch = (url, init) => fetch(url, init), decoder: FrameDecoder = webCodecsDecoder) {
+  constructor(
+    fetchImpl: PackFetch = (url, init) => fetch(url, init),
+    decoder: FrameDecoder = webCodecsDecoder,
+  ) {
     this.#fetch = fetchImpl;
     this.#decoder = decoder;
   }

@@ -42,9 +42,17 @@ async function decodeIvf(file: ArrayBuffer, codec: string): Promise<ArrayBuffer>
   const out = new Uint8Array(frameBytes * frames.length);
   const filled = new Uint8Array(frames.length);
   const copies: Array<Promise<void>> = [];
-  let failure: unknown;
+  let failure: Error | undefined;
   let progress: (() => void) | undefined;
   const wake = (): void => progress?.();
+  const fail = (err: unknown): void => {
+    failure ??= err instanceof Error ? err : new Error(String(err));
+    wake();
+  };
+  /** Throws the first failure (a closure: the callbacks set it while this function waits). */
+  const check = (): void => {
+    if (failure) throw failure;
+  };
 
   const decoder = new VideoDecoder({
     output(frame) {
@@ -55,16 +63,10 @@ async function decodeIvf(file: ArrayBuffer, codec: string): Promise<ArrayBuffer>
           : Promise.reject(new Error(`a decoded frame stamped ${k}, unexpected`));
       if (k >= 0 && k < frames.length) filled[k] = 1;
       const done = copy.finally(() => frame.close());
-      done.then(wake, (err: unknown) => {
-        failure ??= err;
-        wake();
-      });
+      done.then(wake, fail);
       copies.push(done);
     },
-    error(err) {
-      failure ??= err;
-      wake();
-    },
+    error: fail,
   });
   const stalled = (): Promise<void> =>
     new Promise<void>((resolve) => {
@@ -85,23 +87,17 @@ async function decodeIvf(file: ArrayBuffer, codec: string): Promise<ArrayBuffer>
         new EncodedVideoChunk({ type: isVp9KeyFrame(f.data) ? 'key' : 'delta', timestamp: k, data: f.data }),
       );
       while (failure === undefined && decoder.decodeQueueSize > QUEUE_AHEAD) await stalled();
-      if (failure !== undefined) throw failure;
+      check();
     }
     let flushed = false;
-    void decoder.flush().then(
-      () => {
-        flushed = true;
-        wake();
-      },
-      (err: unknown) => {
-        failure ??= err;
-        wake();
-      },
-    );
+    void decoder.flush().then(() => {
+      flushed = true;
+      wake();
+    }, fail);
     while (!flushed && failure === undefined) await stalled();
-    if (failure !== undefined) throw failure;
+    check();
     await Promise.all(copies);
-    if (failure !== undefined) throw failure;
+    check();
     if (!filled.every((v) => v === 1)) throw new Error('the decoder did not give every frame');
     return out.buffer;
   } finally {
@@ -118,47 +114,40 @@ async function copyI420(frame: VideoFrame, dest: Uint8Array, width: number, heig
   const luma = width * height;
   const cw = width / 2;
   const chroma = luma / 4;
-  switch (frame.format) {
-    case 'I420':
-      await frame.copyTo(dest, {
-        layout: [
-          { offset: 0, stride: width },
-          { offset: luma, stride: cw },
-          { offset: luma + chroma, stride: cw },
-        ],
-      });
-      return;
-    case 'I420A': {
-      // the alpha plane after the three the player reads, in a scratch buffer
-      const scratch = new Uint8Array(luma * 2 + chroma * 2);
-      await frame.copyTo(scratch, {
-        layout: [
-          { offset: 0, stride: width },
-          { offset: luma, stride: cw },
-          { offset: luma + chroma, stride: cw },
-          { offset: luma + 2 * chroma, stride: width },
-        ],
-      });
-      dest.set(scratch.subarray(0, luma + 2 * chroma));
-      return;
+  const format = frame.format;
+  if (format === 'I420') {
+    await frame.copyTo(dest, {
+      layout: [
+        { offset: 0, stride: width },
+        { offset: luma, stride: cw },
+        { offset: luma + chroma, stride: cw },
+      ],
+    });
+  } else if (format === 'I420A') {
+    // the alpha plane after the three the player reads, in a scratch buffer
+    const scratch = new Uint8Array(luma * 2 + chroma * 2);
+    await frame.copyTo(scratch, {
+      layout: [
+        { offset: 0, stride: width },
+        { offset: luma, stride: cw },
+        { offset: luma + chroma, stride: cw },
+        { offset: luma + 2 * chroma, stride: width },
+      ],
+    });
+    dest.set(scratch.subarray(0, luma + 2 * chroma));
+  } else if (format === 'NV12') {
+    // Y, then U and V interleaved: the chroma taken apart
+    const scratch = new Uint8Array(luma + 2 * chroma);
+    await frame.copyTo(scratch, {
+      layout: [
+        { offset: 0, stride: width },
+        { offset: luma, stride: width },
+      ],
+    });
+    dest.set(scratch.subarray(0, luma));
+    for (let i = 0; i < chroma; i++) {
+      dest[luma + i] = scratch[luma + 2 * i]!;
+      dest[luma + chroma + i] = scratch[luma + 2 * i + 1]!;
     }
-    case 'NV12': {
-      // Y, then U and V interleaved: the chroma taken apart
-      const scratch = new Uint8Array(luma + 2 * chroma);
-      await frame.copyTo(scratch, {
-        layout: [
-          { offset: 0, stride: width },
-          { offset: luma, stride: width },
-        ],
-      });
-      dest.set(scratch.subarray(0, luma));
-      for (let i = 0; i < chroma; i++) {
-        dest[luma + i] = scratch[luma + 2 * i]!;
-        dest[luma + chroma + i] = scratch[luma + 2 * i + 1]!;
-      }
-      return;
-    }
-    default:
-      throw new Error(`decoded frames in ${frame.format ?? 'no'} format`);
-  }
+  } else throw new Error(`decoded frames in ${format ?? 'no'} format`); // RGB, 4:2:2, 4:4:4, 10-bit
 }

@@ -19,9 +19,13 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** ffmpeg's decoding of an IVF file back to raw I420. */
 function ffmpegDecode(file: string): Buffer {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1'], {
-    maxBuffer: 1 << 28,
-  });
+  const r = spawnSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1'],
+    {
+      maxBuffer: 1 << 28,
+    },
+  );
   if (r.status !== 0) throw new Error(`ffmpeg could not decode ${file}: ${r.stderr.toString()}`);
   return r.stdout;
 }

@@ -39,13 +39,7 @@ const KINDS = [
   {
     render: 'video',
     id: PACK_IDS.video,
-    roles: [
-      'video-index',
-      'base-frames',
-      'mouth-library',
-      'base-frames-encoded',
-      'mouth-library-encoded',
-    ],
+    roles: ['video-index', 'base-frames', 'mouth-library', 'base-frames-encoded', 'mouth-library-encoded'],
   },
 ] as const;
 

@@ -76,7 +76,15 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
           await file.close();
           const url = `${sessionCallPath('avatar').replace(':sessionId', s.id)}/${encodeURIComponent(name)}`;
           const { size: bytes, contentType, etag } = file;
-          return { name, role, url, bytes, contentType, etag, ...(encodes && codec ? { encodes, codec } : {}) };
+          return {
+            name,
+            role,
+            url,
+            bytes,
+            contentType,
+            etag,
+            ...(encodes && codec ? { encodes, codec } : {}),
+          };
         }),
       );
       const files = listed.filter((f) => f !== undefined);
