@@ -5,7 +5,9 @@
  * the browser's picture at the pack's size is the engine's frame (mean absolute difference ≈ 0:
  * the pick's weights cross the wire as bytes); between two picks only the mouth box changes; a
  * frame without a pick shows the idle loop's base frame; at another canvas size the picture is
- * the engine's at that size within the scaling's difference.
+ * the engine's at that size within the scaling's difference. Through the SDK's pack loader
+ * (pack-loader.ts), the frames come from the pack's VP9 files decoded by WebCodecs, and only they
+ * are fetched; a page without VideoDecoder fetches the raw files and draws the engine's frame exactly.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { i420Bytes, i420ToRgba, outputRect, type PixelRect } from '@mouthpiece/draw';
 import { createAvatarRenderer } from '@mouthpiece/engine/avatars';
+import { rendererFiles } from '@mouthpiece/engine/host';
 import { writeSyntheticVideoPack, type SyntheticVideoPack } from '@mouthpiece/engine/testing';
 import { encodeAnimationFrame, type AnimationFrame, type AnimationVideoPick } from '@mouthpiece/protocol';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
@@ -28,6 +31,7 @@ const MOTION = { blink: 0, headX: 0, headY: 0, tilt: 0, breath: 0, brow: 0, gaze
 
 let browser: TestBrowser;
 let page: Page;
+let bundle: string;
 let root: string;
 let pack: SyntheticVideoPack;
 
@@ -37,6 +41,7 @@ async function playerBundle(): Promise<string> {
     stdin: {
       contents: [
         "export { videoRenderer } from './video-player.ts';",
+        "export { PackLoader } from './pack-loader.ts';",
         "export { decodeAnimationFrame } from '@mouthpiece/protocol';",
       ].join('\n'),
       resolveDir: RENDER_DIR,
@@ -85,6 +90,56 @@ async function openPlayer(p: SyntheticVideoPack, width: number, height: number):
       w.player.resize(width, height);
     },
     { id: p.manifest.id, files, width, height },
+  );
+}
+
+/**
+ * Loads the pack through the SDK's pack loader (its fetch answered from the pack's files, as the
+ * pack route lists and serves them) and makes the player of what it loaded: the files fetched and
+ * the load's time in the page (download, decode).
+ */
+async function loadPlayer(
+  p: SyntheticVideoPack,
+  size: number,
+): Promise<{ fetched: string[]; loadMs: number }> {
+  const files = rendererFiles(p.manifest).map(({ name, role, encodes, codec }) => {
+    const bytes = readFileSync(join(p.dir, name));
+    const url = `/v1/avatar-session/s/avatar/${name}`;
+    const entry = { name, role, url, bytes: bytes.length, contentType: 'application/octet-stream' };
+    return {
+      ...entry,
+      etag: `"${name}"`,
+      ...(encodes ? { encodes, codec } : {}),
+      b64: bytes.toString('base64'),
+    };
+  });
+  return page.evaluate(
+    async ({ id, files, size }) => {
+      const w = window as any;
+      w.player?.close();
+      const bodies = new Map(
+        files.map((f) => [f.name, Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))]),
+      );
+      const listing = files.map(({ b64: _, ...f }) => f);
+      const fetched: string[] = [];
+      const serve = (url: string) => {
+        if (url.endsWith('/avatar')) {
+          const avatar = { id, render: 'video', manifest: { id, render: 'video' }, files: listing };
+          return Promise.resolve(new Response(JSON.stringify({ success: true, avatar })));
+        }
+        const name = decodeURIComponent(url.split('/').pop()!);
+        fetched.push(name);
+        return Promise.resolve(new Response(bodies.get(name), { headers: { ETag: `"${name}"` } }));
+      };
+      const t0 = performance.now();
+      const pack = await new w.VideoPlayerTest.PackLoader(serve).load('http://mp.test', 's', 't');
+      const loadMs = performance.now() - t0;
+      const canvas = document.getElementById('c') as HTMLCanvasElement;
+      w.player = await w.VideoPlayerTest.videoRenderer(pack, canvas, {});
+      w.player.resize(size, size);
+      return { fetched: fetched.sort(), loadMs };
+    },
+    { id: p.manifest.id, files, size },
   );
 }
 
@@ -145,16 +200,30 @@ const rest = { mouth: REST_MOUTH, motion: MOTION, speaking: false };
 beforeAll(async () => {
   requireE2eEnvironment();
   root = mkdtempSync(join(tmpdir(), 'mp-e2e-video-player-'));
-  const [bundle, synthetic] = await Promise.all([
+  let synthetic: SyntheticVideoPack;
+  [bundle, synthetic] = await Promise.all([
     playerBundle(),
-    writeSyntheticVideoPack(root, { size: SIZE }),
+    writeSyntheticVideoPack(root, { size: SIZE, encoded: true }),
   ]);
   pack = synthetic;
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  await page.setContent(`<html><body><canvas id="c"></canvas></body></html>`);
-  await page.addScriptTag({ content: bundle });
+  page = await playerPage();
 });
+
+/**
+ * A page with the player's bundle, at an https origin (answered here, no network): WebCodecs
+ * exists only in secure contexts, as the SDK's pages are served.
+ */
+async function playerPage(init?: () => void): Promise<Page> {
+  const p = await browser.context.newPage();
+  await p.route('https://player.test/', (r) =>
+    r.fulfill({ contentType: 'text/html', body: '<html><body><canvas id="c"></canvas></body></html>' }),
+  );
+  if (init) await p.addInitScript(init);
+  await p.goto('https://player.test/');
+  await p.addScriptTag({ content: bundle });
+  return p;
+}
 afterAll(async () => {
   await browser?.close();
   if (root) rmSync(root, { recursive: true, force: true });
@@ -165,8 +234,13 @@ afterAll(async () => {
  * picks, as for a viewer that draws, one renders at w×h) and draws each pick in the browser;
  * the mean absolute difference of each frame.
  */
-async function engineVsBrowser(states: Array<typeof rest>, w: number, h: number): Promise<number[]> {
-  await openPlayer(pack, w, h);
+async function engineVsBrowser(
+  states: Array<typeof rest>,
+  w: number,
+  h: number,
+  open: () => Promise<unknown> = () => openPlayer(pack, w, h),
+): Promise<number[]> {
+  await open();
   const picker = createAvatarRenderer(pack.manifest, { width: SIZE, height: SIZE }, pack.dir);
   const drawer = createAvatarRenderer(pack.manifest, { width: w, height: h }, pack.dir);
   const diffs: number[] = [];
@@ -232,6 +306,40 @@ describe('the video avatar’s player in Chromium', () => {
         `${w}×${h}: browser (scaled by the canvas) vs engine (scaled in I420) MAD ${diffs.map((d) => d.toFixed(3)).join(' ')}`,
       );
       for (const d of diffs) expect(d).toBeLessThan(2);
+    }
+  });
+
+  it('decodes the pack’s VP9 files with WebCodecs at load (and only those are fetched); without VideoDecoder, the raw files', async () => {
+    const states = [rest, ...Array(4).fill(speak(0.9)), speak(0.3), rest];
+    let loaded = { fetched: [] as string[], loadMs: 0 };
+    const decoded = await engineVsBrowser(
+      states,
+      SIZE,
+      SIZE,
+      async () => (loaded = await loadPlayer(pack, SIZE)),
+    );
+    expect(loaded.fetched).toEqual(['base.ivf', 'mouths.ivf', 'video.json']);
+    console.log(
+      `${SIZE}² from VP9 (${loaded.loadMs.toFixed(0)} ms to load and decode): browser vs engine MAD ${decoded.map((d) => d.toFixed(3)).join(' ')}`,
+    );
+    for (const d of decoded) expect(d).toBeLessThan(1);
+    expect(Math.max(...decoded), 'decoded, not the raw bytes').toBeGreaterThan(0);
+
+    const bare = await playerPage(() => delete (window as any).VideoDecoder);
+    const page0 = page;
+    try {
+      page = bare;
+      const raw = await engineVsBrowser(
+        states,
+        SIZE,
+        SIZE,
+        async () => (loaded = await loadPlayer(pack, SIZE)),
+      );
+      expect(loaded.fetched).toEqual(['base.i420', 'mouths.i420', 'video.json']);
+      for (const d of raw) expect(d).toBeLessThan(0.05);
+    } finally {
+      page = page0;
+      await bare.close();
     }
   });
 

@@ -138,13 +138,23 @@ export const VoicesResponse = Type.Object({ success: Type.Literal(true), voices:
 export const AvatarPackFile = Type.Object({
   /** The file name in the pack (what the manifest names, e.g. a sprite's `base`). */
   name: Type.String(),
-  /** base, mouth, blink (sprites) · texture (photo) · video-index, base-frames, mouth-library (video). */
+  /**
+   * base, mouth, blink (sprites) · texture (photo) · video-index, base-frames, mouth-library,
+   * base-frames-encoded, mouth-library-encoded (video).
+   */
   role: Type.String(),
   url: Type.String(),
   bytes: Type.Integer({ minimum: 0 }),
   contentType: Type.String(),
   /** The strong ETag the file's own answer carries (a hash of its content). */
   etag: Type.String(),
+  /**
+   * An encoded alternative: the name of the listed file whose frames this one holds (a video
+   * avatar's `base.ivf` encodes `base.i420`). A renderer that decodes `codec` needs only one of the two.
+   */
+  encodes: Type.Optional(Type.String()),
+  /** The WebCodecs codec string of an encoded file (`vp09.00.30.08`: VP9 in IVF). */
+  codec: Type.Optional(Type.String()),
 });
 export type AvatarPackFile = Static<typeof AvatarPackFile>;
 

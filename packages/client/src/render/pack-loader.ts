@@ -7,9 +7,16 @@
  * browsers draw this kind) rejects with RendererUnavailable('server'); any other failure (a
  * non-2xx answer, the network, a malformed listing) with RendererUnavailable('pack-failed'): the
  * SDK then runs the session as video.
+ *
+ * A listed file that `encodes` another (a video avatar's base.ivf for base.i420) is taken instead
+ * of it when this browser decodes its `codec` (WebCodecs, video-decode.ts): downloaded, decoded
+ * into the raw file's bytes, and kept decoded under its own ETag. Any failure there (an answer, a
+ * decoder error, a size that is not the raw file's) downloads the raw file instead. So the
+ * renderer always gets the raw files' bytes, by their names.
  */
 import { ErrorCode } from '@mouthpiece/protocol';
 import { RendererUnavailable, type AvatarKind, type LoadedPack, type PackFileEntry } from './types.js';
+import { webCodecsDecoder, type FrameDecoder } from './video-decode.js';
 
 /** The fetch the loader uses (the page's, or a test's). */
 export type PackFetch = (url: string, init: RequestInit) => Promise<Response>;
@@ -26,8 +33,16 @@ export class PackLoader {
   /** `avatarId/fileName` → the last bytes seen and their ETag. */
   readonly #files = new Map<string, CachedFile>();
 
-  constructor(fetchImpl: PackFetch = (url, init) => fetch(url, init)) {
+  readonly #decoder: FrameDecoder;
+  /** codec → whether the decoder takes it (asked once a page). */
+  readonly #supported = new Map<string, Promise<boolean>>();
+
+  constructor(
+    fetchImpl: PackFetch = (url, init) => fetch(url, init),
+    decoder: FrameDecoder = webCodecsDecoder,
+  ) {
     this.#fetch = fetchImpl;
+    this.#decoder = decoder;
   }
 
   /** The pack of session `sessionId`, authorised by its token; rejects with RendererUnavailable. */
@@ -41,9 +56,13 @@ export class PackLoader {
       if (!res.ok) throw await refused(res);
       const listing = parseListing(await res.json());
       const bytes = new Map<string, ArrayBuffer>();
+      const encoded = await this.#decodable(listing.files);
       await Promise.all(
         listing.files.map(async (f) => {
-          bytes.set(f.name, await this.#file(base, listing.id, f, auth));
+          if (f.encodes !== undefined) return; // taken with the raw file it encodes
+          const alt = encoded.get(f.name);
+          const decoded = alt && (await this.#decoded(base, listing.id, alt, f, auth).catch(() => undefined));
+          bytes.set(f.name, decoded ?? (await this.#file(base, listing.id, f, auth)));
         }),
       );
       return { ...listing, bytes };
@@ -55,11 +74,42 @@ export class PackLoader {
     }
   }
 
+  /** raw file name → the listed file encoding it, for each one this browser decodes. */
+  async #decodable(files: PackFileEntry[]): Promise<Map<string, PackFileEntry>> {
+    const chosen = new Map<string, PackFileEntry>();
+    for (const f of files) {
+      if (f.encodes === undefined || f.codec === undefined) continue;
+      if (!files.some((raw) => raw.name === f.encodes && raw.encodes === undefined)) continue;
+      let ok = this.#supported.get(f.codec);
+      if (!ok) this.#supported.set(f.codec, (ok = this.#decoder.supports(f.codec).catch(() => false)));
+      if (await ok) chosen.set(f.encodes, f);
+    }
+    return chosen;
+  }
+
+  /** The encoded file `alt` decoded into the bytes of `raw`; rejects on any failure. */
+  #decoded(
+    base: string,
+    avatarId: string,
+    alt: PackFileEntry,
+    raw: PackFileEntry,
+    auth: Record<string, string>,
+  ): Promise<ArrayBuffer> {
+    return this.#file(base, avatarId, alt, auth, async (encoded) => {
+      const bytes = await this.#decoder.decode(encoded, alt.codec!);
+      if (bytes.byteLength !== raw.bytes)
+        throw failed(`${alt.name} decodes to ${bytes.byteLength} bytes, not ${raw.name}'s ${raw.bytes}`);
+      return bytes;
+    });
+  }
+
+  /** A file's bytes (after `transform`, which is what is kept), revalidated by its ETag. */
   async #file(
     base: string,
     avatarId: string,
     f: PackFileEntry,
     auth: Record<string, string>,
+    transform?: (body: ArrayBuffer) => Promise<ArrayBuffer>,
   ): Promise<ArrayBuffer> {
     const key = `${avatarId}/${f.name}`;
     const cached = this.#files.get(key);
@@ -68,7 +118,8 @@ export class PackLoader {
     });
     if (res.status === 304 && cached) return cached.bytes;
     if (!res.ok) throw failed(`the avatar pack's file ${f.name} answered ${res.status}`);
-    const bytes = await res.arrayBuffer();
+    const body = await res.arrayBuffer();
+    const bytes = transform ? await transform(body) : body;
     this.#files.set(key, { etag: res.headers.get('ETag') ?? f.etag, bytes });
     return bytes;
   }
@@ -120,6 +171,9 @@ function parseListing(body: unknown): Omit<LoadedPack, 'bytes'> {
       bytes: typeof e['bytes'] === 'number' ? e['bytes'] : 0,
       contentType: typeof e['contentType'] === 'string' ? e['contentType'] : 'application/octet-stream',
       etag: typeof e['etag'] === 'string' ? e['etag'] : '',
+      ...(typeof e['encodes'] === 'string' && typeof e['codec'] === 'string'
+        ? { encodes: e['encodes'], codec: e['codec'] }
+        : {}),
     };
   });
   return {

@@ -14,13 +14,23 @@ export type AvatarKind = 'vector' | 'sprites' | 'photo' | 'video';
 /** One renderer file of the pack, as GET /v1/avatar-session/{id}/avatar lists it. */
 export interface PackFileEntry {
   name: string;
-  /** base · mouth · blink (sprites) · texture (photo) · video-index · base-frames · mouth-library (video) */
+  /**
+   * base · mouth · blink (sprites) · texture (photo) · video-index · base-frames · mouth-library
+   * · base-frames-encoded · mouth-library-encoded (video)
+   */
   role: string;
   /** Relative to the server (`/v1/avatar-session/ID/avatar/NAME`). */
   url: string;
   bytes: number;
   contentType: string;
   etag: string;
+  /**
+   * The listed file whose frames this one holds encoded (a video avatar's base.ivf encodes
+   * base.i420): the loader takes one of the two, and gives the renderer the raw file's bytes.
+   */
+  encodes?: string;
+  /** The WebCodecs codec string of an encoded file. */
+  codec?: string;
 }
 
 /** The pack as loaded: the listing, and each file's bytes by name. */
@@ -30,7 +40,10 @@ export interface LoadedPack {
   /** The avatar's manifest as the server stores it (the kind's renderer knows its shape). */
   manifest: Record<string, unknown>;
   files: PackFileEntry[];
-  /** The files' bodies by name (every listed file). */
+  /**
+   * The files' bodies by name: every listed file but the encoded ones, whose decoded frames are
+   * under the name of the raw file they encode (when they were taken).
+   */
   bytes: ReadonlyMap<string, ArrayBuffer>;
   /** The session's visualConfig.background (`#rrggbb`), when it has one. */
   background?: string | undefined;

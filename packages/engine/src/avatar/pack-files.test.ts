@@ -34,7 +34,7 @@ describe('rendererFiles (what a browser renderer fetches besides the manifest)',
     ]);
   });
 
-  it('a photo avatar: its portrait; a video avatar: index, idle frames, mouth library', () => {
+  it('a photo avatar: its portrait; a video avatar: index, idle frames, mouth library, and both encoded', () => {
     const photo: PhotoAvatarManifest = {
       ...named,
       render: 'photo',
@@ -43,6 +43,25 @@ describe('rendererFiles (what a browser renderer fetches besides the manifest)',
     };
     expect(rendererFiles(photo)).toEqual([{ name: 'portrait.png', role: 'texture' }]);
     const video: VideoAvatarManifest = { ...named, render: 'video' };
-    expect(rendererFiles(video).map((f) => f.name)).toEqual(['video.json', 'base.i420', 'mouths.i420']);
+    expect(rendererFiles(video)).toEqual([
+      { name: 'video.json', role: 'video-index' },
+      { name: 'base.i420', role: 'base-frames' },
+      { name: 'mouths.i420', role: 'mouth-library' },
+      // the same frames as VP9 for browsers, when the pack has them (imports before them have not)
+      {
+        name: 'base.ivf',
+        role: 'base-frames-encoded',
+        optional: true,
+        encodes: 'base.i420',
+        codec: 'vp09.00.30.08',
+      },
+      {
+        name: 'mouths.ivf',
+        role: 'mouth-library-encoded',
+        optional: true,
+        encodes: 'mouths.i420',
+        codec: 'vp09.00.30.08',
+      },
+    ]);
   });
 });

@@ -25,7 +25,10 @@ export {
   type PhotoImportRequest,
 } from '../avatar/photo-import-errors.js';
 export { readAvatarPacks, loadAvatarPack, BUILTIN_AVATARS_DIR, type AvatarPack } from '../avatar/catalog.js';
-export { rendererFiles, PackFileRole, type PackFile } from '../avatar/pack-files.js';
+export { rendererFiles, PackFileRole, BROWSER_VIDEO_CODEC, type PackFile } from '../avatar/pack-files.js';
+// ffmpeg in a child process, no native module: `mouthpiece avatars encode-video` runs it in the CLI
+export { encodeVideoForBrowsers, VideoEncodeError, type EncodedVideoFile } from '../video/browser-video.js';
+export { FfmpegMissingError } from '../video/ffmpeg.js';
 export { RenderKind } from '../avatar/manifest.js';
 export { VideoImportError, VIDEO_LIMITS, type VideoImportErrorCode } from '../video/import-errors.js';
 export { looksLikeVideo, fileLooksLikeVideo } from '../video/sniff.js';

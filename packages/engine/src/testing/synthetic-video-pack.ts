@@ -13,6 +13,7 @@ import type { SKRSContext2D } from '@napi-rs/canvas';
 import type { VideoAvatarManifest } from '../avatar/manifest.js';
 import { rgbToI420 } from '../video/pixels.js';
 import { lowerFaceBox, seamMask } from '../video/mask.js';
+import { encodeVideoForBrowsers } from '../video/browser-video.js';
 import {
   applySimilarity,
   i420Bytes,
@@ -40,6 +41,11 @@ export interface SyntheticVideoPackOptions {
   flatCrop?: (k: number) => [number, number, number];
   /** 'zero': every ring written as 0 (no colour match); default 'measured'. */
   rings?: 'measured' | 'zero';
+  /**
+   * Also write the frames as VP9 for browsers (base.ivf, mouths.ivf) as the import does
+   * (video/browser-video.ts; runs ffmpeg); default false, a pack as imported before them.
+   */
+  encoded?: boolean;
 }
 
 export interface SyntheticVideoPack {
@@ -207,6 +213,7 @@ export async function writeSyntheticVideoPack(
   writeFileSync(join(dir, VIDEO_FILES.index), JSON.stringify(index));
   writeFileSync(join(dir, VIDEO_FILES.base), base);
   writeFileSync(join(dir, VIDEO_FILES.mouths), mouths);
+  if (opts.encoded) await encodeVideoForBrowsers(dir, index);
   const thumb = createCanvas(256, 256);
   thumb.getContext('2d').drawImage(canvas, 0, 0, 256, 256);
   writeFileSync(join(dir, VIDEO_FILES.preview), await thumb.encode('png'));

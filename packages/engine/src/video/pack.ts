@@ -6,6 +6,8 @@
  *   video.json    this file's VideoIndex: sizes, per-frame landmarks and transforms, descriptors
  *   base.i420     the idle loop: `base.frames` frames of size×size I420 (Y, then U, then V), back to back
  *   mouths.i420   the mouth library: `library.frames` crops of box.width×box.height I420, back to back
+ *   base.ivf      base.i420 as VP9 in IVF, for browsers (video/browser-video.ts; not in packs imported before it)
+ *   mouths.ivf    mouths.i420 likewise (one box-sized frame a crop)
  *   preview.png   a 256 px thumbnail
  *
  * Coordinates. Every base frame is `size`×`size` pixels (the clip cropped square around the face
@@ -26,6 +28,8 @@ export const VIDEO_FILES = {
   index: 'video.json',
   base: 'base.i420',
   mouths: 'mouths.i420',
+  baseEncoded: 'base.ivf',
+  mouthsEncoded: 'mouths.ivf',
   preview: 'preview.png',
 } as const;
 

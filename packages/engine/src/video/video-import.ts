@@ -3,7 +3,7 @@
  * probe and check the clip (ffprobe), find the face on a few frames, track it through every frame
  * (video/track-clip.ts), measure the mouth of each frame in the renderer's space (with the clip's
  * audio through the lip-sync model), choose the idle loop, decode the loop's frames again as I420,
- * and write the pack (video/pack.ts). The pack appears complete or not at all: it is written
+ * and write the pack (video/pack.ts), its frames also as VP9 for browsers (video/browser-video.ts). The pack appears complete or not at all: it is written
  * beside the target and renamed into place. Runs in its own process (video/import-main.ts).
  */
 import { existsSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { planFace } from './find-face.js';
 import { chooseIdleLoop } from './idle-loop.js';
 import { VIDEO_LIMITS, VideoImportError } from './import-errors.js';
 import { lowerFaceBox, seamMask } from './mask.js';
+import { encodeVideoForBrowsers } from './browser-video.js';
 import { calibrate, frameSounds, measureMouth, type RawMouth } from './mouth-measure.js';
 import { VIDEO_FILES, i420View, type VideoIndex } from './pack.js';
 import { extractCrop, ringMeans, rgbToI420, thumbDistance, thumbnail } from './pixels.js';
@@ -242,6 +243,8 @@ export async function importVideoAvatar(
       stats,
     };
     await writeFile(join(temp, VIDEO_FILES.index), JSON.stringify(index));
+    // the same frames as VP9 for browsers (the SDK's client rendering downloads ~100× less)
+    await encodeVideoForBrowsers(temp, index);
     await writeFile(
       join(temp, VIDEO_FILES.preview),
       await previewPngOf(preview!, VIDEO_LIMITS.framePx, VIDEO_LIMITS.previewPx),

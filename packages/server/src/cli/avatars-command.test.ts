@@ -78,6 +78,6 @@ describe('mouthpiece avatars', () => {
     expect(badId).toMatchObject({ code: 3, out: '' });
     expect(badId.err).toMatch(/--id "Small One" must be lower-case letters, digits and dashes/);
     expect((await cli(['avatars', 'frobnicate'], dir)).code).toBe(1);
-    expect((await cli(['avatars', '--help'], dir)).out).toMatch(/avatars <add\|list\|remove>/);
+    expect((await cli(['avatars', '--help'], dir)).out).toMatch(/avatars <add\|list\|remove\|encode-video>/);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 /**
- * `mouthpiece avatars add|list|remove`: operator commands on the data directory's avatar packs
+ * `mouthpiece avatars add|list|remove|encode-video`: operator commands on the data directory's avatar packs
  * (`<dataDir>/avatars`, the folder POST /admin/v1/avatars writes). A running server sees a change
  * at its next catalog read: its engine reads the pack folders at every session start.
  */
@@ -19,10 +19,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { checkNewAvatarId, removeUploadedAvatar, uploadedAvatarsDir } from '../avatars/uploaded-avatars.js';
+import { encodeVideoPacks } from './encode-video-command.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './usage.js';
 
-export const AVATARS_USAGE = `Usage: mouthpiece avatars <add|list|remove> [options]
+export const AVATARS_USAGE = `Usage: mouthpiece avatars <add|list|remove|encode-video> [options]
 
   add FILE --id ID --name NAME [--description TEXT] [--json]
                           make a photo avatar from a portrait (PNG or JPEG, one face at least
@@ -32,6 +33,8 @@ export const AVATARS_USAGE = `Usage: mouthpiece avatars <add|list|remove> [optio
                           work per minute of clip, progress on stderr)
   list [--json]           every avatar: built in, from MOUTHPIECE_AVATARS_DIR and added
   remove ID               remove an added avatar (sessions using it finish normally)
+  encode-video [ID]       write the VP9 frames browsers download instead of the raw ones into
+                          video avatars imported before imports wrote them (needs ffmpeg)
 
 Options: --data-dir DIR (default $MOUTHPIECE_DATA_DIR or ./data). Exit codes: 0 done, 1 usage,
 2 not found, 3 the image or video was refused (the message says why).
@@ -51,8 +54,11 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
     io.stdout(AVATARS_USAGE);
     return 0;
   }
-  if (sub !== 'add' && sub !== 'list' && sub !== 'remove')
-    throw new UsageError(`unknown avatars command "${sub}" (add, list or remove)`, AVATARS_USAGE);
+  if (sub !== 'add' && sub !== 'list' && sub !== 'remove' && sub !== 'encode-video')
+    throw new UsageError(
+      `unknown avatars command "${sub}" (add, list, remove or encode-video)`,
+      AVATARS_USAGE,
+    );
   let parsed;
   try {
     parsed = parseArgs({ args, allowPositionals: true, options, strict: true });
@@ -61,7 +67,7 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
   }
   const { values, positionals } = parsed;
   const wanted = sub === 'list' ? 0 : 1;
-  if (positionals.length !== wanted)
+  if (sub === 'encode-video' ? positionals.length > 1 : positionals.length !== wanted)
     throw new UsageError(
       wanted === 0
         ? `avatars list takes no arguments (got "${positionals.join(' ')}")`
@@ -88,6 +94,8 @@ export async function avatarsCommand(sub: string | undefined, args: string[], io
         io.stdout(`${r.id.padEnd(20)} ${r.render.padEnd(7)} ${r.added ? 'added ' : 'pack  '} ${r.name}\n`);
     return 0;
   }
+
+  if (sub === 'encode-video') return encodeVideoPacks(packs, positionals[0], values.json, io);
 
   if (sub === 'remove') {
     const id = positionals[0]!;

@@ -19,6 +19,7 @@ Commands:
   credentials list       list credentials (never their secrets)
   credentials revoke     revoke a credential; a running server ends its sessions within 2 s
   avatars add|list|remove  add a photo avatar from a portrait, list avatars, remove an added one
+  avatars encode-video   add browsers' VP9 frames to video avatars imported before they existed
   help [command]         this text, or a command's
 
 Options:

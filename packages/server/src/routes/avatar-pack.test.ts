@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +36,11 @@ const KINDS = [
     roles: ['base', ...Array<string>(9).fill('mouth'), 'blink', 'blink'],
   },
   { render: 'photo', id: PACK_IDS.photo, roles: ['texture'] },
-  { render: 'video', id: PACK_IDS.video, roles: ['video-index', 'base-frames', 'mouth-library'] },
+  {
+    render: 'video',
+    id: PACK_IDS.video,
+    roles: ['video-index', 'base-frames', 'mouth-library', 'base-frames-encoded', 'mouth-library-encoded'],
+  },
 ] as const;
 
 describe('GET /v1/avatar-session/{id}/avatar', () => {
@@ -70,13 +74,39 @@ describe('GET /v1/avatar-session/{id}/avatar', () => {
         expect(avatar.files[0]).toMatchObject({ name: 'portrait.png', contentType: 'image/png' });
         expect((avatar.manifest as { landmarks: unknown[] }).landmarks).toHaveLength(68);
       }
-      if (kind.render === 'video')
+      if (kind.render === 'video') {
         expect(avatar.files.map((f) => f.contentType)).toEqual([
           'application/json; charset=utf-8',
-          'application/octet-stream',
-          'application/octet-stream',
+          ...Array<string>(4).fill('application/octet-stream'),
         ]);
+        expect(avatar.files.map((f) => [f.name, f.encodes, f.codec])).toEqual([
+          ['video.json', undefined, undefined],
+          ['base.i420', undefined, undefined],
+          ['mouths.i420', undefined, undefined],
+          ['base.ivf', 'base.i420', 'vp09.00.30.08'],
+          ['mouths.ivf', 'mouths.i420', 'vp09.00.30.08'],
+        ]);
+      }
     });
+
+  it('a video pack without encoded frames (imported before them) lists its raw files only; the encoded names are 404', async () => {
+    const s = await session(PACK_IDS.video);
+    const dir = testPackDir(dataDir, PACK_IDS.video);
+    const aside = join(dataDir, 'base.ivf.aside');
+    renameSync(join(dir, 'base.ivf'), aside);
+    try {
+      const res = await s.get(s.base);
+      expect(res.statusCode).toBe(200);
+      const names = res.json<AvatarPackResponse>().avatar.files.map((f) => f.name);
+      expect(names).toEqual(['video.json', 'base.i420', 'mouths.i420', 'mouths.ivf']);
+      const missing = await s.get(`${s.base}/base.ivf`);
+      expect(missing.statusCode).toBe(404);
+      expect(missing.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
+    } finally {
+      renameSync(aside, join(dir, 'base.ivf'));
+    }
+    expect((await s.get(`${s.base}/base.ivf`)).statusCode).toBe(200);
+  });
 
   it('304 to a matching If-None-Match (a list, weak or *), 200 to another; HEAD answers headers only', async () => {
     const s = await session(PACK_IDS.sprites);

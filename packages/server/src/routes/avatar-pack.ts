@@ -8,6 +8,8 @@
  * the names the manifest's render kind needs are served (engine avatar/pack-files.ts); any other
  * name, `..`, a slash or a NUL is a 404, and a file is never read outside its pack folder. A kind
  * the operator does not let browsers draw (MOUTHPIECE_CLIENT_RENDER) is a 403 CLIENT_RENDER_DISABLED.
+ * A video pack's frames encoded for browsers (base.ivf, mouths.ivf) are listed, with `encodes` and
+ * `codec`, only when the pack has them (packs imported before have raw frames only).
  * The listing carries the session's visualConfig.background as `avatar.background` when it has
  * one (the pack's files and their ETags do not depend on it; the listing's ETag does).
  */
@@ -63,15 +65,29 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     handler: async (req, reply) => {
       const s = req.avatarSession;
       const pack = packOf(s.avatarId);
-      const files = await Promise.all(
-        rendererFiles(pack.manifest).map(async ({ name, role }) => {
+      const listed = await Promise.all(
+        rendererFiles(pack.manifest).map(async ({ name, role, optional, encodes, codec }) => {
           const file = await openPackFile(pack.dir, name);
-          if (!file) throw new ApiError('NOT_FOUND', `The avatar pack's file ${name} is missing`);
+          if (!file) {
+            // a video pack imported before its frames were encoded for browsers has raw frames only
+            if (optional) return undefined;
+            throw new ApiError('NOT_FOUND', `The avatar pack's file ${name} is missing`);
+          }
           await file.close();
           const url = `${sessionCallPath('avatar').replace(':sessionId', s.id)}/${encodeURIComponent(name)}`;
-          return { name, role, url, bytes: file.size, contentType: file.contentType, etag: file.etag };
+          const { size: bytes, contentType, etag } = file;
+          return {
+            name,
+            role,
+            url,
+            bytes,
+            contentType,
+            etag,
+            ...(encodes && codec ? { encodes, codec } : {}),
+          };
         }),
       );
+      const files = listed.filter((f) => f !== undefined);
       const m = pack.manifest;
       const background = ctx.registry.backgroundOf(s.id);
       const json = JSON.stringify({

@@ -44,6 +44,7 @@ export async function writeTestPacks(
   const { spritePackFromVector } = await import('@mouthpiece/engine/avatars');
   const video = writeSyntheticVideoPack(dir, {
     id: PACK_IDS.video,
+    encoded: true,
     ...(opts.videoSize ? { size: opts.videoSize } : {}),
     ...(opts.videoFrames ? { baseFrames: opts.videoFrames } : {}),
   });
