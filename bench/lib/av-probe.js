@@ -3,7 +3,7 @@
 // frame (or, with the SDK drawing, every display refresh of its canvas), how many dark
 // (mouth-interior) pixels the mouth box holds, with the frame's display time.
 (() => {
-  const p = { audio: [], playout: [], frames: [] };
+  const p = { audio: [], playout: [], frames: [], outputDelayMs: undefined };
   const trim = (a) => a.length > 30000 && a.splice(0, 15000);
 
   /** Darkness of the mouth box in `source` (a video or a canvas): pixels below luma 70. */
@@ -47,6 +47,20 @@
         trim(p.playout);
       }
     }, 2);
+    // the output device's delay after playout (the analyser and the playout log are both before
+    // it): Chromium's media-playout stats, mean delay per sample since the last reading
+    let prev;
+    setInterval(async () => {
+      for (const s of (await receiver.getStats()).values()) {
+        if (s.type !== 'media-playout' || !s.totalSamplesCount) continue;
+        if (prev && s.totalSamplesCount > prev.totalSamplesCount)
+          p.outputDelayMs =
+            ((s.totalPlayoutDelay - prev.totalPlayoutDelay) /
+              (s.totalSamplesCount - prev.totalSamplesCount)) *
+            1000;
+        prev = s;
+      }
+    }, 500);
   };
 
   /** The plain WHEP client's page (page-client.js): frames read from the video element. */
@@ -101,6 +115,7 @@
     audio: p.audio.filter(([t]) => t >= t0),
     playout: p.playout.filter(([t]) => t >= t0),
     frames: p.frames.filter(([t]) => t >= t0),
+    outputDelayMs: p.outputDelayMs,
     events: (window.mpTest?.events ?? []).filter((e) => e.at >= t0),
   });
 

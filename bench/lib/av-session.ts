@@ -26,6 +26,8 @@ export interface ProbeLogs {
   /** The audio receiver's playout: [time played, audioLevel 0..1] per played packet. */
   playout: Log;
   frames: Log;
+  /** The browser's audio output delay after playout (media-playout stats), when it reports one. */
+  outputDelayMs?: number;
   events: Array<{ type: string; at: number; turnId?: string }>;
 }
 
