@@ -1,0 +1,446 @@
+/**
+ * The Chromium spot-check of `bench:density -- --render client` (client.bench-run.ts): the densest
+ * clean client level again (the only level with `--smoke`), with a few of its sessions watched by
+ * real SDK pages in `render: 'client'` — each in its own headless Chromium (e2e/harness/browser.ts
+ * `sdkPage`, the SDK from `/sdk/mouthpiece.js`), as each viewer has its own machine — and the rest
+ * by the receiver's libwebrtc viewers without video, as in the level itself. All sessions speak.
+ *
+ * Over the window, per page: canvas frames drawn per second (a draw is one synchronous run of
+ * drawing calls on the SDK's canvas: one renderer.draw()), the audio receiver's inbound-rtp stats
+ * (packets/s, lost, concealed share, whether energy rose: heard), inbound video RTP (none expected),
+ * the jitter-buffer delay the SDK's frame clock places frames behind (the clock's own offset is
+ * not exposed by the SDK), and the CPU of that Chromium's process tree (% of a core, /proc).
+ * A page is clean when it drew ≥ 20 frames/s, got ≥ 49 audio packets/s with none lost, was heard,
+ * received no video RTP and did not fall back to video; one that is not marks the level not clean.
+ * Never fails on a figure; a missing Chromium fails the run (the harness says what to install).
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from '../../e2e/harness/browser.js';
+import { startServer, type TestServer } from '../../e2e/harness/server.js';
+import { Receiver, type PeerStats } from '../lib/receiver.js';
+import { cpuMs, fmt, report, row, smoke } from '../lib/measure.js';
+
+/** Pages watching sessions in the spot-check (`--chromium N`; 0: no spot-check). */
+export const CHROMIUM_PAGES = Number(process.env['BENCH_CHROMIUM'] ?? '2');
+const WARMUP_MS = smoke ? 2000 : 4000;
+const WINDOW_MS = smoke ? 2000 : 10_000;
+const MIN_DRAWN_FPS = 20;
+const MIN_AUDIO_PPS = 49;
+const AVATARS = ['amara', 'jonas', 'mei'];
+
+export interface PageFigures {
+  avatarId: string;
+  drawnFps: number;
+  audioPps: number;
+  audioLost: number;
+  /** Concealed samples, % of samples received in the window. */
+  concealedPct: number;
+  heard: boolean;
+  /** Inbound video RTP entries and packets (client rendering offers no video: both 0). */
+  videoEntries: number;
+  videoPackets: number;
+  /** Mean jitter-buffer delay of the audio emitted in the window, ms. */
+  audioDelayMs: number;
+  /** This page's Chromium (browser, renderer, GPU and utility processes), % of one core. */
+  chromiumCpuPct: number;
+  /** The SDK's renderFallback reason, if it ran as video instead. */
+  fallback: string;
+  ok: boolean;
+}
+
+export interface SpotCheck {
+  n: number;
+  pages: PageFigures[];
+  /** The other sessions' receiver viewers (none when every session has a page). */
+  viewers: { n: number; audioPpsMin: number; audioLost: number; animFpsMin: number; speaking: number };
+  engineCpuPct: number;
+  windowSec: number;
+  ok: boolean;
+}
+
+/** What a page's probe returns (cumulative counters). */
+interface PageStats {
+  drawn: number;
+  fallback: string;
+  packetsReceived: number;
+  packetsLost: number;
+  concealedSamples: number;
+  totalSamplesReceived: number;
+  totalAudioEnergy: number;
+  jitterBufferDelay: number;
+  jitterBufferEmittedCount: number;
+  videoEntries: number;
+  videoPackets: number;
+}
+
+/**
+ * The probe, before the SDK runs: peer connections kept, and drawing calls on the watched canvas
+ * counted in passes (the first call of a synchronous run counts; the next microtask ends the run).
+ */
+function installProbe(): void {
+  const w = window as any;
+  w.pcs = [];
+  const Original = RTCPeerConnection;
+  w.RTCPeerConnection = class extends Original {
+    constructor(c?: RTCConfiguration) {
+      super(c);
+      w.pcs.push(this);
+    }
+  };
+  const spot = { canvas: null as unknown, drawn: 0, inPass: false, fallback: '' };
+  w.mpSpot = spot;
+  const hooks: Array<[any, string[]]> = [
+    [
+      CanvasRenderingContext2D.prototype,
+      ['drawImage', 'putImageData', 'fill', 'fillRect', 'stroke', 'clearRect'],
+    ],
+    [globalThis.WebGLRenderingContext?.prototype, ['drawArrays', 'drawElements']],
+    [globalThis.WebGL2RenderingContext?.prototype, ['drawArrays', 'drawElements']],
+  ];
+  for (const [proto, names] of hooks)
+    for (const name of proto ? names : []) {
+      const original = proto[name] as (...a: unknown[]) => unknown;
+      proto[name] = function (this: { canvas: unknown }, ...args: unknown[]) {
+        if (this.canvas === spot.canvas && !spot.inPass) {
+          spot.inPass = true;
+          spot.drawn++;
+          queueMicrotask(() => (spot.inPass = false));
+        }
+        return original.apply(this, args);
+      };
+    }
+}
+
+/** Starts a client-rendered session in the page and its two long turns; '' or what went wrong. */
+async function startPageSession(a: {
+  baseUrl: string;
+  credential: string;
+  avatarId: string;
+  voiceId: string;
+  text: string;
+}): Promise<string> {
+  const w = window as any;
+  const s = new w.Mouthpiece.AvatarSession({
+    baseUrl: a.baseUrl,
+    credential: a.credential,
+    logLevel: 'warn',
+    render: 'client',
+  });
+  let drawn = false;
+  s.on('videoReady', () => (drawn = true));
+  s.on('renderFallback', (e: { reason: string }) => (w.mpSpot.fallback = e.reason));
+  await s.createSession({ avatarId: a.avatarId, voiceId: a.voiceId, videoContainerId: 'avatar' });
+  const until = performance.now() + 15000;
+  while (performance.now() < until && !drawn) await new Promise((r) => setTimeout(r, 50));
+  if (!drawn) return 'no frame drawn in 15 s';
+  w.mp = s;
+  w.mpSpot.canvas = document.querySelector('#avatar canvas');
+  for (const turnId of ['t0', 't1']) await s.sayText(a.text, turnId);
+  return '';
+}
+
+/** The probe's counters now: draw passes and the last peer connection's inbound RTP. */
+async function pageStats(): Promise<PageStats> {
+  const w = window as any;
+  const out: PageStats = {
+    drawn: w.mpSpot.drawn,
+    fallback: w.mpSpot.fallback,
+    packetsReceived: 0,
+    packetsLost: 0,
+    concealedSamples: 0,
+    totalSamplesReceived: 0,
+    totalAudioEnergy: 0,
+    jitterBufferDelay: 0,
+    jitterBufferEmittedCount: 0,
+    videoEntries: 0,
+    videoPackets: 0,
+  };
+  const pc = (w.pcs as RTCPeerConnection[]).at(-1);
+  (await pc?.getStats())?.forEach((x: any) => {
+    if (x.type === 'inbound-rtp' && x.kind === 'audio')
+      for (const k of [
+        'packetsReceived',
+        'packetsLost',
+        'concealedSamples',
+        'totalSamplesReceived',
+        'totalAudioEnergy',
+        'jitterBufferDelay',
+        'jitterBufferEmittedCount',
+      ] as const)
+        out[k] = x[k] ?? 0;
+    if (x.type === 'inbound-rtp' && x.kind === 'video') {
+      out.videoEntries++;
+      out.videoPackets += x.packetsReceived ?? 0;
+    }
+  });
+  return out;
+}
+
+/** pid → parent pid and whether it is a Chromium binary, for every process now. */
+function processTable(): ProcessTable {
+  const out: ProcessTable = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]);
+      let exe = '';
+      try {
+        exe = readlinkSync(`/proc/${name}/exe`);
+      } catch {
+        // a kernel thread or gone
+      }
+      out.set(Number(name), { ppid, chromium: /chrom/.test(exe) });
+    } catch {
+      // the process exited
+    }
+  }
+  return out;
+}
+
+type ProcessTable = Map<number, { ppid: number; chromium: boolean }>;
+
+/** Whether `pid` is `ancestor` or below it. */
+function under(table: ProcessTable, pid: number, ancestor: number): boolean {
+  for (let p: number | undefined = pid; p !== undefined && p > 1; p = table.get(p)?.ppid)
+    if (p === ancestor) return true;
+  return false;
+}
+
+/** The Chromium roots this process started (others' browsers on the machine are not ours). */
+function chromiumRoots(): Set<number> {
+  const table = processTable();
+  return new Set(
+    [...table]
+      .filter(([pid, p]) => p.chromium && !table.get(p.ppid)?.chromium && under(table, pid, process.pid))
+      .map(([pid]) => pid),
+  );
+}
+
+/** CPU ms so far of each process in the tree under `root` (itself included). */
+function treeCpuMs(root: number): Map<number, number> {
+  const table = processTable();
+  const out = new Map<number, number>();
+  for (const pid of table.keys())
+    if (under(table, pid, root))
+      try {
+        out.set(pid, cpuMs(pid));
+      } catch {
+        // exited meanwhile
+      }
+  return out;
+}
+
+const treeDeltaMs = (a: Map<number, number>, b: Map<number, number>): number =>
+  [...b].reduce((sum, [pid, ms]) => sum + ms - (a.get(pid) ?? 0), 0);
+
+interface Watcher {
+  browser: TestBrowser;
+  page: Page;
+  root: number;
+  avatarId: string;
+}
+
+async function openPage(
+  server: TestServer,
+  avatarId: string,
+  voiceId: string,
+  text: string,
+): Promise<Watcher> {
+  const known = chromiumRoots();
+  const browser = await launchBrowser();
+  try {
+    const root = [...chromiumRoots()].find((pid) => !known.has(pid));
+    if (root === undefined) throw new Error('the Chromium just started is not in this process tree');
+    const page = await browser.sdkPage(server.url);
+    await page.evaluate(installProbe);
+    const err = await page.evaluate(startPageSession, {
+      baseUrl: server.url,
+      credential: server.secret,
+      avatarId,
+      voiceId,
+      text,
+    });
+    if (err) throw new Error(`spot-check page (${avatarId}): ${err}`);
+    return { browser, page, root, avatarId };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
+
+/** The receiver-watched sessions, each speaking two long turns. */
+async function startViewers(server: TestServer, receiver: Receiver, from: number, n: number, text: string) {
+  const sessions = [];
+  for (let i = from; i < n; i++) {
+    const { sessionId, token } = await server.createSession({
+      visualConfig: { avatarId: AVATARS[i % AVATARS.length] },
+      voiceConfig: { id: i % 2 ? 'en-us-male' : 'en-us-female' },
+    });
+    const init = await server.initClient(sessionId, token);
+    await receiver.connect(sessionId, init.whepUrl, { events: true, video: false });
+    sessions.push({ sessionId, token });
+  }
+  for (const s of sessions)
+    for (const turnId of ['t0', 't1']) {
+      const r = await server.api(`/v1/avatar-session/${s.sessionId}/say-text`, {
+        token: s.token,
+        json: { text, turnId },
+      });
+      if (!r.ok) throw new Error(`say-text: ${r.status} ${await r.text()}`);
+    }
+}
+
+function pageFigures(w: Watcher, a: PageStats, b: PageStats, sec: number, cpuMsUsed: number): PageFigures {
+  const d = (k: keyof PageStats): number => (b[k] as number) - (a[k] as number);
+  const audioPps = d('packetsReceived') / sec;
+  const f: PageFigures = {
+    avatarId: w.avatarId,
+    drawnFps: d('drawn') / sec,
+    audioPps,
+    audioLost: d('packetsLost'),
+    concealedPct: (d('concealedSamples') / Math.max(1, d('totalSamplesReceived'))) * 100,
+    heard: d('totalAudioEnergy') > 0.01 * sec,
+    videoEntries: b.videoEntries,
+    videoPackets: b.videoPackets,
+    audioDelayMs: (d('jitterBufferDelay') / Math.max(1, d('jitterBufferEmittedCount'))) * 1000,
+    chromiumCpuPct: (cpuMsUsed / (sec * 1000)) * 100,
+    fallback: b.fallback,
+    ok: false,
+  };
+  f.ok =
+    f.drawnFps >= MIN_DRAWN_FPS &&
+    f.audioPps >= MIN_AUDIO_PPS &&
+    f.audioLost === 0 &&
+    f.heard &&
+    f.videoPackets === 0 &&
+    !f.fallback;
+  return f;
+}
+
+function viewerFigures(before: PeerStats[], after: PeerStats[], sec: number): SpotCheck['viewers'] {
+  const r = after.map((x) => {
+    const y = before.find((p) => p.id === x.id)!;
+    return {
+      audioPps: (x.audioPackets - y.audioPackets) / sec,
+      audioLost: x.audioLost - y.audioLost,
+      animFps: (x.binaryMessages - y.binaryMessages) / sec,
+      speaking: x.audioEnergy - y.audioEnergy > 0.01 * sec,
+    };
+  });
+  return {
+    n: r.length,
+    audioPpsMin: r.length ? Math.min(...r.map((x) => x.audioPps)) : NaN,
+    audioLost: r.reduce((s, x) => s + x.audioLost, 0),
+    animFpsMin: r.length ? Math.min(...r.map((x) => x.animFps)) : NaN,
+    speaking: r.filter((x) => x.speaking).length,
+  };
+}
+
+/**
+ * N client-rendered sessions speaking on one engine process, `pages` of them (at most N) watched
+ * by SDK pages in their own Chromium, the rest by receiver viewers; the figures over the window.
+ */
+export async function chromiumSpotCheck(n: number, text: string, pages = CHROMIUM_PAGES): Promise<SpotCheck> {
+  const server = await startServer({
+    MOUTHPIECE_LOG_LEVEL: 'warn',
+    MOUTHPIECE_ENGINE_PROCESSES: '1',
+    MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
+    MOUTHPIECE_MAX_SESSIONS: '200',
+  });
+  const k = Math.min(pages, n);
+  const receiver = k < n ? new Receiver() : undefined;
+  const watchers: Watcher[] = [];
+  try {
+    const engine = Number(
+      execFileSync('pgrep', ['-P', String(server.proc.pid), '-f', 'engine-main'], { encoding: 'utf8' })
+        .trim()
+        .split('\n')[0],
+    );
+    for (let i = 0; i < k; i++)
+      watchers.push(
+        await openPage(server, AVATARS[i % AVATARS.length]!, i % 2 ? 'en-us-male' : 'en-us-female', text),
+      );
+    if (receiver) await startViewers(server, receiver, k, n, text);
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const stats0 = await Promise.all(watchers.map((w) => w.page.evaluate(pageStats)));
+    const viewers0 = (await receiver?.stats()) ?? [];
+    const cpu0 = watchers.map((w) => treeCpuMs(w.root));
+    const engine0 = cpuMs(engine);
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, WINDOW_MS));
+    const stats1 = await Promise.all(watchers.map((w) => w.page.evaluate(pageStats)));
+    const viewers1 = (await receiver?.stats()) ?? [];
+    const cpu1 = watchers.map((w) => treeCpuMs(w.root));
+    const wallMs = performance.now() - t0;
+    const engineCpuPct = ((cpuMs(engine) - engine0) / wallMs) * 100;
+    const sec = wallMs / 1000;
+    const figures = watchers.map((w, i) =>
+      pageFigures(w, stats0[i]!, stats1[i]!, sec, treeDeltaMs(cpu0[i]!, cpu1[i]!)),
+    );
+    return {
+      n,
+      pages: figures,
+      viewers: viewerFigures(viewers0, viewers1, sec),
+      engineCpuPct,
+      windowSec: sec,
+      ok: figures.every((f) => f.ok),
+    };
+  } finally {
+    for (const w of watchers) {
+      await w.page.evaluate(() => (window as any).mp?.endSession()).catch(() => undefined);
+      await w.browser.close();
+    }
+    receiver?.close();
+    await server.stop();
+  }
+}
+
+/** The spot-check's rows, in the bench's table style, and a line on the other viewers. */
+export function reportSpotCheck(s: SpotCheck): void {
+  report(
+    `Chromium spot-check at N=${s.n}: ${s.pages.length} sessions watched by SDK pages (render: 'client', each its own headless Chromium), ${s.viewers.n} by receiver viewers; ${fmt(s.windowSec, 0)} s window`,
+  );
+  const head = ['drawn/s', 'aud/s', 'lost', 'concl%', 'heard', 'vid rtp', 'jb ms', 'chrome%', 'ok'];
+  report(row('page', head, 16, 9));
+  s.pages.forEach((p, i) =>
+    report(
+      row(
+        `${i + 1} ${p.avatarId}`,
+        [
+          fmt(p.drawnFps, 1),
+          fmt(p.audioPps, 1),
+          fmt(p.audioLost),
+          fmt(p.concealedPct, 2),
+          p.heard ? 'yes' : 'no',
+          fmt(p.videoPackets),
+          fmt(p.audioDelayMs, 0),
+          fmt(p.chromiumCpuPct, 0),
+          p.ok ? 'yes' : p.fallback ? `no (${p.fallback})` : 'no',
+        ],
+        16,
+        9,
+      ),
+    ),
+  );
+  const v = s.viewers;
+  report(
+    `spot-check level: engine ${fmt(s.engineCpuPct, 1)} %; receiver viewers ${v.n}: min ${fmt(v.audioPpsMin, 1)} audio packets/s, ${fmt(v.audioLost)} lost, min ${fmt(v.animFpsMin, 1)} animation frames/s, ${v.speaking}/${v.n} speaking; clean (every page >= ${MIN_DRAWN_FPS} drawn/s, no audio lost, heard, no video RTP): ${s.ok ? 'yes' : 'no'}`,
+  );
+}
+
+/** The spot-check for the JSON summary line, numbers rounded. */
+export function spotJson(s: SpotCheck): Record<string, unknown> {
+  const round = (o: object): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'number' ? +v.toFixed(2) : v]));
+  return {
+    n: s.n,
+    ok: s.ok,
+    windowSec: +s.windowSec.toFixed(2),
+    engineCpuPct: +s.engineCpuPct.toFixed(2),
+    pages: s.pages.map(round),
+    viewers: round(s.viewers),
+  };
+}
