@@ -15,12 +15,13 @@
  * Never fails on a figure; a missing Chromium fails the run (the harness says what to install).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../../e2e/harness/browser.js';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
 import { Receiver, type PeerStats } from '../lib/receiver.js';
 import { cpuMs, fmt, report, row, smoke } from '../lib/measure.js';
+import { chromiumRoots, treeCpuMs, treeDeltaMs } from '../lib/process-tree.js';
+import { installProbe, pageStats, startPageSession, type PageStats } from './chromium-spot-page.js';
 
 /** Pages watching sessions in the spot-check (`--chromium N`; 0: no spot-check). */
 export const CHROMIUM_PAGES = Number(process.env['BENCH_CHROMIUM'] ?? '2');
@@ -32,6 +33,8 @@ const AVATARS = ['amara', 'jonas', 'mei'];
 
 export interface PageFigures {
   avatarId: string;
+  /** Animation frames received on the events channel per second, and canvas frames drawn. */
+  animFps: number;
   drawnFps: number;
   audioPps: number;
   audioLost: number;
@@ -59,182 +62,6 @@ export interface SpotCheck {
   windowSec: number;
   ok: boolean;
 }
-
-/** What a page's probe returns (cumulative counters). */
-interface PageStats {
-  drawn: number;
-  fallback: string;
-  packetsReceived: number;
-  packetsLost: number;
-  concealedSamples: number;
-  totalSamplesReceived: number;
-  totalAudioEnergy: number;
-  jitterBufferDelay: number;
-  jitterBufferEmittedCount: number;
-  videoEntries: number;
-  videoPackets: number;
-}
-
-/**
- * The probe, before the SDK runs: peer connections kept, and drawing calls on the watched canvas
- * counted in passes (the first call of a synchronous run counts; the next microtask ends the run).
- */
-function installProbe(): void {
-  const w = window as any;
-  w.pcs = [];
-  const Original = RTCPeerConnection;
-  w.RTCPeerConnection = class extends Original {
-    constructor(c?: RTCConfiguration) {
-      super(c);
-      w.pcs.push(this);
-    }
-  };
-  const spot = { canvas: null as unknown, drawn: 0, inPass: false, fallback: '' };
-  w.mpSpot = spot;
-  const hooks: Array<[any, string[]]> = [
-    [
-      CanvasRenderingContext2D.prototype,
-      ['drawImage', 'putImageData', 'fill', 'fillRect', 'stroke', 'clearRect'],
-    ],
-    [globalThis.WebGLRenderingContext?.prototype, ['drawArrays', 'drawElements']],
-    [globalThis.WebGL2RenderingContext?.prototype, ['drawArrays', 'drawElements']],
-  ];
-  for (const [proto, names] of hooks)
-    for (const name of proto ? names : []) {
-      const original = proto[name] as (...a: unknown[]) => unknown;
-      proto[name] = function (this: { canvas: unknown }, ...args: unknown[]) {
-        if (this.canvas === spot.canvas && !spot.inPass) {
-          spot.inPass = true;
-          spot.drawn++;
-          queueMicrotask(() => (spot.inPass = false));
-        }
-        return original.apply(this, args);
-      };
-    }
-}
-
-/** Starts a client-rendered session in the page and its two long turns; '' or what went wrong. */
-async function startPageSession(a: {
-  baseUrl: string;
-  credential: string;
-  avatarId: string;
-  voiceId: string;
-  text: string;
-}): Promise<string> {
-  const w = window as any;
-  const s = new w.Mouthpiece.AvatarSession({
-    baseUrl: a.baseUrl,
-    credential: a.credential,
-    logLevel: 'warn',
-    render: 'client',
-  });
-  let drawn = false;
-  s.on('videoReady', () => (drawn = true));
-  s.on('renderFallback', (e: { reason: string }) => (w.mpSpot.fallback = e.reason));
-  await s.createSession({ avatarId: a.avatarId, voiceId: a.voiceId, videoContainerId: 'avatar' });
-  const until = performance.now() + 15000;
-  while (performance.now() < until && !drawn) await new Promise((r) => setTimeout(r, 50));
-  if (!drawn) return 'no frame drawn in 15 s';
-  w.mp = s;
-  w.mpSpot.canvas = document.querySelector('#avatar canvas');
-  for (const turnId of ['t0', 't1']) await s.sayText(a.text, turnId);
-  return '';
-}
-
-/** The probe's counters now: draw passes and the last peer connection's inbound RTP. */
-async function pageStats(): Promise<PageStats> {
-  const w = window as any;
-  const out: PageStats = {
-    drawn: w.mpSpot.drawn,
-    fallback: w.mpSpot.fallback,
-    packetsReceived: 0,
-    packetsLost: 0,
-    concealedSamples: 0,
-    totalSamplesReceived: 0,
-    totalAudioEnergy: 0,
-    jitterBufferDelay: 0,
-    jitterBufferEmittedCount: 0,
-    videoEntries: 0,
-    videoPackets: 0,
-  };
-  const pc = (w.pcs as RTCPeerConnection[]).at(-1);
-  (await pc?.getStats())?.forEach((x: any) => {
-    if (x.type === 'inbound-rtp' && x.kind === 'audio')
-      for (const k of [
-        'packetsReceived',
-        'packetsLost',
-        'concealedSamples',
-        'totalSamplesReceived',
-        'totalAudioEnergy',
-        'jitterBufferDelay',
-        'jitterBufferEmittedCount',
-      ] as const)
-        out[k] = x[k] ?? 0;
-    if (x.type === 'inbound-rtp' && x.kind === 'video') {
-      out.videoEntries++;
-      out.videoPackets += x.packetsReceived ?? 0;
-    }
-  });
-  return out;
-}
-
-/** pid → parent pid and whether it is a Chromium binary, for every process now. */
-function processTable(): ProcessTable {
-  const out: ProcessTable = new Map();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]);
-      let exe = '';
-      try {
-        exe = readlinkSync(`/proc/${name}/exe`);
-      } catch {
-        // a kernel thread or gone
-      }
-      out.set(Number(name), { ppid, chromium: /chrom/.test(exe) });
-    } catch {
-      // the process exited
-    }
-  }
-  return out;
-}
-
-type ProcessTable = Map<number, { ppid: number; chromium: boolean }>;
-
-/** Whether `pid` is `ancestor` or below it. */
-function under(table: ProcessTable, pid: number, ancestor: number): boolean {
-  for (let p: number | undefined = pid; p !== undefined && p > 1; p = table.get(p)?.ppid)
-    if (p === ancestor) return true;
-  return false;
-}
-
-/** The Chromium roots this process started (others' browsers on the machine are not ours). */
-function chromiumRoots(): Set<number> {
-  const table = processTable();
-  return new Set(
-    [...table]
-      .filter(([pid, p]) => p.chromium && !table.get(p.ppid)?.chromium && under(table, pid, process.pid))
-      .map(([pid]) => pid),
-  );
-}
-
-/** CPU ms so far of each process in the tree under `root` (itself included). */
-function treeCpuMs(root: number): Map<number, number> {
-  const table = processTable();
-  const out = new Map<number, number>();
-  for (const pid of table.keys())
-    if (under(table, pid, root))
-      try {
-        out.set(pid, cpuMs(pid));
-      } catch {
-        // exited meanwhile
-      }
-  return out;
-}
-
-const treeDeltaMs = (a: Map<number, number>, b: Map<number, number>): number =>
-  [...b].reduce((sum, [pid, ms]) => sum + ms - (a.get(pid) ?? 0), 0);
 
 interface Watcher {
   browser: TestBrowser;
@@ -298,6 +125,7 @@ function pageFigures(w: Watcher, a: PageStats, b: PageStats, sec: number, cpuMsU
   const audioPps = d('packetsReceived') / sec;
   const f: PageFigures = {
     avatarId: w.avatarId,
+    animFps: d('animFrames') / sec,
     drawnFps: d('drawn') / sec,
     audioPps,
     audioLost: d('packetsLost'),
@@ -403,13 +231,14 @@ export function reportSpotCheck(s: SpotCheck): void {
   report(
     `Chromium spot-check at N=${s.n}: ${s.pages.length} sessions watched by SDK pages (render: 'client', each its own headless Chromium), ${s.viewers.n} by receiver viewers; ${fmt(s.windowSec, 0)} s window`,
   );
-  const head = ['drawn/s', 'aud/s', 'lost', 'concl%', 'heard', 'vid rtp', 'jb ms', 'chrome%', 'ok'];
+  const head = ['anim/s', 'drawn/s', 'aud/s', 'lost', 'concl%', 'heard', 'vid rtp', 'jb ms', 'chrome%', 'ok'];
   report(row('page', head, 16, 9));
   s.pages.forEach((p, i) =>
     report(
       row(
         `${i + 1} ${p.avatarId}`,
         [
+          fmt(p.animFps, 1),
           fmt(p.drawnFps, 1),
           fmt(p.audioPps, 1),
           fmt(p.audioLost),
