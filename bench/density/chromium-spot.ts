@@ -5,8 +5,9 @@
  * `sdkPage`, the SDK from `/sdk/mouthpiece.js`), as each viewer has its own machine — and the rest
  * by the receiver's libwebrtc viewers without video, as in the level itself. All sessions speak.
  *
- * Over the window, per page: canvas frames drawn per second (a draw is one synchronous run of
- * drawing calls on the SDK's canvas: one renderer.draw()), the audio receiver's inbound-rtp stats
+ * Over the window, per page: animation frames received on the events channel and canvas frames
+ * drawn, per second (a draw is one synchronous run of drawing calls on the SDK's canvas: one
+ * renderer.draw(); the SDK draws the newest frame due at a refresh, so drawn ≤ received), the audio receiver's inbound-rtp stats
  * (packets/s, lost, concealed share, whether energy rose: heard), inbound video RTP (none expected),
  * the jitter-buffer delay the SDK's frame clock places frames behind (the clock's own offset is
  * not exposed by the SDK), and the CPU of that Chromium's process tree (% of a core, /proc).
