@@ -228,7 +228,11 @@ export async function chromiumSpotCheck(n: number, text: string, pages = CHROMIU
 }
 
 /** The spot-check's rows, in the bench's table style, and a line on the other viewers. */
-export function reportSpotCheck(s: SpotCheck): void {
+export function reportSpotCheck(s: SpotCheck | undefined): void {
+  if (!s) {
+    if (CHROMIUM_PAGES > 0) report('Chromium spot-check: not run (no clean client level)');
+    return;
+  }
   report(
     `Chromium spot-check at N=${s.n}: ${s.pages.length} sessions watched by SDK pages (render: 'client', each its own headless Chromium), ${s.viewers.n} by receiver viewers; ${fmt(s.windowSec, 0)} s window`,
   );

@@ -297,7 +297,7 @@ it.runIf(CLIENT)('measures client rendering beside video', async () => {
   report(
     `largest N with no audio lost (>= 49 packets/s each), all speaking and >= 24.5 animation frames/s, per engine process: ${best?.n ?? 0}`,
   );
-  if (spot) reportSpotCheck(spot);
+  reportSpotCheck(spot);
   for (const l of [video, ...levels.slice(-1)])
     report(
       `engine threads at N=${l.n} ${l.render} (% of a core): ${l.threads.map(([t, p]) => `${t} ${p.toFixed(1)}`).join(', ')}`,
