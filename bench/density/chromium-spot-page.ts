@@ -7,6 +7,8 @@
 
 /** What a page's probe returns (cumulative counters). */
 export interface PageStats {
+  /** The page's clock when read (performance.now()). */
+  atMs: number;
   drawn: number;
   animFrames: number;
   fallback: string;
@@ -99,6 +101,7 @@ export async function startPageSession(a: {
 export async function pageStats(): Promise<PageStats> {
   const w = window as any;
   const out: PageStats = {
+    atMs: performance.now(),
     drawn: w.mpSpot.drawn,
     animFrames: w.mpSpot.animFrames,
     fallback: w.mpSpot.fallback,

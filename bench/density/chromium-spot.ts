@@ -121,8 +121,10 @@ async function startViewers(server: TestServer, receiver: Receiver, from: number
     }
 }
 
-function pageFigures(w: Watcher, a: PageStats, b: PageStats, sec: number, cpuMsUsed: number): PageFigures {
+/** A page's figures between two readings of its probe (rates on the page's clock). */
+function pageFigures(w: Watcher, a: PageStats, b: PageStats, cpuMsUsed: number): PageFigures {
   const d = (k: keyof PageStats): number => (b[k] as number) - (a[k] as number);
+  const sec = d('atMs') / 1000;
   const audioPps = d('packetsReceived') / sec;
   const f: PageFigures = {
     avatarId: w.avatarId,
@@ -207,7 +209,7 @@ export async function chromiumSpotCheck(n: number, text: string, pages = CHROMIU
     const engineCpuPct = ((cpuMs(engine) - engine0) / wallMs) * 100;
     const sec = wallMs / 1000;
     const figures = watchers.map((w, i) =>
-      pageFigures(w, stats0[i]!, stats1[i]!, sec, treeDeltaMs(cpu0[i]!, cpu1[i]!)),
+      pageFigures(w, stats0[i]!, stats1[i]!, treeDeltaMs(cpu0[i]!, cpu1[i]!)),
     );
     return {
       n,
