@@ -263,7 +263,7 @@ export function reportSpotCheck(s: SpotCheck | undefined): void {
   );
   const v = s.viewers;
   report(
-    `spot-check level: engine ${fmt(s.engineCpuPct, 1)} %; receiver viewers ${v.n}: min ${fmt(v.audioPpsMin, 1)} audio packets/s, ${fmt(v.audioLost)} lost, min ${fmt(v.animFpsMin, 1)} animation frames/s, ${v.speaking}/${v.n} speaking; clean (every page >= ${MIN_DRAWN_FPS} drawn/s, no audio lost, heard, no video RTP): ${s.ok ? 'yes' : 'no'}`,
+    `spot-check level: engine ${fmt(s.engineCpuPct, 1)} %; receiver viewers ${v.n}: min ${fmt(v.audioPpsMin, 1)} audio packets/s, ${fmt(v.audioLost)} lost, min ${fmt(v.animFpsMin, 1)} animation frames/s, ${v.speaking}/${v.n} speaking; clean (every page >= ${MIN_DRAWN_FPS} drawn/s, no audio lost, heard, no video RTP): ${s.ok ? 'yes' : `no, so N=${s.n} counts as not clean`}`,
   );
 }
 
