@@ -64,39 +64,44 @@ export interface SpotCheck {
   ok: boolean;
 }
 
+/** One page's Chromium: its process tree's root, and the page once its session runs. */
 interface Watcher {
   browser: TestBrowser;
-  page: Page;
   root: number;
   avatarId: string;
+  page?: Page;
 }
 
-async function openPage(
-  server: TestServer,
-  avatarId: string,
-  voiceId: string,
-  text: string,
-): Promise<Watcher> {
+/** Starts a Chromium and finds its process tree (one at a time: the new root is the one not known). */
+async function launchWatcher(avatarId: string): Promise<Watcher> {
   const known = chromiumRoots();
   const browser = await launchBrowser();
-  try {
-    const root = [...chromiumRoots()].find((pid) => !known.has(pid));
-    if (root === undefined) throw new Error('the Chromium just started is not in this process tree');
-    const page = await browser.sdkPage(server.url);
-    await page.evaluate(installProbe);
-    const err = await page.evaluate(startPageSession, {
-      baseUrl: server.url,
-      credential: server.secret,
-      avatarId,
-      voiceId,
-      text,
-    });
-    if (err) throw new Error(`spot-check page (${avatarId}): ${err}`);
-    return { browser, page, root, avatarId };
-  } catch (e) {
+  const root = [...chromiumRoots()].find((pid) => !known.has(pid));
+  if (root === undefined) {
     await browser.close();
-    throw e;
+    throw new Error('the Chromium just started is not in this process tree');
   }
+  return { browser, root, avatarId };
+}
+
+/** The SDK page: the probe, then a client-rendered session that speaks. */
+async function openPage(w: Watcher, server: TestServer, voiceId: string, text: string): Promise<void> {
+  const page = await w.browser.sdkPage(server.url);
+  w.page = page;
+  await page.evaluate(installProbe);
+  const err = await page.evaluate(startPageSession, {
+    baseUrl: server.url,
+    credential: server.secret,
+    avatarId: w.avatarId,
+    voiceId,
+    text,
+  });
+  if (err) throw new Error(`spot-check page (${w.avatarId}): ${err}`);
+}
+
+async function closeWatcher(w: Watcher): Promise<void> {
+  await w.page?.evaluate(() => (window as any).mp?.endSession()).catch(() => undefined);
+  await w.browser.close();
 }
 
 /** The receiver-watched sessions, each speaking two long turns. */
@@ -190,19 +195,19 @@ export async function chromiumSpotCheck(n: number, text: string, pages = CHROMIU
         .trim()
         .split('\n')[0],
     );
-    for (let i = 0; i < k; i++)
-      watchers.push(
-        await openPage(server, AVATARS[i % AVATARS.length]!, i % 2 ? 'en-us-male' : 'en-us-female', text),
-      );
+    for (let i = 0; i < k; i++) watchers.push(await launchWatcher(AVATARS[i % AVATARS.length]!));
+    await Promise.all(
+      watchers.map((w, i) => openPage(w, server, i % 2 ? 'en-us-male' : 'en-us-female', text)),
+    );
     if (receiver) await startViewers(server, receiver, k, n, text);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
-    const stats0 = await Promise.all(watchers.map((w) => w.page.evaluate(pageStats)));
+    const stats0 = await Promise.all(watchers.map((w) => w.page!.evaluate(pageStats)));
     const viewers0 = (await receiver?.stats()) ?? [];
     const cpu0 = watchers.map((w) => treeCpuMs(w.root));
     const engine0 = cpuMs(engine);
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, WINDOW_MS));
-    const stats1 = await Promise.all(watchers.map((w) => w.page.evaluate(pageStats)));
+    const stats1 = await Promise.all(watchers.map((w) => w.page!.evaluate(pageStats)));
     const viewers1 = (await receiver?.stats()) ?? [];
     const cpu1 = watchers.map((w) => treeCpuMs(w.root));
     const wallMs = performance.now() - t0;
@@ -220,10 +225,7 @@ export async function chromiumSpotCheck(n: number, text: string, pages = CHROMIU
       ok: figures.every((f) => f.ok),
     };
   } finally {
-    for (const w of watchers) {
-      await w.page.evaluate(() => (window as any).mp?.endSession()).catch(() => undefined);
-      await w.browser.close();
-    }
+    await Promise.all(watchers.map(closeWatcher));
     receiver?.close();
     await server.stop();
   }
