@@ -180,55 +180,70 @@ function viewerFigures(before: PeerStats[], after: PeerStats[], sec: number): Sp
  * by SDK pages in their own Chromium, the rest by receiver viewers; the figures over the window.
  */
 export async function chromiumSpotCheck(n: number, text: string, pages = CHROMIUM_PAGES): Promise<SpotCheck> {
-  const server = await startServer({
-    MOUTHPIECE_LOG_LEVEL: 'warn',
-    MOUTHPIECE_ENGINE_PROCESSES: '1',
-    MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
-    MOUTHPIECE_MAX_SESSIONS: '200',
-  });
   const k = Math.min(pages, n);
-  const receiver = k < n ? new Receiver() : undefined;
   const watchers: Watcher[] = [];
-  try {
-    const engine = Number(
-      execFileSync('pgrep', ['-P', String(server.proc.pid), '-f', 'engine-main'], { encoding: 'utf8' })
-        .trim()
-        .split('\n')[0],
-    );
+  // the browsers start while the server does (one at a time, to tell their process trees apart)
+  const launching = (async () => {
     for (let i = 0; i < k; i++) watchers.push(await launchWatcher(AVATARS[i % AVATARS.length]!));
-    await Promise.all(
-      watchers.map((w, i) => openPage(w, server, i % 2 ? 'en-us-male' : 'en-us-female', text)),
-    );
+  })();
+  let server: TestServer | undefined;
+  const receiver = k < n ? new Receiver() : undefined;
+  try {
+    [server] = await Promise.all([
+      startServer({
+        MOUTHPIECE_LOG_LEVEL: 'warn',
+        MOUTHPIECE_ENGINE_PROCESSES: '1',
+        MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
+        MOUTHPIECE_MAX_SESSIONS: '200',
+      }),
+      launching,
+    ]);
+    const srv = server;
+    await Promise.all(watchers.map((w, i) => openPage(w, srv, i % 2 ? 'en-us-male' : 'en-us-female', text)));
     if (receiver) await startViewers(server, receiver, k, n, text);
-    await new Promise((r) => setTimeout(r, WARMUP_MS));
-    const stats0 = await Promise.all(watchers.map((w) => w.page!.evaluate(pageStats)));
-    const viewers0 = (await receiver?.stats()) ?? [];
-    const cpu0 = watchers.map((w) => treeCpuMs(w.root));
-    const engine0 = cpuMs(engine);
-    const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, WINDOW_MS));
-    const stats1 = await Promise.all(watchers.map((w) => w.page!.evaluate(pageStats)));
-    const viewers1 = (await receiver?.stats()) ?? [];
-    const cpu1 = watchers.map((w) => treeCpuMs(w.root));
-    const wallMs = performance.now() - t0;
-    const engineCpuPct = ((cpuMs(engine) - engine0) / wallMs) * 100;
-    const sec = wallMs / 1000;
-    const figures = watchers.map((w, i) =>
-      pageFigures(w, stats0[i]!, stats1[i]!, treeDeltaMs(cpu0[i]!, cpu1[i]!)),
-    );
-    return {
-      n,
-      pages: figures,
-      viewers: viewerFigures(viewers0, viewers1, sec),
-      engineCpuPct,
-      windowSec: sec,
-      ok: figures.every((f) => f.ok),
-    };
+    return await measureSpot(server, watchers, receiver, n);
   } finally {
+    await launching.catch(() => undefined);
     await Promise.all(watchers.map(closeWatcher));
     receiver?.close();
-    await server.stop();
+    await server?.stop();
   }
+}
+
+/** The window, after the warm-up: every page's figures, the receiver viewers', the engine's CPU. */
+async function measureSpot(
+  server: TestServer,
+  watchers: Watcher[],
+  receiver: Receiver | undefined,
+  n: number,
+): Promise<SpotCheck> {
+  const engine = Number(
+    execFileSync('pgrep', ['-P', String(server.proc.pid), '-f', 'engine-main'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0],
+  );
+  await new Promise((r) => setTimeout(r, WARMUP_MS));
+  const stats0 = await Promise.all(watchers.map((w) => w.page!.evaluate(pageStats)));
+  const viewers0 = (await receiver?.stats()) ?? [];
+  const cpu0 = watchers.map((w) => treeCpuMs(w.root));
+  const engine0 = cpuMs(engine);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, WINDOW_MS));
+  const stats1 = await Promise.all(watchers.map((w) => w.page!.evaluate(pageStats)));
+  const viewers1 = (await receiver?.stats()) ?? [];
+  const cpu1 = watchers.map((w) => treeCpuMs(w.root));
+  const wallMs = performance.now() - t0;
+  const figures = watchers.map((w, i) =>
+    pageFigures(w, stats0[i]!, stats1[i]!, treeDeltaMs(cpu0[i]!, cpu1[i]!)),
+  );
+  return {
+    n,
+    pages: figures,
+    viewers: viewerFigures(viewers0, viewers1, wallMs / 1000),
+    engineCpuPct: ((cpuMs(engine) - engine0) / wallMs) * 100,
+    windowSec: wallMs / 1000,
+    ok: figures.every((f) => f.ok),
+  };
 }
 
 /** The spot-check's rows, in the bench's table style, and a line on the other viewers. */
