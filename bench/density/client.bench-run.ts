@@ -211,7 +211,10 @@ async function measure(n: number, render: Render): Promise<Level> {
     receiver.close();
     await server.stop();
     if (profileDir) {
-      const file = readdirSync(profileDir).find((f) => f.includes(`.${engine}.`));
+      // the engine writes its profile as it exits, which can outlast the server's own exit
+      const find = () => readdirSync(profileDir).find((f) => f.includes(`.${engine}.0.`));
+      for (let i = 0; i < 50 && !find(); i++) await new Promise((r) => setTimeout(r, 200));
+      const file = find();
       if (file) profiles.set(`${n} ${render}`, summariseProfile(join(profileDir, file)));
       rmSync(profileDir, { recursive: true, force: true });
     }

@@ -89,3 +89,30 @@ export function parseSdpFragment(frag: string): { candidates: TrickleCandidate[]
 export function hasDataChannel(sdp: string): boolean {
   return /^m=application /m.test(sdp);
 }
+
+/**
+ * The offer with `a=ptime:<frameMs>` in its audio section (any ptime it had replaced). libwebrtc
+ * reads the remote description's ptime for the Opus frames it sends (the next supported length at
+ * or above it: 10, 20, 40, 60 … 120 ms), so applying this offer makes the engine packetise audio
+ * that way (docs/design.md §13.8).
+ */
+export function withAudioPtime(sdp: string, frameMs: number): string {
+  const lines = sdp.split(/\r?\n/);
+  const out: string[] = [];
+  let inAudio = false;
+  const close = (): void => {
+    if (inAudio) out.push(`a=ptime:${frameMs}`);
+    inAudio = false;
+  };
+  for (const l of lines) {
+    if (l.startsWith('m=')) {
+      close();
+      inAudio = l.startsWith('m=audio ');
+    }
+    if (inAudio && l.startsWith('a=ptime:')) continue;
+    if (l === '' && inAudio) close(); // the offer's final line break
+    out.push(l);
+  }
+  close();
+  return out.join('\r\n');
+}

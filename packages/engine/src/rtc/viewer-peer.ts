@@ -19,12 +19,25 @@ import {
 import { EngineError } from '../host/types.js';
 import type { Peer, PeerEvents } from './peer.js';
 import { filterOfferCandidates } from './candidate-filter.js';
-import { hasDataChannel, hasMedia, offerProblem, parseSdpFragment, preferCodec } from './sdp.js';
+import {
+  hasDataChannel,
+  hasMedia,
+  offerProblem,
+  parseSdpFragment,
+  preferCodec,
+  withAudioPtime,
+} from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
 /** Nothing received from a connected viewer for this long: it is gone (see #watchSilence). */
 export const SILENT_LOST_MS = 2000;
 const SILENCE_POLL_MS = 500;
+/**
+ * The Opus frame sent to a viewer that draws the avatar itself (its offer has no video): 40 ms
+ * packets instead of libwebrtc's 20 halve the packets the engine's encoder, pacer and network
+ * threads handle per session, and the viewer's (docs/design.md §13.8). Video viewers keep 20 ms.
+ */
+export const CLIENT_AUDIO_FRAME_MS = 40;
 
 export class ViewerPeer implements Peer {
   readonly viewerId: string;
@@ -105,7 +118,8 @@ export class ViewerPeer implements Peer {
     };
     pc.onconnectionstatechange = onState;
     try {
-      const sdp = filterOfferCandidates(preferCodec(offerSdp, 'video', 'VP8'), accept);
+      const offer = peer.hasVideo ? offerSdp : withAudioPtime(offerSdp, CLIENT_AUDIO_FRAME_MS);
+      const sdp = filterOfferCandidates(preferCodec(offer, 'video', 'VP8'), accept);
       await pc.setRemoteDescription({ type: 'offer', sdp });
       // both tracks in one stream: the answer's msid puts them in one sync group, so the browser
       // plays video in step with audio (without it each plays out on its own delay)
