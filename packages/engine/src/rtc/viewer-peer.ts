@@ -25,7 +25,8 @@ import {
   offerProblem,
   parseSdpFragment,
   preferCodec,
-  withAudioPtime,
+  withOpusSendParams,
+  type OpusSendParams,
 } from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
@@ -33,11 +34,13 @@ const GATHER_TIMEOUT_MS = 2000;
 export const SILENT_LOST_MS = 2000;
 const SILENCE_POLL_MS = 500;
 /**
- * The Opus frame sent to a viewer that draws the avatar itself (its offer has no video): 40 ms
- * packets instead of libwebrtc's 20 halve the packets the engine's encoder, pacer and network
- * threads handle per session, and the viewer's (docs/design.md §13.8). Video viewers keep 20 ms.
+ * How Opus is sent to a viewer that draws the avatar itself (its offer has no video): 40 ms
+ * packets instead of libwebrtc's 20 halve the packets the engine's pacer and network threads (and
+ * the viewer) handle per session, and at 64 kbit/s Opus codes speech in its CELT mode, which costs
+ * the encoder thread half of what 32 kbit/s SILK/hybrid does (docs/design.md §13.8). Viewers with
+ * video keep libwebrtc's defaults (20 ms, 32 kbit/s).
  */
-export const CLIENT_AUDIO_FRAME_MS = 40;
+export const CLIENT_RENDER_OPUS: OpusSendParams = { frameMs: 40, bitrateBps: 64_000 };
 
 export class ViewerPeer implements Peer {
   readonly viewerId: string;
@@ -118,7 +121,7 @@ export class ViewerPeer implements Peer {
     };
     pc.onconnectionstatechange = onState;
     try {
-      const offer = peer.hasVideo ? offerSdp : withAudioPtime(offerSdp, CLIENT_AUDIO_FRAME_MS);
+      const offer = peer.hasVideo ? offerSdp : withOpusSendParams(offerSdp, CLIENT_RENDER_OPUS);
       const sdp = filterOfferCandidates(preferCodec(offer, 'video', 'VP8'), accept);
       await pc.setRemoteDescription({ type: 'offer', sdp });
       // both tracks in one stream: the answer's msid puts them in one sync group, so the browser
