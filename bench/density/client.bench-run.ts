@@ -244,7 +244,18 @@ function reportProfiles(): void {
 }
 
 function table(levels: Level[]): void {
-  const head = ['engine%', '%/sess', 'MB/sess', 'skipped', 'aud/s', 'aud s/s', 'lost', 'anim/s', 'fps', 'speak'];
+  const head = [
+    'engine%',
+    '%/sess',
+    'MB/sess',
+    'skipped',
+    'aud/s',
+    'aud s/s',
+    'lost',
+    'anim/s',
+    'fps',
+    'speak',
+  ];
   report(
     row(
       'N',

@@ -140,7 +140,8 @@ function opusSection(section: string[], { frameMs, bitrateBps }: OpusSendParams)
       const kept = m[2]!.split(';').filter((p) => p.trim() !== '' && !/^\s*maxaveragebitrate=/i.test(p));
       return `a=fmtp:${m[1]} ${[...kept, `maxaveragebitrate=${bitrateBps}`].join(';')}`;
     });
-  for (const pt of pts.filter((p) => !withFmtp.has(p))) out.push(`a=fmtp:${pt} maxaveragebitrate=${bitrateBps}`);
+  for (const pt of pts.filter((p) => !withFmtp.has(p)))
+    out.push(`a=fmtp:${pt} maxaveragebitrate=${bitrateBps}`);
   out.push(`a=ptime:${frameMs}`);
   return out;
 }
