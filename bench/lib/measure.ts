@@ -44,13 +44,18 @@ export function row(label: string, cells: Array<string | number>, labelWidth = 3
   return label.padEnd(labelWidth) + cells.map((c) => String(c).padStart(width)).join('');
 }
 
-/** CPU ms used so far by each thread of a process, summed by thread name (`comm`). */
+/**
+ * CPU ms used so far by each thread of a process, summed by thread name (`comm`). Node names none
+ * of its threads, so its main (JS) thread is told apart as `main`; `node` is then its workers
+ * (worker threads such as the espeak synthesiser, V8's platform and libuv's pool).
+ */
 export function threadCpuMs(pid: number): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[-_ ]?\d+$/, '');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[-_ ]?\d+$/, '');
+      const name = tid === String(pid) ? 'main' : comm;
       const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
       out.set(name, (out.get(name) ?? 0) + ((Number(f[11]) + Number(f[12])) * 1000) / 100);
     } catch {

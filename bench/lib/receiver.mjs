@@ -96,6 +96,9 @@ async function stats() {
         s.audioEnergy = r.totalAudioEnergy ?? 0;
         s.audioBytes = (r.bytesReceived ?? 0) + (r.headerBytesReceived ?? 0);
         s.audioLost = r.packetsLost ?? 0;
+        // the decoder's output: samples received (48 kHz), those of them concealment made up
+        s.audioSamples = r.totalSamplesReceived ?? 0;
+        s.audioConcealed = r.concealedSamples ?? 0;
       }
     });
     out.push(s);

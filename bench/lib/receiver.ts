@@ -11,6 +11,9 @@ export interface PeerStats {
   /** RTP payload + header bytes received, and audio packets lost. */
   audioBytes: number;
   audioLost: number;
+  /** Audio the viewer's decoder produced (48 kHz samples), and how many of them it concealed. */
+  audioSamples?: number;
+  audioConcealed?: number;
   videoBytes: number;
   /** All bytes the viewer's transport received (RTP, RTCP, SCTP, DTLS), when libwebrtc reports it. */
   transportBytes?: number;

@@ -24,6 +24,8 @@ interface Viewer {
   frames(): readonly Uint8Array[];
   /** RTP packets received per kind, where there is a network (the real viewer). */
   packets?(): Readonly<Record<string, number>>;
+  /** Milliseconds of audio the real viewer decoded from them. */
+  audioDecodedMs?(): number;
   close(): void;
 }
 
@@ -69,6 +71,7 @@ const hosts: Array<[string, HostUnderTest]> = [
           messages: () => v.messages,
           frames: () => v.binary,
           packets: () => v.packets,
+          audioDecodedMs: () => v.audio.decodedMs,
           close: () => v.close(),
         };
       },
@@ -268,6 +271,14 @@ describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
       if (packets) {
         await until(() => (viewer.packets?.()['audio'] ?? 0) > 20, 5000, 'audio RTP');
         expect(packets['video'] ?? 0).toBe(0);
+        // Opus in 40 ms frames for a viewer that draws (rtc/viewer-peer.ts: CLIENT_RENDER_OPUS), not
+        // 20: the audio its decoder made per packet, over packets that came after the first ones
+        const audioPackets = (): number => viewer.packets!()['audio'] ?? 0;
+        const [p0, ms0] = [audioPackets(), viewer.audioDecodedMs!()];
+        await until(() => audioPackets() >= p0 + 25, 5000, 'more audio RTP');
+        const msPerPacket = (viewer.audioDecodedMs!() - ms0) / (audioPackets() - p0);
+        expect(msPerPacket).toBeGreaterThan(34);
+        expect(msPerPacket).toBeLessThan(46);
       }
     } finally {
       viewer.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasDataChannel, offersCodec, parseSdpFragment, preferCodec } from './sdp.js';
+import { hasDataChannel, offersCodec, parseSdpFragment, preferCodec, withOpusSendParams } from './sdp.js';
 
 const OFFER = [
   'v=0',
@@ -28,6 +28,42 @@ describe('sdp', () => {
     expect(offersCodec(OFFER, 'audio', 'VP8')).toBe(false);
     expect(hasDataChannel(OFFER)).toBe(true);
     expect(hasDataChannel(OFFER.replace(/m=application.*\r\n/, ''))).toBe(false);
+  });
+
+  it('asks for Opus frames and bitrate in the audio section only, replacing what the offer said', () => {
+    const offer = [
+      'v=0',
+      'm=audio 9 UDP/TLS/RTP/SAVPF 111 63 0',
+      'a=rtpmap:111 opus/48000/2',
+      'a=fmtp:111 minptime=10;maxaveragebitrate=20000;useinbandfec=1',
+      'a=rtpmap:63 red/48000/2',
+      'a=fmtp:63 111/111',
+      'a=rtpmap:0 PCMU/8000',
+      'a=ptime:20',
+      'm=application 9 UDP/DTLS/SCTP webrtc-datachannel',
+      'a=mid:1',
+      '',
+    ].join('\r\n');
+    const out = withOpusSendParams(offer, { frameMs: 40, bitrateBps: 64_000 });
+    expect(out.split('\r\n')).toEqual([
+      'v=0',
+      'm=audio 9 UDP/TLS/RTP/SAVPF 111 63 0',
+      'a=rtpmap:111 opus/48000/2',
+      'a=fmtp:111 minptime=10;useinbandfec=1;maxaveragebitrate=64000',
+      'a=rtpmap:63 red/48000/2',
+      'a=fmtp:63 111/111',
+      'a=rtpmap:0 PCMU/8000',
+      'a=ptime:40',
+      'm=application 9 UDP/DTLS/SCTP webrtc-datachannel',
+      'a=mid:1',
+      '',
+    ]);
+    // an Opus format without an fmtp line gets one; a section after audio is left alone
+    const bare = withOpusSendParams(OFFER, { frameMs: 60, bitrateBps: 48_000 });
+    expect(bare).toContain(
+      'a=rtpmap:111 opus/48000/2\r\na=fmtp:111 maxaveragebitrate=48000\r\na=ptime:60\r\nm=video',
+    );
+    expect(bare.replace(/^a=(fmtp:111|ptime).*\r\n/gm, '')).toBe(OFFER);
   });
 
   it('parses trickle fragments with their mids', () => {

@@ -89,3 +89,59 @@ export function parseSdpFragment(frag: string): { candidates: TrickleCandidate[]
 export function hasDataChannel(sdp: string): boolean {
   return /^m=application /m.test(sdp);
 }
+
+/** How the engine's Opus encoder is asked to send, through the offer it applies (below). */
+export interface OpusSendParams {
+  /** Milliseconds of audio per packet (`a=ptime`). */
+  frameMs: number;
+  /** The encoder's bitrate (fmtp `maxaveragebitrate`), bit/s. */
+  bitrateBps: number;
+}
+
+/**
+ * The offer with its audio section asking for `params`: `a=ptime:<frameMs>` (any ptime it had
+ * replaced) and `maxaveragebitrate` on every Opus format's fmtp (added, or replacing the offer's).
+ * libwebrtc configures the Opus encoder it sends with from the remote description: the frame is
+ * the next supported length at or above ptime (10, 20, 40, 60 … 120 ms), the bitrate that one
+ * (docs/design.md §13.8).
+ */
+export function withOpusSendParams(sdp: string, params: OpusSendParams): string {
+  const lines = sdp.split(/\r?\n/);
+  const trailing = lines.at(-1) === '' ? lines.pop() : undefined;
+  const out: string[] = [];
+  let audio: string[] | undefined;
+  const flush = (): void => {
+    if (audio) out.push(...opusSection(audio, params));
+    audio = undefined;
+  };
+  for (const l of lines) {
+    if (l.startsWith('m=')) {
+      flush();
+      if (l.startsWith('m=audio ')) audio = [];
+    }
+    (audio ?? out).push(l);
+  }
+  flush();
+  if (trailing !== undefined) out.push(trailing);
+  return out.join('\r\n');
+}
+
+function opusSection(section: string[], { frameMs, bitrateBps }: OpusSendParams): string[] {
+  const pts = section
+    .map((l) => /^a=rtpmap:(\d+) opus\//i.exec(l)?.[1])
+    .filter((pt): pt is string => pt !== undefined);
+  const withFmtp = new Set<string>();
+  const out = section
+    .filter((l) => !l.startsWith('a=ptime:'))
+    .map((l) => {
+      const m = /^a=fmtp:(\d+) (.*)$/.exec(l);
+      if (!m || !pts.includes(m[1]!)) return l;
+      withFmtp.add(m[1]!);
+      const kept = m[2]!.split(';').filter((p) => p.trim() !== '' && !/^\s*maxaveragebitrate=/i.test(p));
+      return `a=fmtp:${m[1]} ${[...kept, `maxaveragebitrate=${bitrateBps}`].join(';')}`;
+    });
+  for (const pt of pts.filter((p) => !withFmtp.has(p)))
+    out.push(`a=fmtp:${pt} maxaveragebitrate=${bitrateBps}`);
+  out.push(`a=ptime:${frameMs}`);
+  return out;
+}

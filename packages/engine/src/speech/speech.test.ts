@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { floatToInt16, resample } from './resample.js';
+import { floatToInt16, resample, resampleRange, resampleRangeDirect } from './resample.js';
 import { splitSentences } from './sentences.js';
 import { espeakSpeech } from '../testing/espeak-speech.js';
 import { VoiceBook } from './voice-book.js';
@@ -24,6 +24,31 @@ describe('resample', () => {
       const rms = Math.sqrt(mid.reduce((a, v) => a + v * v, 0) / mid.length);
       expect(rms).toBeGreaterThan(0.69);
       expect(rms).toBeLessThan(0.72);
+    }
+  });
+
+  it('gives the kernel values through its polyphase tables, whole or piece by piece', () => {
+    const from = 22_050;
+    const input = new Int16Array(from / 4).map((_, i) =>
+      Math.round(9000 * Math.sin(i * 0.07) + 4000 * Math.sin(i * 1.3) + ((i * 7919) % 2001) - 1000),
+    );
+    for (const [fromHz, toHz] of [
+      [22_050, 48_000],
+      [24_000, 48_000],
+      [44_100, 48_000],
+      [16_000, 48_000],
+      [96_000, 48_000],
+      [48_000, 22_050],
+    ] as const) {
+      const n = Math.round((input.length * toHz) / fromHz);
+      const direct = resampleRangeDirect(input, input.length, fromHz, toHz, 0, n);
+      const whole = resampleRange(input, input.length, fromHz, toHz, 0, n);
+      const piece = resampleRange(input, input.length, fromHz, toHz, 1000, 1777);
+      let worst = 0;
+      for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(whole[i]! - direct[i]!));
+      for (let i = 0; i < piece.length; i++) worst = Math.max(worst, Math.abs(piece[i]! - direct[1000 + i]!));
+      expect(worst, `${fromHz} → ${toHz}`).toBeLessThan(0.05); // of an int16 sample
+      expect(Math.max(...direct.map(Math.abs)), `${fromHz} → ${toHz}`).toBeGreaterThan(1000);
     }
   });
 

@@ -2,8 +2,8 @@
  * A libwebrtc viewer in its own process (libwebrtc can crash at a natural exit, so it never loads
  * in the test runner's): receive-only audio and video (audio alone when the offer is to carry no
  * video) with the `events` channel, saying `ready` once the channel opens, as the SDK does; text
- * messages are passed on parsed, binary ones as bytes, and the RTP packets received per kind every
- * 250 ms. Driven by testing/wrtc-viewer.ts over IPC.
+ * messages are passed on parsed, binary ones as bytes, and the RTP packets received per kind (and
+ * the audio its decoder made of them) every 250 ms. Driven by testing/wrtc-viewer.ts over IPC.
  */
 import wrtc, { type RTCPeerConnection } from '@roamhq/wrtc';
 import type { ViewerToChild, ViewerFromChild } from './wrtc-viewer.js';
@@ -46,8 +46,15 @@ async function reportPackets(peer: RTCPeerConnection): Promise<void> {
   report.forEach((r) => {
     if (r['type'] !== 'inbound-rtp') return;
     const kind = r['kind'] ?? r['mediaType'];
+    // audio: the samples its decoder made from packets (received, less those it concealed)
+    const decoded = Number(r['totalSamplesReceived'] ?? 0) - Number(r['concealedSamples'] ?? 0);
     if (typeof kind === 'string')
-      send({ kind: 'track', track: kind, packets: Number(r['packetsReceived'] ?? 0) });
+      send({
+        kind: 'track',
+        track: kind,
+        packets: Number(r['packetsReceived'] ?? 0),
+        ...(kind === 'audio' ? { decodedSamples: decoded } : {}),
+      });
   });
 }
 

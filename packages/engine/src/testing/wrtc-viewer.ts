@@ -14,7 +14,7 @@ export type ViewerFromChild =
   | { kind: 'offer'; sdp: string }
   | { kind: 'message'; message: unknown }
   | { kind: 'binary'; bytes: number[] }
-  | { kind: 'track'; track: string; packets: number }
+  | { kind: 'track'; track: string; packets: number; decodedSamples?: number }
   | { kind: 'state'; state: string };
 
 export interface WrtcViewer {
@@ -24,6 +24,8 @@ export interface WrtcViewer {
   readonly binary: Uint8Array[];
   /** RTP packets received per track kind ('audio', 'video'), as last reported (every 250 ms). */
   readonly packets: Record<string, number>;
+  /** Milliseconds of audio the viewer's decoder made from the packets received (not concealed). */
+  readonly audio: { decodedMs: number };
   /** Connects: `answer` gets the offer and returns the engine's answer. */
   connect(answer: (offerSdp: string) => Promise<string>): Promise<void>;
   close(): void;
@@ -38,12 +40,15 @@ export function wrtcViewer(o: { video?: boolean } = {}): WrtcViewer {
   const messages: ServerMessage[] = [];
   const binary: Uint8Array[] = [];
   const packets: Record<string, number> = {};
+  const audio = { decodedMs: 0 };
   let onOffer: ((sdp: string) => void) | undefined;
   child.on('message', (m: ViewerFromChild) => {
     if (m.kind === 'message') messages.push(m.message as ServerMessage);
     else if (m.kind === 'binary') binary.push(Uint8Array.from(m.bytes));
-    else if (m.kind === 'track') packets[m.track] = m.packets;
-    else if (m.kind === 'offer') onOffer?.(m.sdp);
+    else if (m.kind === 'track') {
+      packets[m.track] = m.packets;
+      if (m.decodedSamples !== undefined) audio.decodedMs = m.decodedSamples / 48;
+    } else if (m.kind === 'offer') onOffer?.(m.sdp);
   });
   const post = (m: ViewerToChild): void => {
     if (child.connected) child.send(m);
@@ -52,6 +57,7 @@ export function wrtcViewer(o: { video?: boolean } = {}): WrtcViewer {
     messages,
     binary,
     packets,
+    audio,
     async connect(answer) {
       const offerSdp = await new Promise<string>((resolve) => {
         onOffer = resolve;
