@@ -7,14 +7,22 @@ cd "$(dirname "$0")/.."
 results=.test-results
 rm -rf "$results" && mkdir -p "$results"
 status=0
+# each phase's and each smoke's wall time, so a slow CI run shows where its minutes went
+phase_started=$SECONDS
+phase() {
+  if [ -n "${phase_name:-}" ]; then echo "   ($phase_name: $((SECONDS - phase_started)) s)"; fi
+  phase_name=$1
+  phase_started=$SECONDS
+  if [ -n "$1" ]; then echo "== $1"; fi
+}
 
-echo "== lint (typescript-eslint, type-checked)"
+phase "lint (typescript-eslint, type-checked)"
 npx eslint . || status=1
 
-echo "== unit and integration tests"
+phase "unit and integration tests"
 npx vitest run --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
 
-echo "== browser end-to-end tests"
+phase "browser end-to-end tests"
 for bin in /usr/bin/chromium turnserver ip redis-server nft; do
   if ! command -v "$bin" >/dev/null 2>&1; then
     echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables (.ci/run installs them)" >&2
@@ -42,12 +50,13 @@ if [ "$status" = 0 ] || [ -f "$results/unit.json" ]; then
   fi
 fi
 
-echo "== benchmarks (smoke: each prints its JSON line)"
+phase "benchmarks (smoke: each prints its JSON line)"
 smoke() {
+  local started=$SECONDS
   if out=$(node "$@" --smoke 2>&1) && echo "$out" | grep -q '^{.*}$'; then
-    echo "ok   $*"
+    echo "ok   $* ($((SECONDS - started)) s)"
   else
-    echo "FAIL $*"; echo "$out" | tail -20; status=1
+    echo "FAIL $* ($((SECONDS - started)) s)"; echo "$out" | tail -20; status=1
   fi
 }
 for b in bench/*/run.mjs; do
@@ -55,6 +64,7 @@ for b in bench/*/run.mjs; do
   smoke "$b"
 done
 smoke bench/density/run.mjs --render client
+phase ""
 
 node -e '
   const fs = require("fs");
