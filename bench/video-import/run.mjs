@@ -13,9 +13,8 @@ import { makeTalkingClip } from '@mouthpiece/engine/testing';
 const { values } = parseArgs({
   options: { seconds: { type: 'string' }, smoke: { type: 'boolean', default: false } },
 });
-// smoke: the 22 s clip the unit tests import too (cached in $TMPDIR, so `npm test` makes it once)
-const seconds = values.smoke ? 22 : Number(values.seconds ?? 60);
-const size = { width: 1280, height: 720 };
+const seconds = values.smoke ? 20 : Number(values.seconds ?? 60);
+const size = values.smoke ? { width: 960, height: 540 } : { width: 1280, height: 720 };
 const TARGET_S = 60;
 
 const madeAt = Date.now();
