@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const src = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
@@ -18,6 +19,9 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     pool: 'forks',
+    // one worker per core: vitest's default leaves one core to itself (a single worker on two
+    // cores), while its main process idles and many test files wait on child processes
+    maxWorkers: availableParallelism(),
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

@@ -1,53 +1,83 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`, after `pretest` builds): unit and integration tests,
-# then the browser end-to-end tests inside a network namespace made for this run (docs/design.md §7.2),
-# then each benchmark once in smoke mode. Ends with one summary line; exits non-zero on failure.
+# The README's test command (`npm test`, after `pretest` builds): lint, unit and integration tests,
+# then the browser end-to-end tests inside a network namespace made for this run (docs/design.md §7.2;
+# the outage file beside lint and the unit tests), then each benchmark once in smoke mode. Ends with one summary line; exits non-zero on failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 results=.test-results
 rm -rf "$results" && mkdir -p "$results"
 status=0
+# each phase's and each smoke's wall time, so a slow CI run shows where its minutes went
+phase_started=$SECONDS
+phase() {
+  if [ -n "${phase_name:-}" ]; then echo "   ($phase_name: $((SECONDS - phase_started)) s)"; fi
+  phase_name=$1
+  phase_started=$SECONDS
+  if [ -n "$1" ]; then echo "== $1"; fi
+}
 
-echo "== lint (typescript-eslint, type-checked)"
-npx eslint . || status=1
-
-echo "== unit and integration tests"
-npx vitest run --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
-
-echo "== browser end-to-end tests"
+# Browser tests need these, and root for their network namespace (or MOUTHPIECE_E2E_HOST_NET=1).
+e2e_ready=1
 for bin in /usr/bin/chromium turnserver ip redis-server nft; do
   if ! command -v "$bin" >/dev/null 2>&1; then
     echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables (.ci/run installs them)" >&2
     status=1
+    e2e_ready=0
   fi
 done
-if [ "$status" = 0 ] || [ -f "$results/unit.json" ]; then
-  if [ "$(id -u)" = 0 ] && [ "${MOUTHPIECE_E2E_HOST_NET:-}" != 1 ]; then
-    ns="mp-test-$$"
-    cleanup() {
-      for pid in $(ip netns pids "$ns" 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
-      sleep 0.5
-      for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
-      scripts/netns.sh down "$ns"
-    }
-    trap cleanup EXIT
-    scripts/netns.sh up "$ns"
-    MOUTHPIECE_E2E_NETNS=1 ip netns exec "$ns" npx vitest run --config e2e/vitest.config.ts \
-      --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
-  elif [ "${MOUTHPIECE_E2E_HOST_NET:-}" = 1 ]; then
-    npx vitest run --config e2e/vitest.config.ts --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
-  else
-    echo "browser tests need root (for the test network namespace) or MOUTHPIECE_E2E_HOST_NET=1" >&2
-    status=1
-  fi
+if [ "$(id -u)" = 0 ] && [ "${MOUTHPIECE_E2E_HOST_NET:-}" != 1 ]; then
+  ns="mp-test-$$"
+  cleanup() {
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+    scripts/netns.sh down "$ns"
+  }
+  trap cleanup EXIT
+  scripts/netns.sh up "$ns"
+  e2e() { MOUTHPIECE_E2E_NETNS=1 ip netns exec "$ns" npx vitest run --config e2e/vitest.config.ts "$@"; }
+elif [ "${MOUTHPIECE_E2E_HOST_NET:-}" = 1 ]; then
+  e2e() { npx vitest run --config e2e/vitest.config.ts "$@"; }
+else
+  echo "browser tests need root (for the test network namespace) or MOUTHPIECE_E2E_HOST_NET=1" >&2
+  status=1
+  e2e_ready=0
 fi
 
-echo "== benchmarks (smoke: each prints its JSON line)"
+# The network-outage file spends most of its two minutes waiting out outages it makes on purpose
+# (little CPU): it runs in the background beside lint and the unit tests, not alone with the other
+# browser tests, which keep the namespace to themselves one file at a time.
+OUTAGES=e2e/client-sdk-outages.e2e.test.ts
+outages_pid=
+if [ "$e2e_ready" = 1 ]; then
+  echo "== browser end-to-end: $OUTAGES (in the background until the other browser tests)"
+  e2e "$OUTAGES" --reporter=default --reporter=json --outputFile="$results/e2e-outages.json" \
+    >"$results/e2e-outages.log" 2>&1 &
+  outages_pid=$!
+fi
+
+phase "lint (typescript-eslint, type-checked)"
+npx eslint . || status=1
+
+phase "unit and integration tests"
+npx vitest run --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
+
+phase "browser end-to-end tests"
+if [ -n "$outages_pid" ]; then
+  wait "$outages_pid" || status=1
+  cat "$results/e2e-outages.log"
+fi
+if [ "$e2e_ready" = 1 ] && { [ "$status" = 0 ] || [ -f "$results/unit.json" ]; }; then
+  e2e --exclude "$OUTAGES" --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
+fi
+
+phase "benchmarks (smoke: each prints its JSON line)"
 smoke() {
+  local started=$SECONDS
   if out=$(node "$@" --smoke 2>&1) && echo "$out" | grep -q '^{.*}$'; then
-    echo "ok   $*"
+    echo "ok   $* ($((SECONDS - started)) s)"
   else
-    echo "FAIL $*"; echo "$out" | tail -20; status=1
+    echo "FAIL $* ($((SECONDS - started)) s)"; echo "$out" | tail -20; status=1
   fi
 }
 for b in bench/*/run.mjs; do
@@ -55,11 +85,12 @@ for b in bench/*/run.mjs; do
   smoke "$b"
 done
 smoke bench/density/run.mjs --render client
+phase ""
 
 node -e '
   const fs = require("fs");
   let passed = 0, failed = 0, skipped = 0;
-  for (const f of ["unit.json", "e2e.json"]) {
+  for (const f of ["unit.json", "e2e-outages.json", "e2e.json"]) {
     try {
       const r = JSON.parse(fs.readFileSync(".test-results/" + f, "utf8"));
       passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + (r.numTodoTests || 0);

@@ -143,7 +143,8 @@ describe('the server process loads no Skia, face-api, TensorFlow.js or libwebrtc
           MOUTHPIECE_ADMIN_TOKEN: ADMIN,
         },
         async (output, stop) => {
-          for (let i = 0; i < 300 && !output().includes('is running at'); i++)
+          // up to a minute: on a busy machine (test files run side by side) start takes its time
+          for (let i = 0; i < 1200 && !output().includes('is running at'); i++)
             await new Promise((r) => setTimeout(r, 50));
           expect(output()).toContain('is running at');
           const added = await upload('astro', portrait);
