@@ -50,7 +50,9 @@ describe('the browser bundle of @mouthpiece/draw', () => {
         (x) => x[1],
       );
       // a file beside it or one folder down from src/ (photo/, video/); from a folder, also src/ itself
-      const local = f.includes('/') ? /^\.\.?\/([a-z0-9-]+\/)?[a-z0-9-]+\.js$/ : /^\.\/([a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
+      const local = f.includes('/')
+        ? /^\.\.?\/([a-z0-9-]+\/)?[a-z0-9-]+\.js$/
+        : /^\.\/([a-z0-9-]+\/)?[a-z0-9-]+\.js$/;
       for (const i of imports) expect(i, `${f} imports ${i}`).toMatch(local);
     }
   });

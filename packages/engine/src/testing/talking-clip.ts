@@ -37,11 +37,7 @@ const GENERATOR_VERSION = 1;
  */
 const MADE_BY = ['testing', 'avatar', 'render', 'animation', 'lipsync', 'session', 'speech', 'face-state.ts'];
 /** Files in those folders that draw video avatars only (a clip is drawn by the photo renderer). */
-const NOT_MADE_BY = new Set([
-  'video-renderer.ts',
-  'mouth-selector.ts',
-  'synthetic-video-pack.ts',
-]);
+const NOT_MADE_BY = new Set(['video-renderer.ts', 'mouth-selector.ts', 'synthetic-video-pack.ts']);
 
 let fingerprint: string | undefined;
 
