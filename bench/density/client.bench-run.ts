@@ -22,6 +22,7 @@ import { startServer, type TestServer } from '../../e2e/harness/server.js';
 import { summariseProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { CHROMIUM_PAGES, chromiumSpotCheck, reportSpotCheck, spotJson } from './chromium-spot.js';
 import { Receiver, type PeerStats } from '../lib/receiver.js';
+import { SPEECH, startSpeaking } from './speech-source.js';
 import {
   cpuMs,
   fmt,
@@ -93,7 +94,7 @@ async function metric(server: TestServer, name: string): Promise<number> {
   return m ? Number(m[1]) : NaN;
 }
 
-/** Sessions start speaking two long paragraphs each, every one with its viewer. */
+/** Sessions start speaking (speech-source.ts), every one with its viewer. */
 async function start(server: TestServer, receiver: Receiver, n: number, render: Render): Promise<void> {
   const sessions = [];
   for (let i = 0; i < n; i++) {
@@ -105,14 +106,7 @@ async function start(server: TestServer, receiver: Receiver, n: number, render: 
     await receiver.connect(sessionId, init.whepUrl, { events: true, video: render === 'video' });
     sessions.push({ sessionId, token });
   }
-  for (const s of sessions)
-    for (let k = 0; k < 2; k++) {
-      const r = await server.api(`/v1/avatar-session/${s.sessionId}/say-text`, {
-        token: s.token,
-        json: { text: TEXT, turnId: `t${k}` },
-      });
-      if (!r.ok) throw new Error(`say-text: ${r.status} ${await r.text()}`);
-    }
+  for (const s of sessions) await startSpeaking(server, s, TEXT);
 }
 
 /** The change of each peer's counters over the window, per second. */
@@ -312,7 +306,7 @@ it.runIf(CLIENT)('measures client rendering beside video', async () => {
   const best = clean.at(-1);
   const ratio = best ? video.cpuPerSessionPct / best.cpuPerSessionPct : NaN;
   report(
-    `density benchmark, render: 'client' (viewers offer no video; the engine sends audio + animation frames) beside video (512x512@${FPS}), one engine process, libwebrtc viewers in a separate process, ${WINDOW_MS / 1000} s window`,
+    `density benchmark, render: 'client' (viewers offer no video; the engine sends audio + animation frames) beside video (512x512@${FPS}), one engine process, libwebrtc viewers in a separate process, ${WINDOW_MS / 1000} s window, speech: ${SPEECH === 'audio' ? 'an uploaded recording (say-audio)' : 'espeak voices (say-text, synthesised in the engine)'}`,
   );
   table([video, ...levels]);
   report(
@@ -332,6 +326,7 @@ it.runIf(CLIENT)('measures client rendering beside video', async () => {
     JSON.stringify({
       bench: 'density',
       render: 'client',
+      speech: SPEECH,
       smoke,
       windowSec: WINDOW_MS / 1000,
       clientSessionsPerProcess: best?.n ?? 0,
