@@ -198,8 +198,10 @@ export async function chromiumSpotCheck(n: number, text: string, pages = CHROMIU
       launching,
     ]);
     const srv = server;
-    await Promise.all(watchers.map((w, i) => openPage(w, srv, i % 2 ? 'en-us-male' : 'en-us-female', text)));
+    // the viewers' sessions first: setting up many of them takes long enough for a page's speech,
+    // started before them, to have ended by the window
     if (receiver) await startViewers(server, receiver, k, n, text);
+    await Promise.all(watchers.map((w, i) => openPage(w, srv, i % 2 ? 'en-us-male' : 'en-us-female', text)));
     return await measureSpot(server, watchers, receiver, n);
   } finally {
     await launching.catch(() => undefined);
