@@ -254,7 +254,9 @@ describe('POST /admin/v1/avatars with a clip (video avatars)', () => {
     expect(readdirSync(join(dataDir, 'avatars', 'talker')).sort()).toEqual([
       'avatar.json',
       'base.i420',
+      'base.ivf', // the VP9 copies for browsers (docs/design.md §13.6)
       'mouths.i420',
+      'mouths.ivf',
       'preview.png',
       'video.json',
     ]);
