@@ -3,24 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTalkingClip, portraitFixture } from '@mouthpiece/engine/testing';
-import { runCli } from './run.js';
+import { runCliCaptured } from '../testing/cli-run.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function cli(argv: string[], dataDir: string) {
-  let out = '';
-  let err = '';
-  const code = await runCli({
-    argv,
-    env: { MOUTHPIECE_DATA_DIR: dataDir, MOUTHPIECE_TURN: 'off' },
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-  });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 describe('mouthpiece avatars', () => {
   it('tells a video by its content, not its name: a clip named .png becomes a video avatar, with progress', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticVideoPack } from '@mouthpiece/engine/testing';
-import { runCli } from './run.js';
+import { runCliCaptured } from '../testing/cli-run.js';
 
 let dataDir: string;
 
@@ -14,17 +14,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function cli(argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli({
-    argv,
-    env: { MOUTHPIECE_DATA_DIR: dataDir, MOUTHPIECE_TURN: 'off' },
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-  });
-  return { code, out, err };
-}
+const cli = (argv: string[]) => runCliCaptured(argv, dataDir);
 
 describe('mouthpiece avatars encode-video', () => {
   it('adds base.ivf and mouths.ivf to a video pack that lacks them, once; refuses what is not a video avatar', async () => {

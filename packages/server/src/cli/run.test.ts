@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../auth/credential-secret.js';
 import { openSqliteStores } from '../storage/sqlite/index.js';
-import { runCli, type CliIo } from './run.js';
+import { runCliCaptured } from '../testing/cli-run.js';
 import { durationText, parseDurationMs, suggestDuration } from './durations.js';
 
 const dirs: string[] = [];
@@ -12,18 +12,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function cli(argv: string[], dataDir: string, more: Partial<CliIo> = {}) {
-  let out = '';
-  let err = '';
-  const code = await runCli({
-    argv,
-    env: { MOUTHPIECE_DATA_DIR: dataDir, MOUTHPIECE_TURN: 'off' },
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-    ...more,
-  });
-  return { code, out, err };
-}
+const cli = runCliCaptured;
 
 function dataDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'mp-cli-'));
