@@ -26,6 +26,7 @@ import {
   wait,
   type AvSession,
 } from '../lib/av-session.js';
+import { openClientAvSession } from '../lib/av-client-session.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
 const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 30);
@@ -53,7 +54,11 @@ interface Sample {
   start: number;
 }
 
-async function measureOne(s: AvSession, send: () => Promise<number>): Promise<Sample> {
+/** A watched session: the video page's, or the SDK drawing the avatar (no mouth-movement bounds). */
+type Watched = Pick<AvSession, 'logs' | 'openAbove' | 'settle'> &
+  Partial<Pick<AvSession, 'moveBelow' | 'moveAbove'>>;
+
+async function measureOne(s: Watched, send: () => Promise<number>): Promise<Sample> {
   const t0 = await send();
   let logs = await s.logs(t0);
   for (let i = 0; i < 40; i++) {
@@ -67,7 +72,10 @@ async function measureOne(s: AvSession, send: () => Promise<number>): Promise<Sa
   const sample = {
     audio: onset(logs.audio, t0, AUDIO_FLOOR) - t0,
     playout: onset(logs.playout, t0, AUDIO_FLOOR) - t0,
-    moved: leaves(logs.frames, t0, s.moveBelow, s.moveAbove) - t0,
+    moved:
+      s.moveBelow === undefined || s.moveAbove === undefined
+        ? NaN
+        : leaves(logs.frames, t0, s.moveBelow, s.moveAbove) - t0,
     mouth: onset(logs.frames, t0, s.openAbove) - t0,
     start: start ? start.at - t0 : NaN,
   };
@@ -99,6 +107,18 @@ it('measures', async () => {
   } finally {
     await s.close();
   }
+  // the same say-text utterances to the SDK in render: 'client' (Opus in 40 ms packets, the mouth
+  // on its canvas: docs/design.md §13.8)
+  const c = await openClientAvSession();
+  results['say-text, client rendering'] = [];
+  try {
+    for (let i = 0; i < ROUNDS; i++)
+      results['say-text, client rendering'].push(
+        await measureOne(c, () => c.sayText(TEXTS[i % TEXTS.length]!, `c${i}`)),
+      );
+  } finally {
+    await c.close();
+  }
   Object.assign(results, await providerRounds());
   report(
     `latency benchmark: ${ROUNDS} utterances per kind, 512x512@25, Chromium, loopback in a network namespace`,
@@ -114,6 +134,8 @@ it('measures', async () => {
       ['speakingStart event', 'start'],
     ] as const) {
       const v = xs.map((x) => x[key]).filter(Number.isFinite);
+      // the SDK's page logs neither mouth movement bounds nor the events channel
+      if (v.length === 0 && kind.includes('client rendering')) continue;
       report(
         row(
           `${kind}: ${label}`,
@@ -175,6 +197,7 @@ it('measures', async () => {
 });
 
 function jsonKey(kind: string): string {
+  if (kind.includes('client rendering')) return 'say-text-client';
   for (const k of ['openai', 'elevenlabs', 'flite', 'local']) if (kind.includes(k)) return k;
   return kind.split(' ')[0]!;
 }
