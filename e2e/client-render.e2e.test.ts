@@ -160,9 +160,12 @@ describe("render: 'client' in Chromium", () => {
       // where the speech has ended for the viewer (speakingEnd received, the audio no longer heard)
       // the canvas changes at most twice: the last heard frame (drawn up to one 25 fps frame late:
       // the SDK holds a frame within +20/−40 ms of its audio) and the rest frame. (Counted from
-      // speakingEnd alone, the frames still in the playout delay add 2–3.) Then it stays at rest:
+      // speakingEnd alone, the frames still in the playout delay add 2–3.) The page's analyser hears
+      // the audio before the output device, and the SDK draws each frame that device's delay later
+      // (30 ms in headless Chromium, from its media-playout stats): one more frame of the speech may
+      // follow the last sample the analyser heard, so at most three. Then it stays at rest:
       // nothing after changes as speech does.
-      expect(m.movesAfterEnded).toBeLessThanOrEqual(2);
+      expect(m.movesAfterEnded).toBeLessThanOrEqual(3);
       expect(m.laterChange).toBeLessThan(m.largestSpeakingChange);
     });
   }
