@@ -75,7 +75,18 @@ export {
   videoScratch,
   type VideoLayout,
   type VideoPick,
+  type VideoScratch,
 } from './video/video-frame.js';
+export {
+  MESH,
+  MESH_TRIANGLES,
+  RING,
+  meshFrame,
+  meshVertices,
+  targetLandmarks,
+  type FlatLandmarks,
+  type MeshFrame,
+} from './video/face-mesh.js';
 export {
   buildRig,
   modeWeights,

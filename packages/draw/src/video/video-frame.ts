@@ -12,6 +12,8 @@ import {
   type PixelRect,
   type Premultiplied,
 } from './composite.js';
+import { composeFace, faceScratch, type FaceScratch } from './face-composite.js';
+import { meshFrame, type MeshFrame } from './face-mesh.js';
 import { i420Bytes, i420View, type I420View, type Similarity } from './i420.js';
 import { seamMask, type SeamMask } from './seam-mask.js';
 import type { VideoIndex } from './video-index.js';
@@ -41,6 +43,14 @@ export interface VideoLayout {
   toOut: Similarity[];
   rects: PixelRect[];
   mask: SeamMask;
+  /** The face mesh's frame, for packs with landmarks (composited by the face, face-composite.ts). */
+  mesh: MeshFrame | undefined;
+}
+
+/** Scratch for composeVideoPick (one per renderer: it is overwritten by every frame). */
+export interface VideoScratch {
+  mix: Premultiplied;
+  face: FaceScratch;
 }
 
 /**
@@ -74,12 +84,20 @@ export function videoLayout(
     toOut,
     rects: toOut.map((t) => outputRect(t, box, width, height)),
     mask: seamMask(box.width, box.height),
+    mesh: hasFaceData(index) ? meshFrame(index.canonical.landmarks.flat()) : undefined,
   };
 }
 
-/** Scratch for composeVideoPick (one per renderer: it is overwritten by every frame). */
-export function videoScratch(index: VideoIndex): Premultiplied {
-  return premultipliedFor(index.library.box);
+/** Whether a pack carries what the face composite needs (packs imported before it do not). */
+function hasFaceData(index: VideoIndex): boolean {
+  return (
+    index.library.landmarks?.length === index.library.frames &&
+    index.base.landmarks?.length === index.base.frames
+  );
+}
+
+export function videoScratch(index: VideoIndex): VideoScratch {
+  return { mix: premultipliedFor(index.library.box), face: faceScratch() };
 }
 
 /** The colour match: base frame i's ring colour minus the picked crops' (weighted), clamped. */
@@ -112,10 +130,34 @@ export function composeVideoPick(
   layout: VideoLayout,
   pick: VideoPick,
   out: Uint8Array,
-  mix: Premultiplied,
+  scratch: VideoScratch,
 ): void {
   if (!(pick.fade > 0)) return;
   const i = pick.baseFrame;
+  const { index, mesh } = layout;
+  if (mesh) {
+    const { library, base } = index;
+    const b = pick.wb > 0 ? pick.b : pick.a;
+    composeFace({
+      out: i420View(out, 0, layout.width, layout.height),
+      toOut: layout.toOut[i]!,
+      box: library.box,
+      frame: mesh,
+      base: base.landmarks![i]!,
+      landmarksA: library.landmarks![pick.a]!,
+      landmarksB: library.landmarks![b]!,
+      a: layout.crops[pick.a]!,
+      b: layout.crops[b]!,
+      wa: pick.wb > 0 ? pick.wa / (pick.wa + pick.wb) : 1,
+      fade: pick.fade,
+      clearBase: base.clear?.[i],
+      clearA: library.clear?.[pick.a],
+      clearB: library.clear?.[b],
+      scratch: scratch.face,
+    });
+    return;
+  }
+  const mix = scratch.mix;
   compositeI420({
     out: i420View(out, 0, layout.width, layout.height),
     toOut: layout.toOut[i]!,

@@ -34,6 +34,12 @@ export interface VideoIndex {
     ring: Array<[number, number, number]>;
     /** Source clip frame index of each base frame. */
     source: number[];
+    /** Each base frame's 68 landmarks in canonical coordinates, flat [x0, y0, …] (packs since #29). */
+    landmarks?: number[][];
+    /** Each base frame's head pose [yaw, pitch] (pose.ts units). */
+    pose?: Array<[number, number]>;
+    /** What of each inner-ring point of the face mesh is uncovered (1) or covered by hair or a hand (0). */
+    clear?: number[][];
   };
   canonical: {
     /** The mean face, 68 [x, y] points in base-frame pixels. */
@@ -48,6 +54,12 @@ export interface VideoIndex {
     source: number[];
     /** Mean Y, U, V of each crop on the seam ring. */
     ring: Array<[number, number, number]>;
+    /** Each crop's 68 landmarks in canonical coordinates, flat (packs since #29: the face composite). */
+    landmarks?: number[][];
+    /** Each crop's source frame's head pose [yaw, pitch]. */
+    pose?: Array<[number, number]>;
+    /** What of each inner-ring point of the face mesh is uncovered in the crop (as base.clear). */
+    clear?: number[][];
     /**
      * What the clip sounded like at each crop (the engine's lipsync/sound-signature.ts, values
      * 0..1 to two decimals), and the median distance between neighbouring sounds; absent for a

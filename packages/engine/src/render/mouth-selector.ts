@@ -31,6 +31,24 @@ export const JUMP_SPAN = 4;
 export const SOUND_WEIGHT = 0.6;
 /** A second crop whose weight would be below this is not blended (no visible change, half the work). */
 const MIN_SECOND_WEIGHT = 0.04;
+/**
+ * Two crops blend only when their source frames are this close: a run of real motion, whose
+ * mouths differ by a few pixels that the face composite's shared landmarks align. Crops from
+ * different moments would show two lip lines and two rows of teeth.
+ */
+export const BLEND_SPAN = 2;
+/** The cost of a head-pose difference between crop and base frame (per unit of yaw or pitch, face-data.ts). */
+export const POSE_WEIGHT = 0.6;
+/** The cost of a crop whose face was covered in its source frame (per unit of covered share). */
+export const COVER_WEIGHT = 0.5;
+
+/** What the pack measured of each crop beyond its mouth (absent in packs imported before it). */
+export interface CropExtras {
+  /** Head pose [yaw, pitch] of each crop's source frame. */
+  pose?: ReadonlyArray<readonly [number, number]> | undefined;
+  /** What of each crop's face-mesh ring is clear (1) or covered (0). */
+  clear?: ReadonlyArray<ArrayLike<number>> | undefined;
+}
 
 export interface MouthPick {
   /** The cheapest crop and its weight. */
@@ -52,6 +70,9 @@ export class MouthSelector {
   readonly #soundLength: number;
   readonly #spread: number;
   readonly #soundCost: Float64Array;
+  /** Each crop's fixed cost (covered face), and its pose (yaw, pitch back to back) or empty. */
+  readonly #fixed: Float64Array;
+  readonly #pose: Float64Array;
   #prev = -1;
 
   /** `sounds` (one per crop) and their `spread` come from the pack (video/pack.ts); optional. */
@@ -60,6 +81,7 @@ export class MouthSelector {
     source: readonly number[],
     sounds: ReadonlyArray<ArrayLike<number>> = [],
     spread = 0,
+    extras: CropExtras = {},
   ) {
     if (descriptors.length === 0) throw new Error('the mouth library is empty');
     if (source.length !== descriptors.length)
@@ -75,6 +97,16 @@ export class MouthSelector {
     if (usable) sounds.forEach((v, k) => this.#sounds.set(Array.from(v), k * this.#soundLength));
     this.#spread = usable ? spread : 0;
     this.#soundCost = new Float64Array(descriptors.length);
+    const n = descriptors.length;
+    this.#fixed = new Float64Array(n);
+    if (extras.clear?.length === n)
+      extras.clear.forEach((c, k) => {
+        let covered = 0;
+        for (let i = 0; i < c.length; i++) covered += (1 - c[i]!) / c.length;
+        this.#fixed[k] = COVER_WEIGHT * covered;
+      });
+    this.#pose = new Float64Array(extras.pose?.length === n ? 2 * n : 0);
+    extras.pose?.forEach((p, k) => this.#pose.set(p, 2 * k));
   }
 
   /** Each crop's sound cost for this frame (0 everywhere when there is no sound to match). */
@@ -104,8 +136,12 @@ export class MouthSelector {
     this.#prev = -1;
   }
 
-  /** The crops for the wanted mouth (and sound); remembers the cheapest as the previous pick. */
-  select(mouth: MouthParams, sound?: ArrayLike<number>): MouthPick {
+  /**
+   * The crops for the wanted mouth (and sound) on a base frame of head pose `pose`; remembers the
+   * cheapest as the previous pick.
+   */
+  select(mouth: MouthParams, sound?: ArrayLike<number>, pose?: readonly [number, number]): MouthPick {
+    const poses = pose && this.#pose.length > 0 ? this.#pose : undefined;
     const W = SELECTION_WEIGHTS;
     this.#soundCosts(sound);
     const n = this.#open.length;
@@ -125,7 +161,9 @@ export class MouthSelector {
           W.round * dRound * dRound +
           W.teeth * dTeeth * dTeeth,
       );
-      cost += this.#soundCost[k]!;
+      cost += this.#soundCost[k]! + this.#fixed[k]!;
+      if (poses)
+        cost += POSE_WEIGHT * (Math.abs(poses[2 * k]! - pose![0]) + Math.abs(poses[2 * k + 1]! - pose![1]));
       if (this.#prev >= 0) cost += JUMP_COST * Math.min(1, Math.abs(this.#source[k]! - next) / JUMP_SPAN);
       if (cost < ca) {
         b = a;
@@ -140,7 +178,8 @@ export class MouthSelector {
     this.#prev = a;
     const total = ca + cb;
     const wb = n > 1 && total > 0 ? ca / total : 0;
-    if (wb < MIN_SECOND_WEIGHT) return { a, wa: 1, b: a, wb: 0 };
+    const near = Math.abs(this.#source[a]! - this.#source[b]!) <= BLEND_SPAN;
+    if (wb < MIN_SECOND_WEIGHT || !near) return { a, wa: 1, b: a, wb: 0 };
     return { a, wa: 1 - wb, b, wb };
   }
 }

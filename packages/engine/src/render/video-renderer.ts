@@ -125,6 +125,7 @@ export function createVideoRenderer(
     index.library.source,
     index.library.sound,
     index.library.soundSpread,
+    { pose: index.library.pose, clear: index.library.clear },
   );
   const bytes = i420Bytes(width, height);
   const mix = videoScratch(index);
@@ -142,7 +143,7 @@ export function createVideoRenderer(
     const i = loopFrame(Math.floor(t++ * step + 1e-6), index.base.frames, index.base.loop);
     fade = atRest(state) ? Math.max(0, fade - 1) : Math.min(FADE_FRAMES, fade + 1);
     if (fade > 0) {
-      const { a, wa, b, wb } = selector.select(state.mouth, state.sound);
+      const { a, wa, b, wb } = selector.select(state.mouth, state.sound, index.base.pose?.[i]);
       return { baseFrame: i, a, wa, b, wb, fade: fade / FADE_FRAMES };
     }
     selector.reset();

@@ -16,8 +16,9 @@ export function lowerFaceBox(landmarks: ReadonlyArray<Pt>): VideoIndex['library'
   const faceW = Math.hypot(L(16)[0] - L(0)[0], L(16)[1] - L(0)[1]);
   const left = Math.min(L(2)[0], L(3)[0], L(4)[0]) - 0.06 * faceW;
   const right = Math.max(L(14)[0], L(13)[0], L(12)[0]) + 0.06 * faceW;
-  // from just under the nose (its base, 33, and the nostrils, 31/35) to under the dropped chin
-  const top = Math.max(L(31)[1], L(33)[1], L(35)[1]) + 0.02 * faceW;
+  // from the nostrils (31/35) and the nose's base (33) to under the dropped chin
+  // (the face composite's mesh starts a third of the nose's tip-to-base length under the nose)
+  const top = Math.min(L(31)[1], L(33)[1], L(35)[1]) - 0.02 * faceW;
   const bottom = L(8)[1] + 0.24 * faceW;
   const even = (v: number): number => 2 * Math.round(v / 2);
   const x = even(left);

@@ -2,9 +2,10 @@
  * Mouth parameters of every clip frame in the renderer's own space (face-state.ts MouthParams):
  * measured from the tracked landmarks in the canonical frame (inner-lip gap, mouth width) and the
  * crop's pixels (teeth: a bright inner mouth), then put on the scale the renderer is driven with.
- * With audio, the clip's own speech goes through the lip-sync model and the landmark gap is
- * mapped quantile by quantile onto the opening that model gives the same clip (so "open 0.5"
- * means what the engine means by it); without audio, the gap's own percentiles set the scale.
+ * The opening is put on the person's own speaking range (speakingRange: their median speaking
+ * opening is a typical vowel, their widest is 1), so a crop is never asked to open wider than
+ * the person does; the clip's audio says which frames are speech, and the lip-sync model's
+ * opening of the same audio is still correlated with the gap as a check of the tracking.
  */
 import { msToSamples, SAMPLE_RATE_HZ } from '../clock/media-clock.js';
 import { HOP_SAMPLES } from '../lipsync/audio-features.js';
@@ -67,24 +68,12 @@ export function measureMouth(
   return { gap: Math.max(0, gap / iod), width: width / iod, inner };
 }
 
-function quantiles(values: number[], n = 101): number[] {
+function quantiles(values: readonly number[], n = 101): number[] {
   const s = [...values].sort((a, b) => a - b);
   return Array.from(
     { length: n },
     (_, k) => s[Math.min(s.length - 1, Math.round((k / (n - 1)) * (s.length - 1)))]!,
   );
-}
-
-/** Maps v through the quantile table `from` onto the table `to` (monotonic, piecewise linear). */
-function mapQuantile(v: number, from: number[], to: number[]): number {
-  if (v <= from[0]!) return to[0]!;
-  for (let k = 1; k < from.length; k++)
-    if (v <= from[k]!) {
-      const span = from[k]! - from[k - 1]!;
-      const f = span > 0 ? (v - from[k - 1]!) / span : 1;
-      return to[k - 1]! + f * (to[k]! - to[k - 1]!);
-    }
-  return to[to.length - 1]!;
 }
 
 const clamp01 = (v: number): number => Math.max(0, Math.min(1, v));
@@ -130,15 +119,13 @@ export function calibrate(
   const gq = quantiles(gaps);
   const spread = gq[97]! - gq[5]!;
   const useAudio = audioOpen !== undefined && spread > 1e-3 && Math.max(...audioOpen) > 0.2;
-  const openTable = useAudio
-    ? quantiles(audioOpen!)
-    : gq.map((g) => clamp01(((g - gq[5]!) / Math.max(1e-6, spread)) * 0.9));
+  const openOf = speakingRange(gaps, useAudio ? speakingFrames(pcm48k, tracked, fps) : undefined);
   const wq = quantiles(tracked.map((x) => x.r.width));
   const wLo = wq[5]!;
   const wHi = Math.max(wLo + 1e-6, wq[95]!);
   const descriptors: MouthDescriptor[] = raw.map((r) => {
     if (!r) return { open: 0, width: 0.35, round: 0, teeth: 0 };
-    const open = clamp01(mapQuantile(r.gap, gq, openTable));
+    const open = openOf(r.gap);
     const width = clamp01(0.2 + (0.4 * (r.width - wLo)) / (wHi - wLo));
     // only a mouth narrower than the person's usual range's lower third is rounded (oo, w)
     const round = clamp01((0.32 - width) / 0.12);
@@ -150,6 +137,49 @@ export function calibrate(
     audioCorrelation: audioOpen ? correlation(gaps, audioOpen) : NaN,
     scale: useAudio ? 'audio' : 'percentile',
   };
+}
+
+/** An open mouth in the engine's scale (mouth-shapes.ts): a typical vowel, and the widest. */
+const TYPICAL_VOWEL = 0.5;
+
+/**
+ * The person's own speaking range on the renderer's scale (docs/design.md §14): a closed mouth
+ * (the gap's 5th percentile) is 0, their median opening while speaking a typical vowel (0.5),
+ * their widest (the 98th percentile while speaking) 1. A wanted opening then picks what this
+ * person does for that sound, and the widest crops are kept for the widest sounds, never every
+ * vowel. `speaking` marks the tracked frames with speech (from the audio); without audio, frames
+ * whose gap is above the closed mouth's count.
+ */
+function speakingRange(
+  gaps: readonly number[],
+  speaking: readonly boolean[] | undefined,
+): (gap: number) => number {
+  const all = quantiles(gaps);
+  const closed = all[5]!;
+  let talk = gaps.filter((g, k) => (speaking ? speaking[k] : g > closed + 0.25 * (all[97]! - closed)));
+  if (talk.length < 10) talk = [...gaps];
+  const tq = quantiles(talk);
+  const mid = Math.max(closed + 1e-4, tq[50]!);
+  const top = Math.max(mid + 1e-4, tq[98]!);
+  return (gap) =>
+    gap <= closed
+      ? 0
+      : gap <= mid
+        ? (TYPICAL_VOWEL * (gap - closed)) / (mid - closed)
+        : Math.min(1, TYPICAL_VOWEL + ((1 - TYPICAL_VOWEL) * (gap - mid)) / (top - mid));
+}
+
+/** Which tracked frames have speech: their audio is above a quarter of the clip's loud level. */
+function speakingFrames(pcm48k: Int16Array, tracked: ReadonlyArray<{ i: number }>, fps: number): boolean[] {
+  const per = Math.round(SAMPLE_RATE_HZ / fps);
+  const rms = tracked.map(({ i }) => {
+    let s = 0;
+    const end = Math.min(pcm48k.length, (i + 1) * per);
+    for (let k = i * per; k < end; k++) s += pcm48k[k]! * pcm48k[k]!;
+    return Math.sqrt(s / Math.max(1, end - i * per));
+  });
+  const loud = quantiles(rms)[95]! || 1;
+  return rms.map((r) => r > 0.25 * loud);
 }
 
 export function correlation(a: readonly number[], b: readonly number[]): number {

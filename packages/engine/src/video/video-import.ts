@@ -23,6 +23,14 @@ import { chooseIdleLoop } from './idle-loop.js';
 import { VIDEO_LIMITS, VideoImportError } from './import-errors.js';
 import { lowerFaceBox, seamMask } from './mask.js';
 import { encodeVideoForBrowsers } from './browser-video.js';
+import {
+  canonicalLandmarks,
+  clearness,
+  headPose,
+  medianSamples,
+  meshFrame,
+  ringSamples,
+} from './face-data.js';
 import { calibrate, frameSounds, measureMouth, type RawMouth } from './mouth-measure.js';
 import { VIDEO_FILES, i420View, type VideoIndex } from './pack.js';
 import { extractCrop, ringMeans, rgbToI420, thumbDistance, thumbnail } from './pixels.js';
@@ -149,6 +157,13 @@ export async function importVideoAvatar(
       'The video has no stretch of a few seconds with the face in view throughout; face the camera for most of the clip',
     );
   const library = frames.map((f, i) => ({ f, i })).filter((x) => x.f.valid && x.f.crop);
+  const canon = (f: (typeof frames)[number]): number[] => canonicalLandmarks(f.landmarks, f.toFrame);
+  const mesh = meshFrame(plan.reference.flatMap(([x, y]) => [x, y]));
+  const libraryLandmarks = library.map(({ f }) => canon(f));
+  const librarySamples = library.map(({ f }, k) =>
+    ringSamples(i420View(f.crop!, 0, box.width, box.height), box, libraryLandmarks[k]!, mesh),
+  );
+  const usualFace = medianSamples(librarySamples);
   const sound = frameSounds(
     pcm,
     library.map(({ i }) => i),
@@ -161,6 +176,7 @@ export async function importVideoAvatar(
   try {
     const baseFile = await open(join(temp, VIDEO_FILES.base), 'w');
     const baseRing: Array<[number, number, number]> = [];
+    const baseClear: number[][] = [];
     let preview: Uint8Array | undefined;
     /** Which tracked frame ffmpeg's seek really landed on, relative to the loop's start. */
     let offset = 0;
@@ -175,9 +191,9 @@ export async function importVideoAvatar(
             offset = seekOffset(thumbnail(rgb, size), frames, idle.start);
           }
           const t = frames[idle.start + offset + k] ?? frames[idle.start]!;
-          baseRing.push(
-            ringMeans(i420View(extractCrop(rgb, size, size, t.toFrame, box), 0, box.width, box.height), mask),
-          );
+          const crop = i420View(extractCrop(rgb, size, size, t.toFrame, box), 0, box.width, box.height);
+          baseRing.push(ringMeans(crop, mask));
+          baseClear.push(clearness(ringSamples(crop, box, canon(t), mesh), usualFace));
           await baseFile.write(rgbToI420(rgb, size, size));
           onProgress('write', k / idle.length / 2);
         },
@@ -214,6 +230,7 @@ export async function importVideoAvatar(
       loopSeamPx: Math.round(idle.seamPx * 100) / 100,
       importSeconds: Math.round((Date.now() - started) / 100) / 10,
     };
+    const baseFrames = frames.slice(idle.start + offset, idle.start + offset + baseCount);
     const index: VideoIndex = {
       version: 1,
       size: VIDEO_LIMITS.framePx,
@@ -221,9 +238,12 @@ export async function importVideoAvatar(
       base: {
         frames: baseCount,
         loop: idle.loop,
-        toFrame: frames.slice(idle.start + offset, idle.start + offset + baseCount).map((f) => f.toFrame),
+        toFrame: baseFrames.map((f) => f.toFrame),
         ring: baseRing,
         source: Array.from({ length: baseCount }, (_, k) => idle.start + offset + k),
+        landmarks: baseFrames.map(canon),
+        pose: baseFrames.map((f) => headPose(canon(f))),
+        clear: baseClear,
       },
       canonical: { landmarks: plan.reference.map(([x, y]): [number, number] => [round2(x), round2(y)]) },
       library: {
@@ -232,6 +252,9 @@ export async function importVideoAvatar(
         descriptors: library.map(({ i }) => roundDescriptor(cal.descriptors[i]!)),
         source: library.map(({ i }) => i),
         ring: library.map(({ i }) => ring.get(i)!.map(round2) as [number, number, number]),
+        landmarks: libraryLandmarks,
+        pose: libraryLandmarks.map(headPose),
+        clear: librarySamples.map((x) => clearness(x, usualFace)),
         ...(sound.sounds.length
           ? {
               sound: sound.sounds.map((s) => Array.from(s, round2)),

@@ -1,0 +1,198 @@
+/**
+ * The lower-face mesh a video avatar's mouth is composited through (docs/design.md §14), built
+ * from 68 landmarks in canonical coordinates (video-index.ts), with a topology fixed by hand so
+ * that the blend always ends on the face's own contour:
+ *
+ *   boundary ring R (18): the jaw from landmark 3 to 13, a cheek point, a line just under the
+ *     nose (31–35 moved a third of the nose tip→base distance down), the other cheek point;
+ *     blend weight 0 — the composite never reaches past the jaw or above the nose;
+ *   inner ring I (18): each R point 30 % of the way to the mouth's centre; weight 1 (times what
+ *     the occlusion measure leaves of it);
+ *   mouth centre M: weight 1;
+ *   neck ring N (11): the jaw points pushed out along the jaw's normal by 15 % of the face width,
+ *     moving with the jaw (the base's neck follows a dropped chin);
+ *   far ring F (11): 45 % out, fixed (where the base's warp fades to nothing).
+ *
+ * A frame's *target* landmarks take the upper face (eyes, nose, jaw ends 3 and 13) from the base
+ * frame and the lower jaw (4–12) and mouth (48–67) from the crop, so the base's chin is warped to
+ * the crop's and the two jaw lines coincide; every vertex outside the lower jaw stays where the
+ * base has it, so the base's warp is continuous with the untouched picture around it.
+ */
+
+/** 68 landmarks, flat: [x0, y0, x1, y1, …] (canonical pixels). */
+export type FlatLandmarks = ArrayLike<number>;
+
+export const RING = 18;
+/** Jaw landmarks 3..13 are ring vertices 0..10. */
+const JAW_FIRST = 3;
+const JAW_POINTS = 11;
+/** Ring vertices that move with the crop's jaw (landmarks 4..12). */
+const MOVING_JAW = { from: 1, to: 9 } as const;
+const INNER_AT = 0.3;
+const NECK_AT = 0.15;
+const FAR_AT = 0.45;
+
+/** Vertex index ranges. */
+export const MESH = {
+  ring: 0,
+  inner: RING,
+  centre: 2 * RING,
+  neck: 2 * RING + 1,
+  far: 2 * RING + 1 + JAW_POINTS,
+  count: 2 * RING + 1 + 2 * JAW_POINTS,
+} as const;
+
+/** Landmarks the target takes from the crop: the lower jaw and the mouth. */
+export const CROP_LANDMARKS: readonly number[] = [
+  ...Array.from({ length: MOVING_JAW.to - MOVING_JAW.from + 1 }, (_, k) => JAW_FIRST + MOVING_JAW.from + k),
+  ...Array.from({ length: 20 }, (_, k) => 48 + k),
+];
+
+function tri(): Uint16Array {
+  const t: number[] = [];
+  for (let i = 0; i < RING; i++) {
+    const j = (i + 1) % RING;
+    t.push(MESH.ring + i, MESH.ring + j, MESH.inner + j);
+    t.push(MESH.ring + i, MESH.inner + j, MESH.inner + i);
+    t.push(MESH.inner + i, MESH.inner + j, MESH.centre);
+  }
+  for (let i = 0; i < JAW_POINTS - 1; i++) {
+    t.push(MESH.ring + i, MESH.neck + i, MESH.neck + i + 1);
+    t.push(MESH.ring + i, MESH.neck + i + 1, MESH.ring + i + 1);
+    t.push(MESH.neck + i, MESH.far + i, MESH.far + i + 1);
+    t.push(MESH.neck + i, MESH.far + i + 1, MESH.neck + i + 1);
+  }
+  return Uint16Array.from(t);
+}
+
+/** The mesh's triangles (vertex index triples), the same for every pack. */
+export const MESH_TRIANGLES = tri();
+
+/** Each vertex's blend weight before occlusion: 1 on the inner ring and the centre, else 0. */
+export const MESH_ALPHA = Float32Array.from({ length: MESH.count }, (_, v) =>
+  v >= MESH.inner && v <= MESH.centre ? 1 : 0,
+);
+
+const px = (L: FlatLandmarks, i: number): number => L[2 * i]!;
+const py = (L: FlatLandmarks, i: number): number => L[2 * i + 1]!;
+
+/** Outward unit normals of the jaw points and the face width, from the pack's mean face (once). */
+export interface MeshFrame {
+  normals: Float32Array;
+  faceWidth: number;
+}
+
+export function meshFrame(canonical: FlatLandmarks): MeshFrame {
+  const normals = new Float32Array(2 * JAW_POINTS);
+  const cx = (px(canonical, 33) + px(canonical, 8)) / 2;
+  const cy = (py(canonical, 33) + py(canonical, 8)) / 2;
+  for (let k = 0; k < JAW_POINTS; k++) {
+    const i = JAW_FIRST + k;
+    let nx = py(canonical, i + 1) - py(canonical, i - 1);
+    let ny = -(px(canonical, i + 1) - px(canonical, i - 1));
+    if (nx * (px(canonical, i) - cx) + ny * (py(canonical, i) - cy) < 0) {
+      nx = -nx;
+      ny = -ny;
+    }
+    const n = Math.hypot(nx, ny) || 1;
+    normals[2 * k] = nx / n;
+    normals[2 * k + 1] = ny / n;
+  }
+  const faceWidth = Math.hypot(px(canonical, 16) - px(canonical, 0), py(canonical, 16) - py(canonical, 0));
+  return { normals, faceWidth };
+}
+
+/**
+ * The mesh's vertex positions (flat x, y) for landmarks `L`, into `out` (2 × MESH.count). The
+ * far ring is placed from `anchor`'s jaw (the base frame's), so it is the same for the base and
+ * the target.
+ */
+export function meshVertices(
+  L: FlatLandmarks,
+  anchor: FlatLandmarks,
+  frame: MeshFrame,
+  out: Float32Array = new Float32Array(2 * MESH.count),
+): Float32Array {
+  const set = (v: number, x: number, y: number): void => {
+    out[2 * v] = x;
+    out[2 * v + 1] = y;
+  };
+  const lerp = (a: number, b: number, t: number): [number, number] => [
+    px(L, a) + (px(L, b) - px(L, a)) * t,
+    py(L, a) + (py(L, b) - py(L, a)) * t,
+  ];
+  for (let k = 0; k < JAW_POINTS; k++) set(MESH.ring + k, px(L, JAW_FIRST + k), py(L, JAW_FIRST + k));
+  set(MESH.ring + 11, ...lerp(13, 35, 0.5));
+  const dx = (px(L, 33) - px(L, 30)) / 3;
+  const dy = (py(L, 33) - py(L, 30)) / 3;
+  for (let k = 0; k < 5; k++) set(MESH.ring + 12 + k, px(L, 35 - k) + dx, py(L, 35 - k) + dy);
+  set(MESH.ring + 17, ...lerp(3, 31, 0.5));
+  let mx = 0;
+  let my = 0;
+  for (let i = 48; i < 60; i++) {
+    mx += px(L, i) / 12;
+    my += py(L, i) / 12;
+  }
+  set(MESH.centre, mx, my);
+  for (let k = 0; k < RING; k++) {
+    const x = out[2 * (MESH.ring + k)]!;
+    const y = out[2 * (MESH.ring + k) + 1]!;
+    set(MESH.inner + k, x + (mx - x) * INNER_AT, y + (my - y) * INNER_AT);
+  }
+  const w = frame.faceWidth;
+  for (let k = 0; k < JAW_POINTS; k++) {
+    const nx = frame.normals[2 * k]!;
+    const ny = frame.normals[2 * k + 1]!;
+    const i = JAW_FIRST + k;
+    set(MESH.neck + k, px(L, i) + nx * NECK_AT * w, py(L, i) + ny * NECK_AT * w);
+    set(MESH.far + k, px(anchor, i) + nx * FAR_AT * w, py(anchor, i) + ny * FAR_AT * w);
+  }
+  return out;
+}
+
+/**
+ * The landmarks a composite shows: the base's, with the lower jaw and mouth of the crops (`a`
+ * weighted `wa`, `b` weighted 1 − wa), all moved `fade` of the way from the base's. Into `out`.
+ */
+export function targetLandmarks(
+  base: FlatLandmarks,
+  a: FlatLandmarks,
+  b: FlatLandmarks,
+  wa: number,
+  fade: number,
+  out: Float64Array = new Float64Array(136),
+): Float64Array {
+  for (let i = 0; i < 136; i++) out[i] = base[i]!;
+  const wb = 1 - wa;
+  for (const i of CROP_LANDMARKS)
+    for (let c = 0; c < 2; c++) {
+      const k = 2 * i + c;
+      const crop = a[k]! * wa + b[k]! * wb;
+      out[k] = base[k]! + (crop - base[k]!) * fade;
+    }
+  return out;
+}
+
+/** Whether vertex v is moved by the crop (its target position may differ from the base's). */
+export function vertexMoves(v: number): boolean {
+  if (v >= MESH.far) return false;
+  if (v >= MESH.neck) {
+    const k = v - MESH.neck;
+    return k >= MOVING_JAW.from && k <= MOVING_JAW.to;
+  }
+  if (v < MESH.inner) return v >= MOVING_JAW.from && v <= MOVING_JAW.to;
+  return true;
+}
+
+/** The mesh's neighbours of every vertex (for smoothing values over it). */
+export const MESH_NEIGHBOURS: ReadonlyArray<readonly number[]> = (() => {
+  const sets = Array.from({ length: MESH.count }, () => new Set<number>());
+  for (let t = 0; t < MESH_TRIANGLES.length; t += 3)
+    for (let e = 0; e < 3; e++) {
+      const p = MESH_TRIANGLES[t + e]!;
+      const q = MESH_TRIANGLES[t + ((e + 1) % 3)]!;
+      sets[p]!.add(q);
+      sets[q]!.add(p);
+    }
+  return sets.map((s) => [...s]);
+})();

@@ -1,0 +1,132 @@
+/**
+ * What the face composite (@mouthpiece/draw's video/face-composite.ts) needs of every crop and
+ * base frame, measured once at import: the landmarks in canonical coordinates, the head pose,
+ * and which inner-ring points of the face mesh were covered (hair, a hand) in that frame.
+ *
+ * Covered is judged by agreement with the clip itself: at each inner-ring point (and halfway out
+ * to the jaw, where hair falls first) the frame's mean colour is compared with the median over
+ * the mouth library. Skin, stubble and beard are the same from frame to frame; a strand of hair
+ * or a hand is not. The thresholds are in grey levels of the 3×3 patch mean.
+ */
+import { MESH, RING, meshFrame, meshVertices, type MeshFrame } from '@mouthpiece/draw';
+import type { Landmarks } from './face-tracker.js';
+import {
+  applySimilarity,
+  invertSimilarity,
+  type I420View,
+  type Similarity,
+  type VideoIndex,
+} from './pack.js';
+
+type Box = VideoIndex['library']['box'];
+
+/** A difference from the median below this is the same face; above COVERED_AT, covered. */
+const SAME_AT = 20;
+const COVERED_AT = 45;
+
+/** A frame's landmarks in canonical coordinates, flat, to 0.1 px. */
+export function canonicalLandmarks(landmarks: Landmarks, toFrame: Similarity): number[] {
+  const inv = invertSimilarity(toFrame);
+  const out: number[] = [];
+  for (const [x, y] of landmarks) {
+    const [cx, cy] = applySimilarity(inv, x, y);
+    out.push(Math.round(cx * 10) / 10, Math.round(cy * 10) / 10);
+  }
+  return out;
+}
+
+/**
+ * Head pose from canonical landmarks: yaw (−1..1: the nose tip's place between the jaw's sides)
+ * and pitch (the nose's length along the face over the eyes' distance: shorter looking down or up).
+ */
+export function headPose(L: ArrayLike<number>): [number, number] {
+  const x = (i: number): number => L[2 * i]!;
+  const y = (i: number): number => L[2 * i + 1]!;
+  const left = x(30) - x(0);
+  const right = x(16) - x(30);
+  const yaw = (right - left) / Math.max(1e-6, right + left);
+  const ex = (x(36) + x(39) + x(42) + x(45)) / 4;
+  const ey = (y(36) + y(39) + y(42) + y(45)) / 4;
+  const iod = Math.hypot(x(45) - x(36), y(45) - y(36)) || 1;
+  const pitch = Math.hypot(x(30) - ex, y(30) - ey) / iod;
+  return [Math.round(yaw * 1000) / 1000, Math.round(pitch * 1000) / 1000];
+}
+
+/** Mean Y, U and V of a 3×3 patch (2 px apart) around canonical point (x, y) of a box-sized crop. */
+function patchYuv(crop: I420View, box: Box, x: number, y: number): [number, number, number] {
+  let sy = 0;
+  let su = 0;
+  let sv = 0;
+  const cw = crop.width >> 1;
+  const ch = crop.height >> 1;
+  for (let j = -1; j <= 1; j++)
+    for (let i = -1; i <= 1; i++) {
+      const px = Math.min(crop.width - 1, Math.max(0, Math.round(x - box.x + 2 * i)));
+      const py = Math.min(crop.height - 1, Math.max(0, Math.round(y - box.y + 2 * j)));
+      sy += crop.y[py * crop.width + px]!;
+      const c = Math.min(ch - 1, py >> 1) * cw + Math.min(cw - 1, px >> 1);
+      su += crop.u[c]!;
+      sv += crop.v[c]!;
+    }
+  return [sy / 9, su / 9, sv / 9];
+}
+
+/** Colour samples of a frame at its inner-ring points and halfway out: 2 × RING × 3 values. */
+export function ringSamples(
+  crop: I420View,
+  box: Box,
+  landmarks: ArrayLike<number>,
+  frame: MeshFrame,
+): Float32Array {
+  const v = meshVertices(landmarks, landmarks, frame);
+  const out = new Float32Array(2 * RING * 3);
+  for (let k = 0; k < RING; k++) {
+    const ix = v[2 * (MESH.inner + k)]!;
+    const iy = v[2 * (MESH.inner + k) + 1]!;
+    const rx = v[2 * (MESH.ring + k)]!;
+    const ry = v[2 * (MESH.ring + k) + 1]!;
+    out.set(patchYuv(crop, box, ix, iy), 6 * k);
+    out.set(patchYuv(crop, box, (ix + rx) / 2, (iy + ry) / 2), 6 * k + 3);
+  }
+  return out;
+}
+
+/** The per-value median of many ringSamples (the clip's usual face at each point). */
+export function medianSamples(samples: readonly Float32Array[]): Float32Array {
+  const n = samples[0]?.length ?? 0;
+  const out = new Float32Array(n);
+  const col = new Float32Array(samples.length);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < samples.length; k++) col[k] = samples[k]![i]!;
+    col.sort();
+    out[i] = col[col.length >> 1] ?? 0;
+  }
+  return out;
+}
+
+/**
+ * What of each inner-ring point is clear (1) or covered (0), against the median face. The frame's
+ * own overall change of light (the median difference over its points, per channel) is taken out
+ * first: a head turned towards the window is brighter everywhere, a strand of hair only where it is.
+ */
+export function clearness(samples: Float32Array, median: Float32Array): number[] {
+  const shift = [0, 1, 2].map((c) => {
+    const d: number[] = [];
+    for (let o = c; o < samples.length; o += 3) d.push(samples[o]! - median[o]!);
+    return d.sort((p, q) => p - q)[d.length >> 1] ?? 0;
+  });
+  const out: number[] = [];
+  for (let k = 0; k < RING; k++) {
+    let worst = 0;
+    for (let h = 0; h < 2; h++) {
+      const o = 6 * k + 3 * h;
+      const dc = (c: number): number => Math.abs(samples[o + c]! - median[o + c]! - shift[c]!);
+      worst = Math.max(worst, dc(0) + 1.5 * (dc(1) + dc(2)));
+    }
+    const c = 1 - (worst - SAME_AT) / (COVERED_AT - SAME_AT);
+    out.push(Math.round(Math.max(0, Math.min(1, c)) * 100) / 100);
+  }
+  return out;
+}
+
+export { meshFrame };
