@@ -11,7 +11,7 @@
  *   mouth centre M: weight 1;
  *   neck ring N (11): the jaw points pushed out along the jaw's normal by 15 % of the face width,
  *     moving with the jaw (the base's neck follows a dropped chin);
- *   far ring F (11): 45 % out, fixed (where the base's warp fades to nothing).
+ *   far ring F (11): 40 % out, fixed (where the base's warp fades to nothing).
  *
  * A frame's *target* landmarks take the upper face (eyes, nose, jaw ends 3 and 13) from the base
  * frame and the lower jaw (4–12) and mouth (48–67) from the crop, so the base's chin is warped to
@@ -30,7 +30,7 @@ const JAW_POINTS = 11;
 const MOVING_JAW = { from: 1, to: 9 } as const;
 const INNER_AT = 0.3;
 const NECK_AT = 0.15;
-const FAR_AT = 0.45;
+const FAR_AT = 0.4;
 
 /** Vertex index ranges. */
 export const MESH = {

@@ -159,12 +159,13 @@ function warpTriangle(
     let o = y * width + xStart;
     const own = (y - img.y0) * w - img.x0;
     for (let x = xStart; x <= xEnd; x++, o++) {
-      const base = moved ? sample(copy, w, h, sbx, sby) : copy[own + x]!;
+      const m = !blends || alpha <= 0 ? 0 : alpha >= 1 ? 1 : alpha * alpha * (3 - 2 * alpha);
+      // where the crop covers the base whole, the base is not read
+      const base = m >= 1 ? 0 : moved ? sample(copy, w, h, sbx, sby) : copy[own + x]!;
       let value = base;
-      if (blends && alpha > 0) {
+      if (m > 0) {
         let c = sample(cropA, cw, ch, sax, say);
         if (readB) c = c * wa + sample(cropB, cw, ch, scx, scy) * wb;
-        const m = alpha >= 1 ? 1 : alpha * alpha * (3 - 2 * alpha);
         value = base + (c + off - base) * m;
       }
       dst[o] = value < 0 ? 0 : value > 255 ? 255 : value + 0.5;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
 import type { MouthDescriptor } from '../video/pack.js';
-import { JUMP_COST, MouthSelector } from './mouth-selector.js';
+import { BLEND_SPAN, JUMP_COST, MouthSelector } from './mouth-selector.js';
 
 const d = (open: number, width = 0.4, round = 0, teeth = 0): MouthDescriptor => ({
   open,
@@ -44,13 +44,38 @@ describe('MouthSelector', () => {
   });
 
   it('cross-fades the two cheapest, each weighted by the other one’s cost; an exact match is shown alone', () => {
-    const s = new MouthSelector([d(0.2), d(0.4), d(0.9)], [0, 100, 200]);
+    const s = new MouthSelector([d(0.2), d(0.4), d(0.9)], [0, 2, 200]);
     const p = s.select(want({ open: 0.25 }));
     expect([p.a, p.b]).toEqual([0, 1]);
     expect(p.wa).toBeCloseTo(0.15 / 0.2, 5);
     expect(p.wb).toBeCloseTo(0.05 / 0.2, 5);
     s.reset();
     expect(s.select(want({ open: 0.9 }))).toEqual({ a: 2, wa: 1, b: 2, wb: 0 });
+  });
+
+  it('never blends crops from different moments (two lip lines): only source frames BLEND_SPAN apart', () => {
+    const s = new MouthSelector([d(0.2), d(0.4), d(0.9)], [0, 2 + BLEND_SPAN, 200]);
+    expect(s.select(want({ open: 0.25 }))).toEqual({ a: 0, wa: 1, b: 0, wb: 0 });
+  });
+
+  it('prefers a crop filmed in the base frame’s head pose, and avoids crops whose face was covered', () => {
+    const lib = [d(0.5), d(0.5)];
+    const turned = new MouthSelector(lib, [0, 100], [], 0, {
+      pose: [
+        [0.3, 1],
+        [0, 1],
+      ],
+    });
+    expect(turned.select(want({ open: 0.5 }), undefined, [0, 1]).a).toBe(1);
+    turned.reset();
+    expect(turned.select(want({ open: 0.5 }), undefined, [0.3, 1]).a).toBe(0);
+    const covered = new MouthSelector(lib, [0, 100], [], 0, {
+      clear: [
+        [1, 1, 1],
+        [1, 0.2, 0],
+      ],
+    });
+    expect(covered.select(want({ open: 0.5 })).a).toBe(0);
   });
 
   it('with a sound near the recorded ones, picks the crop that sounded like it over the nearer opening', () => {

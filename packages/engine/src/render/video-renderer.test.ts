@@ -152,10 +152,11 @@ describe('video renderer', () => {
     expect(descriptors[cropAt(pack, frames[9]!, SIZE, at(pack, 1, mouth))]!.open).toBeCloseTo(0.3, 1);
   });
 
-  it('fades the mouth in over three frames when speech starts, and out over three at rest, back to the base exactly', async () => {
+  it('(a pack without landmarks) fades the mouth in over three frames when speech starts, and out over three at rest, back to the base exactly', async () => {
     // every crop one flat colour, so the change does not depend on which crop is shown
     const p = await writeSyntheticVideoPack(root, {
       id: 'fade',
+      faceData: false,
       flatCrop: () => [250, 250, 250],
       rings: 'zero',
     });
@@ -224,9 +225,10 @@ describe('video renderer', () => {
     }
   });
 
-  it('has no step at the seam: across the feather the picture goes smoothly from the crop to the base', async () => {
+  it('(a pack without landmarks) has no step at the seam: across the feather the picture goes smoothly from the crop to the base', async () => {
     const p = await writeSyntheticVideoPack(root, {
       id: 'seam',
+      faceData: false,
       toFrame: () => [1, 0, 0, 0],
       flatCrop: () => [250, 250, 250],
       rings: 'zero',
@@ -248,8 +250,12 @@ describe('video renderer', () => {
     expect(share.filter((s) => s > 0.05 && s < 0.95).length).toBeGreaterThan(8);
   });
 
-  it('matches the crop’s colour to the base frame’s on the seam ring (a per-channel shift, clamped)', async () => {
-    const p = await writeSyntheticVideoPack(root, { id: 'colour', flatCrop: () => [200, 170, 150] });
+  it('(a pack without landmarks) matches the crop’s colour to the base frame’s on the seam ring (a per-channel shift, clamped)', async () => {
+    const p = await writeSyntheticVideoPack(root, {
+      id: 'colour',
+      faceData: false,
+      flatCrop: () => [200, 170, 150],
+    });
     const [f] = run(p, Array<FaceState>(4).fill(speak(0.5))).slice(3);
     const { descriptors, ring } = p.index.library;
     const k = descriptors.reduce(

@@ -46,6 +46,11 @@ export interface SyntheticVideoPackOptions {
    * (video/browser-video.ts; runs ffmpeg); default false, a pack as imported before them.
    */
   encoded?: boolean;
+  /**
+   * The landmarks the face composite needs (docs/design.md §14); default true. false: a pack as
+   * imported before them, composited through the feathered ellipse.
+   */
+  faceData?: boolean;
 }
 
 export interface SyntheticVideoPack {
@@ -200,6 +205,13 @@ export async function writeSyntheticVideoPack(
     },
     stats: { synthetic: 'yes' },
   };
+  if (opts.faceData !== false) {
+    const flat = face.landmarks.flat();
+    index.base.landmarks = transforms.map(() => flat);
+    index.base.pose = transforms.map(() => [0, 1]);
+    index.library.landmarks = descriptors.map((d) => cropLandmarks(face, d));
+    index.library.pose = descriptors.map(() => [0, 1]);
+  }
   const manifest: VideoAvatarManifest = {
     id,
     name: 'Synthetic video',
@@ -218,6 +230,19 @@ export async function writeSyntheticVideoPack(
   thumb.getContext('2d').drawImage(canvas, 0, 0, 256, 256);
   writeFileSync(join(dir, VIDEO_FILES.preview), await thumb.encode('png'));
   return { dir, manifest, index };
+}
+
+/** A crop's landmarks: the face's, its inner lips (60–67) parted as the drawn mouth is. */
+function cropLandmarks(f: Face, d: MouthDescriptor): number[] {
+  const open = d.open * 0.22 * f.ry;
+  const my = f.mouth[1];
+  return f.landmarks.flatMap(([x, y], i) =>
+    i >= 60
+      ? [x, my + Math.sign(y - my) * (open / 2)]
+      : i >= 48
+        ? [x, y + Math.sign(y - my) * (open / 2)]
+        : [x, y],
+  );
 }
 
 type Box = VideoIndex['library']['box'];
