@@ -21,11 +21,12 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FaceMotion, MouthParams, Viseme } from '../face-state.js';
+import { underCacheLock } from './cache-lock.js';
 import { codecArgs, type ClipFormat } from './ffmpeg.js';
 
 /** Bumped whenever what a clip looks like changes, so cached clips are made again. */
@@ -290,7 +291,6 @@ function answer(
   };
 }
 
-const LOCK_STALE_MS = 5 * 60_000;
 /** Cached clips (and packs) unused for this long are removed when a new clip is made. */
 const UNUSED_MS = 7 * 24 * 3600_000;
 
@@ -304,24 +304,6 @@ async function prune(dir: string): Promise<void> {
     } catch {
       // gone meanwhile (another process pruning)
     }
-  }
-}
-
-/** Waits while another process holds the lock; false when it went away without a clip. */
-async function waitForOther(lock: string, done: () => boolean): Promise<boolean> {
-  for (;;) {
-    if (done()) return true;
-    let age: number;
-    try {
-      age = Date.now() - statSync(lock).mtimeMs;
-    } catch {
-      return done();
-    }
-    if (age > LOCK_STALE_MS) {
-      await rm(lock, { recursive: true, force: true });
-      return false;
-    }
-    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
@@ -344,21 +326,8 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
     await Promise.all([file, truthFile].map((f) => utimes(f, now, now))); // in use: kept by prune()
     return answer(file, truthFile, truth, true, truth.madeInMs);
   };
-  if (opts.cache !== false && done()) return fromCache();
-  codecArgs(r.format, r.audio); // ffmpeg and its encoders are there, before any work
-  for (;;) {
-    try {
-      await mkdir(lock);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      if ((await waitForOther(lock, done)) && opts.cache !== false) return fromCache();
-    }
-  }
-  // a long clip takes minutes on busy cores: the lock stays fresh while this process works
-  const alive = setInterval(() => void utimes(lock, new Date(), new Date()).catch(() => undefined), 30_000);
-  alive.unref();
-  try {
+  const make = async (): Promise<TalkingClip> => {
+    codecArgs(r.format, r.audio); // ffmpeg and its encoders are there, before any work
     const started = performance.now();
     const tmp = `${base}.${process.pid}.tmp`;
     const { renderClip } = await import('./talking-clip-render.js');
@@ -372,8 +341,6 @@ export async function makeTalkingClip(opts: TalkingClipOptions = {}): Promise<Ta
     await utimes(packsDir, now, now);
     await prune(dir);
     return answer(file, truthFile, truth, false, madeInMs);
-  } finally {
-    clearInterval(alive);
-    await rmdir(lock).catch(() => undefined);
-  }
+  };
+  return underCacheLock(lock, done, fromCache, make, opts.cache !== false);
 }
