@@ -67,6 +67,7 @@ export {
 } from './video/composite.js';
 export {
   colourShift,
+  composeReach,
   composeVideoPick,
   loopFrame,
   MAX_COLOUR_SHIFT,

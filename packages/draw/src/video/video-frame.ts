@@ -13,7 +13,7 @@ import {
   type Premultiplied,
 } from './composite.js';
 import { composeFace, faceScratch, type FaceScratch } from './face-composite.js';
-import { meshFrame, type MeshFrame } from './face-mesh.js';
+import { MESH, meshFrame, meshVertices, type MeshFrame } from './face-mesh.js';
 import { i420Bytes, i420View, type I420View, type Similarity } from './i420.js';
 import { seamMask, type SeamMask } from './seam-mask.js';
 import type { VideoIndex } from './video-index.js';
@@ -85,6 +85,36 @@ export function videoLayout(
     rects: toOut.map((t) => outputRect(t, box, width, height)),
     mask: seamMask(box.width, box.height),
     mesh: hasFaceData(index) ? meshFrame(index.canonical.landmarks.flat()) : undefined,
+  };
+}
+
+/**
+ * The output rectangle a composite on base frame i can touch (every other pixel is the base
+ * frame's): the crop box's, and for the face composite also the base's neck down to the mesh's
+ * far ring (whose chin warp reaches below the box).
+ */
+export function composeReach(layout: VideoLayout, i: number): PixelRect {
+  const r = layout.rects[i]!;
+  const { mesh, index } = layout;
+  const base = index.base.landmarks?.[i];
+  if (!mesh || !base) return r;
+  const v = meshVertices(base, base, mesh);
+  const [a, b, tx, ty] = layout.toOut[i]!;
+  let { x0, y0, x1, y1 } = r;
+  for (let k = MESH.far; k < MESH.count; k++) {
+    const [cx, cy] = [v[2 * k]!, v[2 * k + 1]!];
+    const [x, y] = [a * cx - b * cy + tx, b * cx + a * cy + ty];
+    x0 = Math.min(x0, 2 * Math.floor(x / 2) - 2);
+    y0 = Math.min(y0, 2 * Math.floor(y / 2) - 2);
+    x1 = Math.max(x1, 2 * Math.ceil(x / 2) + 2);
+    y1 = Math.max(y1, 2 * Math.ceil(y / 2) + 2);
+  }
+  const clamp = (v: number, max: number): number => Math.max(0, Math.min(max, v));
+  return {
+    x0: clamp(x0, layout.width),
+    y0: clamp(y0, layout.height),
+    x1: clamp(x1, layout.width),
+    y1: clamp(y1, layout.height),
   };
 }
 

@@ -2,7 +2,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { i420ToRgba, outputRect, scaleI420Cover, type PixelRect as Rect } from '@mouthpiece/draw';
+import {
+  composeReach,
+  i420ToRgba,
+  outputRect,
+  scaleI420Cover,
+  videoLayout,
+  type PixelRect as Rect,
+} from '@mouthpiece/draw';
 import { loadAvatarPack } from '../avatar/catalog.js';
 import { previewPng } from '../avatar/preview.js';
 import { REST_MOTION, REST_MOUTH, type FaceState, type MouthParams } from '../face-state.js';
@@ -134,7 +141,7 @@ describe('video renderer', () => {
     expect(frames.map((f) => whichBase(p, f))).toEqual([0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2]);
   });
 
-  it('with the mouth wide open shows a wide-open crop in the mouth, and leaves everything outside the box’s rectangle as the base frame', () => {
+  it('with the mouth wide open shows a wide-open crop in the mouth, and leaves everything outside the composite’s reach as the base frame', () => {
     const frames = run(pack, [
       ...Array<FaceState>(6).fill(speak(0.9)),
       ...Array<FaceState>(4).fill(speak(0.3)),
@@ -143,8 +150,13 @@ describe('video renderer', () => {
     const mouth = syntheticFace(SIZE).mouth;
     frames.forEach((f, t) => {
       const i = t % 8;
-      const r = outputRect(pack.index.base.toFrame[i]!, box, SIZE, SIZE);
-      expect(r.x1 - r.x0).toBeGreaterThan(box.width - 1);
+      expect(outputRect(pack.index.base.toFrame[i]!, box, SIZE, SIZE)).toSatisfy(
+        (b: Rect) => b.x1 - b.x0 > box.width - 1,
+      );
+      const r = composeReach(
+        videoLayout(pack.index, readVideoPack(pack.dir).mouths, { width: SIZE, height: SIZE }),
+        i,
+      );
       expect(sameOutside(f, baseFrame(pack, i), SIZE, SIZE, r)).toBe(true);
       expect(same(f, baseFrame(pack, i))).toBe(false);
     });
@@ -215,11 +227,8 @@ describe('video renderer', () => {
       const expected = new Uint8Array(i420Bytes(w, h));
       scaleI420Cover(i420View(baseFrame(pack, 2), 0, SIZE, SIZE), i420View(expected, 0, w, h));
       expect(same(idle[2]!, expected)).toBe(true);
-      const t = pack.index.base.toFrame[2]!;
-      const toOut: Similarity = [t[0] * scale, t[1] * scale, t[2] * scale + ox, t[3] * scale + oy];
-      expect(sameOutside(talk[2]!, idle[2]!, w, h, outputRect(toOut, pack.index.library.box, w, h))).toBe(
-        true,
-      );
+      const layout = videoLayout(pack.index, readVideoPack(pack.dir).mouths, { width: w, height: h });
+      expect(sameOutside(talk[2]!, idle[2]!, w, h, composeReach(layout, 2))).toBe(true);
       const m = at(pack, 2, syntheticFace(SIZE).mouth, scale, ox, oy);
       expect(pack.index.library.descriptors[cropAt(pack, talk[2]!, w, m)]!.open).toBeGreaterThan(0.8);
     }

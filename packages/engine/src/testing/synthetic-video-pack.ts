@@ -232,16 +232,22 @@ export async function writeSyntheticVideoPack(
   return { dir, manifest, index };
 }
 
-/** A crop's landmarks: the face's, its inner lips (60–67) parted as the drawn mouth is. */
+/**
+ * A crop's landmarks: the face's, its lips (48–67) parted as the drawn mouth is, and its jaw
+ * (4–12) dropped a little with the opening, as a real jaw drops (the drawing's does not: the
+ * composite's chin warp then runs as it does on real footage).
+ */
 function cropLandmarks(f: Face, d: MouthDescriptor): number[] {
   const open = d.open * 0.22 * f.ry;
   const my = f.mouth[1];
   return f.landmarks.flatMap(([x, y], i) =>
-    i >= 60
-      ? [x, my + Math.sign(y - my) * (open / 2)]
-      : i >= 48
-        ? [x, y + Math.sign(y - my) * (open / 2)]
-        : [x, y],
+    i >= 4 && i <= 12
+      ? [x, y + 0.3 * open * Math.sin(((i - 4) / 8) * Math.PI)]
+      : i >= 60
+        ? [x, my + Math.sign(y - my) * (open / 2)]
+        : i >= 48
+          ? [x, y + Math.sign(y - my) * (open / 2)]
+          : [x, y],
   );
 }
 
