@@ -19,14 +19,7 @@ import {
   writeSyntheticVideoPack,
   type SyntheticVideoPack,
 } from '../testing/synthetic-video-pack.js';
-import {
-  applySimilarity,
-  i420Bytes,
-  i420View,
-  readVideoPack,
-  VIDEO_FILES,
-  type Similarity,
-} from '../video/pack.js';
+import { applySimilarity, i420Bytes, i420View, readVideoPack, VIDEO_FILES } from '../video/pack.js';
 import { createAvatarRenderer } from './avatar-renderer.js';
 import type { Renderer } from './renderer.js';
 import { atRest, FADE_FRAMES, MAX_COLOUR_SHIFT } from './video-renderer.js';
