@@ -53,6 +53,16 @@ describe('MouthSelector', () => {
     expect(s.select(want({ open: 0.9 }))).toEqual({ a: 2, wa: 1, b: 2, wb: 0 });
   });
 
+  it('plays a held sound on through the recorded frames that follow instead of freezing on one crop', () => {
+    // source frames 0..5 open 0.86–0.9: a held wide vowel walks through them
+    const lib = [0.88, 0.9, 0.87, 0.86, 0.89, 0.2].map((o) => d(o));
+    const s = new MouthSelector(lib, [0, 1, 2, 3, 4, 5]);
+    const shown = Array.from({ length: 5 }, () => s.select(want({ open: 0.88 })).a);
+    expect(shown).toEqual([0, 1, 2, 3, 4]);
+    // and a frame far from the wanted mouth is not taken for the sake of moving on
+    expect(s.select(want({ open: 0.88 })).a).not.toBe(5);
+  });
+
   it('never blends crops from different moments (two lip lines): only source frames BLEND_SPAN apart', () => {
     const s = new MouthSelector([d(0.2), d(0.4), d(0.9)], [0, 2 + BLEND_SPAN, 200]);
     expect(s.select(want({ open: 0.25 }))).toEqual({ a: 0, wa: 1, b: 0, wb: 0 });

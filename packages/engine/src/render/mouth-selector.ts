@@ -29,6 +29,12 @@ export const JUMP_COST = 0.08;
 export const JUMP_SPAN = 4;
 /** The cost of a crop's sound one library spread farther than the nearest (in the distance's units). */
 export const SOUND_WEIGHT = 0.6;
+/**
+ * The extra cost of showing the previous crop again: a held sound plays on through the recorded
+ * frames that follow (a real mouth never freezes) unless they leave the wanted mouth by more than
+ * this (in the distance's units: an `open` of 0.05).
+ */
+export const HOLD_COST = 0.05;
 /** A second crop whose weight would be below this is not blended (no visible change, half the work). */
 const MIN_SECOND_WEIGHT = 0.04;
 /**
@@ -165,6 +171,7 @@ export class MouthSelector {
       if (poses)
         cost += POSE_WEIGHT * (Math.abs(poses[2 * k]! - pose![0]) + Math.abs(poses[2 * k + 1]! - pose![1]));
       if (this.#prev >= 0) cost += JUMP_COST * Math.min(1, Math.abs(this.#source[k]! - next) / JUMP_SPAN);
+      if (k === this.#prev) cost += HOLD_COST;
       if (cost < ca) {
         b = a;
         cb = ca;

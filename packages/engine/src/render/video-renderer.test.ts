@@ -154,7 +154,10 @@ describe('video renderer', () => {
       expect(same(f, baseFrame(pack, i))).toBe(false);
     });
     expect(descriptors[cropAt(pack, frames[4]!, SIZE, at(pack, 4, mouth))]!.open).toBeGreaterThan(0.8);
-    expect(descriptors[cropAt(pack, frames[9]!, SIZE, at(pack, 1, mouth))]!.open).toBeCloseTo(0.3, 1);
+    // a held opening walks on through the recorded frames that follow (one library step, 0.09, either way)
+    expect(
+      Math.abs(descriptors[cropAt(pack, frames[9]!, SIZE, at(pack, 1, mouth))]!.open - 0.3),
+    ).toBeLessThan(0.1);
   });
 
   it('(a pack without landmarks) fades the mouth in over three frames when speech starts, and out over three at rest, back to the base exactly', async () => {
