@@ -85,7 +85,7 @@ async function readExactly(file: string, bytes: number): Promise<Uint8Array> {
   try {
     checkSize(file, (await fh.stat()).size, bytes);
     const out = new Uint8Array(bytes);
-    for (let at = 0; at < bytes; ) {
+    for (let at = 0; at < bytes;) {
       const { bytesRead } = await fh.read(out, at, Math.min(READ_SLICE_BYTES, bytes - at), at);
       if (bytesRead === 0) checkSize(file, at, bytes); // shrank while being read
       at += bytesRead;
