@@ -7,7 +7,10 @@
  * gap between two received frames while B starts (from B's create sent until AFTER_MS after its
  * init-client answered), beside the same over a quiet window just before; how long B's create
  * took; and the engine's own count of media tick stalls (mouthpiece_engine_tick_stalls_total,
- * docs/operations.md) over the trial. Never fails on a figure.
+ * docs/operations.md) over the trial. Then, in this process, the longest the event loop is held
+ * while the pack loads, the synchronous way against the session's (load-hold.ts), at the output
+ * size and at a larger one (base frames scaled), and for a 300-frame 512² synthetic pack (118 MB;
+ * smoke: the small pack only). Never fails on a figure.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import { writeSyntheticVideoPack } from '../../packages/engine/dist/testing/synt
 import { runVideoImport } from '@mouthpiece/engine/host';
 import { startServer, type TestServer } from '../../e2e/harness/server.js';
 import { Receiver } from '../lib/receiver.js';
+import { measureHold, type HoldRow } from './load-hold.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -130,6 +134,35 @@ async function runTrials(packs: string): Promise<Trial[]> {
   return trials;
 }
 
+/** Event-loop holds while packs load: the clip at two sizes, and (full runs) a 300-frame pack. */
+async function holds(packs: string, source: string): Promise<HoldRow[]> {
+  const reps = smoke ? 1 : 5;
+  const rows = [
+    await measureHold(join(packs, 'clip'), source, SIZE, reps),
+    await measureHold(join(packs, 'clip'), source, '768x768', reps),
+  ];
+  if (!smoke) {
+    await writeSyntheticVideoPack(packs, { id: 'big', size: 512, baseFrames: 300 });
+    rows.push(await measureHold(join(packs, 'big'), 'synthetic, 300 base frames of 512²', SIZE, reps));
+  }
+  return rows;
+}
+
+function reportHolds(rows: HoldRow[]): void {
+  report('');
+  report('the event loop held while a pack loads, in one process (ms; median and max):');
+  report(row('pack', ['size', 'sync p50', 'sync max', 'async p50', 'async max'], 40, 11));
+  for (const r of rows)
+    report(
+      row(
+        r.pack.slice(0, 38),
+        [r.size, fmt(r.syncP50Ms, 1), fmt(r.syncMaxMs, 1), fmt(r.asyncP50Ms, 1), fmt(r.asyncMaxMs, 1)],
+        40,
+        11,
+      ),
+    );
+}
+
 function summary(trials: Trial[], kind: Kind): Record<string, number> {
   const t = trials.filter((x) => x.kind === kind);
   const r1 = (x: number): number => +x.toFixed(1);
@@ -151,6 +184,7 @@ it('measures', async () => {
     const pack = packFigures(packs);
     const trials = await runTrials(packs);
     const by = Object.fromEntries(KINDS.map((k) => [k, summary(trials, k)]));
+    const hold = await holds(packs, smoke ? 'synthetic (smoke)' : 'latentsync-demo2 imported');
     report(
       `start-stall benchmark: one engine process at ${SIZE}; session A (vector) watched by a libwebrtc viewer; ` +
         `session B started and ended ${TRIALS}× per kind. Video pack: ${source}, ` +
@@ -181,6 +215,7 @@ it('measures', async () => {
       "(gap: A's largest time between two received frames while B starts, ms; quiet: the same over " +
         `${QUIET_MS} ms before; create: B's create answered, ms; stalls: the engine's media ticks ≥ 40 ms late; want gap < 60 ms)`,
     );
+    reportHolds(hold);
     report(
       JSON.stringify({
         bench: 'start-stall',
@@ -189,6 +224,7 @@ it('measures', async () => {
         trials: TRIALS,
         pack: { source, ...pack },
         ...by,
+        hold,
       }),
     );
   } finally {

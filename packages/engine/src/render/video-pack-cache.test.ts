@@ -86,7 +86,7 @@ describe('a session opening a video avatar', () => {
     expect(videoPackLoads.count).toBe(loads + 2); // loaded again
   });
 
-  it('loads in slices: the event loop turns between the base frames it scales', async () => {
+  it('lets the event loop turn while it loads: reads on libuv threads, scaling on a worker thread', async () => {
     let turns = 0;
     let loading = true;
     const count = (): void => {
@@ -97,7 +97,7 @@ describe('a session opening a video avatar', () => {
     const r = await openAvatarRenderer(pack.manifest, OUT, pack.dir);
     loading = false;
     r.close();
-    // one slice per base frame to scale, each after a turn (a synchronous load: 0 or 1)
+    // a synchronous load (read, lay out, scale): 0 or 1
     expect(turns).toBeGreaterThanOrEqual(FRAMES);
   });
 });

@@ -4,9 +4,11 @@
  * the pack's files, the layout at the output size and the base frames scaled to it.
  *
  * A session's start loads them off the media tick (loadVideoPack): the files are read
- * asynchronously (video/pack.ts readVideoPackAsync: the reads run on libuv's threads), and the CPU
- * work after them (the layout, then each base frame's scaling) runs one slice per event-loop turn,
- * so the media scheduler's 10 ms ticks keep running for the process's other sessions. Sessions
+ * asynchronously (video/pack.ts readVideoPackAsync: the reads run on libuv's threads), the layout
+ * is made in one short slice after an event-loop turn, and the base frames, when the output size
+ * is not the pack's, are scaled by a worker thread (video-scale-worker.ts: ≈ 20 ms a frame at 768²,
+ * too long for a slice), so the media scheduler's 10 ms ticks keep running for the process's
+ * other sessions. Sessions
  * starting with the same pack share one load; the pack is dropped when its last user releases it;
  * a failed load is forgotten, so the next start reads the files again.
  *
@@ -16,6 +18,7 @@
 import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { scaleI420Cover, videoLayout, type VideoLayout } from '@mouthpiece/draw';
 import {
   i420Bytes,
@@ -25,6 +28,7 @@ import {
   VIDEO_FILES,
   type VideoPackData,
 } from '../video/pack.js';
+import type { ScaleJob } from './video-scale-worker.js';
 
 /** One pack at one output size, as every renderer of it reads it. */
 export interface SharedVideoPack {
@@ -134,18 +138,39 @@ function leaseOf(key: string, entry: Entry): VideoPackLease {
   };
 }
 
-/** Reads the files, then lays the pack out and scales its base frames, one slice a turn. */
+/** Reads the files, lays the pack out (one slice), and has a worker thread scale the base frames. */
 async function prepare(dir: string, size: Size): Promise<SharedVideoPack> {
   videoPackLoads.count++;
   const data = await readVideoPackAsync(dir);
   await nextTurn();
   const pack = shape(data, size);
-  for (let i = 0; i < pack.frames.length; i++) {
-    if (pack.frames[i]) continue;
-    await nextTurn();
-    frameAt(pack, i, size.width, size.height);
-  }
+  if (!pack.packBase) return pack; // the output's size: the frames are views of the pack's
+  const { width, height } = size;
+  const scaled = await scaleInWorker(pack.packBase, data.index.size, pack.frames.length, size);
+  const bytes = i420Bytes(width, height);
+  pack.frames = pack.frames.map((_, i) => scaled.subarray(i * bytes, (i + 1) * bytes));
+  pack.packBase = undefined;
   return pack;
+}
+
+const SCALE_WORKER = import.meta.url.endsWith('.ts')
+  ? new URL('../../dist/render/video-scale-worker.js', import.meta.url) // tests run from src/
+  : new URL('./video-scale-worker.js', import.meta.url);
+
+/** Every base frame scaled to `size` by a worker thread (video-scale-worker.ts), into shared memory. */
+function scaleInWorker(base: Uint8Array, packSize: number, frames: number, size: Size): Promise<Uint8Array> {
+  if (!(base.buffer instanceof SharedArrayBuffer))
+    throw new Error('the base frames must be in shared memory');
+  const out = new SharedArrayBuffer(frames * i420Bytes(size.width, size.height));
+  const job: ScaleJob = { base: base.buffer, size: packSize, frames, out, ...size };
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(SCALE_WORKER, { workerData: job });
+    worker.once('message', () => resolve(new Uint8Array(out)));
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      reject(new Error(`the base-frame scaler exited (${code}) before it was done`)),
+    );
+  });
 }
 
 /** The layout at the output size, and the base frames as views when the sizes agree. */

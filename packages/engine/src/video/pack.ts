@@ -66,13 +66,14 @@ export function readVideoPack(dir: string): VideoPackData {
 
 /**
  * readVideoPack off the event loop: the reads run on libuv's threads, each file into one buffer
- * of its expected size (no copy), in slices of READ_SLICE_BYTES; a file of the wrong size is
- * refused before it is read. Same errors as readVideoPack.
+ * of its expected size (no copy; the base frames' is a SharedArrayBuffer), in slices of
+ * READ_SLICE_BYTES; a file of the wrong size is refused before it is read. Same errors as readVideoPack.
  */
 export async function readVideoPackAsync(dir: string): Promise<VideoPackData> {
   const index = JSON.parse(await readFile(join(dir, VIDEO_FILES.index), 'utf8')) as VideoIndex;
   const want = expectedBytes(index);
-  const base = await readExactly(join(dir, VIDEO_FILES.base), want.base);
+  // shared memory: a worker thread may scale the base frames without a copy (render/video-pack-cache.ts)
+  const base = await readExactly(join(dir, VIDEO_FILES.base), want.base, true);
   const mouths = await readExactly(join(dir, VIDEO_FILES.mouths), want.mouths);
   return { index, base, mouths };
 }
@@ -80,11 +81,11 @@ export async function readVideoPackAsync(dir: string): Promise<VideoPackData> {
 /** Bytes read per call of readVideoPackAsync (a thread-pool read each). */
 const READ_SLICE_BYTES = 8 << 20;
 
-async function readExactly(file: string, bytes: number): Promise<Uint8Array> {
+async function readExactly(file: string, bytes: number, shared = false): Promise<Uint8Array> {
   const fh = await open(file, 'r');
   try {
     checkSize(file, (await fh.stat()).size, bytes);
-    const out = new Uint8Array(bytes);
+    const out = new Uint8Array(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
     for (let at = 0; at < bytes;) {
       const { bytesRead } = await fh.read(out, at, Math.min(READ_SLICE_BYTES, bytes - at), at);
       if (bytesRead === 0) checkSize(file, at, bytes); // shrank while being read
