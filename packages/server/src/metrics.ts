@@ -89,7 +89,7 @@ export function registerEngineMetrics(metrics: Metrics, stats: () => EngineStats
   );
   gauge(
     'mouthpiece_engine_ticks_skipped',
-    'Media ticks run late as part of a catch-up batch',
+    'Media ticks the clock jumped over after holding more than 10 ticks (100 ms) late',
     (m) => m.skippedTicks,
   );
   gauge('mouthpiece_engine_tick_max_late_ms', 'Latest a media tick has run, in ms', (m) => m.maxLateMs);
