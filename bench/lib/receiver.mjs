@@ -6,6 +6,8 @@
 // every server message on as {type:'event', id, message}. With `video: false` the offer has no video
 // m-line (a page that draws the avatar itself, render: 'client'): the engine sends audio and, on the
 // events channel, binary animation frames, which are counted (messages and bytes) in the stats.
+// With `gaps`, each decoded video frame's arrival is timed: {type:'gap', id, reset?} →
+// {type:'gap', id, maxGapMs, frames} (the largest time between two frames since the last reset).
 import wrtc from '@roamhq/wrtc';
 
 const peers = new Map();
@@ -13,8 +15,35 @@ const peers = new Map();
 /** Per peer: binary (animation) and text messages received on the events channel, and their bytes. */
 const channelCounts = new Map();
 
-async function connect(id, whepUrl, events, video) {
+/** Per peer with `gaps`: decoded frames' arrival, the largest gap between two, since the last reset. */
+const frameGaps = new Map();
+
+function timeFrames(id, pc) {
+  const g = { last: 0, maxGapMs: 0, frames: 0 };
+  frameGaps.set(id, g);
+  pc.ontrack = ({ track }) => {
+    if (track.kind !== 'video') return;
+    const sink = new wrtc.nonstandard.RTCVideoSink(track);
+    sink.onframe = () => {
+      const now = performance.now();
+      if (g.last) g.maxGapMs = Math.max(g.maxGapMs, now - g.last);
+      g.last = now;
+      g.frames++;
+    };
+    pc.addEventListener('connectionstatechange', () => pc.connectionState === 'closed' && sink.stop());
+  };
+}
+
+function gapOf(id, reset) {
+  const g = frameGaps.get(id) ?? { maxGapMs: 0, frames: 0 };
+  const out = { maxGapMs: g.maxGapMs, frames: g.frames };
+  if (reset) Object.assign(g, { maxGapMs: 0, frames: 0 });
+  return out;
+}
+
+async function connect(id, whepUrl, events, video, gaps) {
   const pc = new wrtc.RTCPeerConnection({ iceServers: [] });
+  if (gaps) timeFrames(id, pc);
   if (video) pc.addTransceiver('video', { direction: 'recvonly' });
   pc.addTransceiver('audio', { direction: 'recvonly' });
   const counts = { binaryMessages: 0, binaryBytes: 0, textMessages: 0, textBytes: 0 };
@@ -108,10 +137,12 @@ async function stats() {
 
 process.on('message', (m) => {
   if (m.type === 'connect') {
-    connect(m.id, m.whepUrl, m.events === true, m.video !== false).then(
+    connect(m.id, m.whepUrl, m.events === true, m.video !== false, m.gaps === true).then(
       () => process.send({ type: 'connected', id: m.id }),
       (err) => process.send({ type: 'error', id: m.id, message: String(err?.message ?? err) }),
     );
+  } else if (m.type === 'gap') {
+    process.send({ type: 'gap', id: m.id, ...gapOf(m.id, m.reset === true) });
   } else if (m.type === 'stats') {
     stats().then((peers) => process.send({ type: 'stats', peers }));
   } else if (m.type === 'close') {

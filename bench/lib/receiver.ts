@@ -47,7 +47,7 @@ export class Receiver {
         for (const l of this.#eventListeners) l(e);
         return;
       }
-      const key = m.type === 'stats' ? 'stats' : (m.id ?? m.type);
+      const key = m.type === 'stats' ? 'stats' : m.type === 'gap' ? `gap:${m.id}` : (m.id ?? m.type);
       this.#waiters.get(key)?.(m as { type: string; message?: string });
       this.#waiters.delete(key);
     });
@@ -62,12 +62,13 @@ export class Receiver {
 
   /**
    * Connects a viewer; with `events` it opens the events channel and says `ready`, as the SDK does;
-   * `video: false` offers no video (a page that draws the avatar itself from the animation stream).
+   * `video: false` offers no video (a page that draws the avatar itself from the animation stream);
+   * `gaps` times each decoded frame's arrival (frameGap).
    */
   async connect(
     id: string,
     whepUrl: string,
-    opts: { events?: boolean; video?: boolean } = {},
+    opts: { events?: boolean; video?: boolean; gaps?: boolean } = {},
   ): Promise<void> {
     const m = await this.#ask<{ type: string; message?: string }>(id, {
       type: 'connect',
@@ -75,8 +76,14 @@ export class Receiver {
       whepUrl,
       events: opts.events === true,
       video: opts.video !== false,
+      gaps: opts.gaps === true,
     });
     if (m.type !== 'connected') throw new Error(`viewer ${id}: ${m.message}`);
+  }
+
+  /** A `gaps` viewer's largest time between two decoded frames (and frames) since the last reset. */
+  frameGap(id: string, reset = false): Promise<{ maxGapMs: number; frames: number }> {
+    return this.#ask(`gap:${id}`, { type: 'gap', id, reset });
   }
 
   onEvent(listener: (e: ViewerEvent) => void): () => void {

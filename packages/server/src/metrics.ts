@@ -56,7 +56,9 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
 
 /**
  * Media counters of each engine process (as of its last health ping), read at scrape time:
- * frames sent and skipped (a skipped frame means the engine was starved of CPU), late ticks.
+ * frames sent and skipped (a skipped frame means the engine was starved of CPU), late ticks and
+ * stalls (a held media thread: it shows even when no frame was skipped). docs/operations.md lists
+ * what to alert on.
  */
 export function registerEngineMetrics(metrics: Metrics, stats: () => EngineStats): void {
   const gauge = (
@@ -87,10 +89,26 @@ export function registerEngineMetrics(metrics: Metrics, stats: () => EngineStats
   );
   gauge(
     'mouthpiece_engine_ticks_skipped',
-    'Media ticks run late as part of a catch-up batch',
+    'Media ticks the clock jumped over after holding more than 10 ticks (100 ms) late',
     (m) => m.skippedTicks,
   );
   gauge('mouthpiece_engine_tick_max_late_ms', 'Latest a media tick has run, in ms', (m) => m.maxLateMs);
+  gauge(
+    'mouthpiece_engine_tick_recent_max_late_ms',
+    'Latest a media tick has run during the last health ping interval (5 s), in ms',
+    (m) => m.recentMaxLateMs,
+  );
+  // a counter, so an alert can take increase(): set from each process's total at scrape time
+  new Counter({
+    name: 'mouthpiece_engine_tick_stalls_total',
+    help: 'Media ticks that ran 40 ms or more late (the media thread was held: viewers saw a frame held too long)',
+    labelNames: ['pid'],
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const m of stats().media ?? []) this.inc({ pid: String(m.pid) }, m.stalls);
+    },
+  });
 }
 
 /**

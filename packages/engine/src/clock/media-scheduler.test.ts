@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MediaScheduler, type SchedulerClock } from './media-scheduler.js';
+import { MediaScheduler, STALL_MS, type SchedulerClock } from './media-scheduler.js';
 
 class FakeClock implements SchedulerClock {
   t = 1000;
@@ -66,5 +66,34 @@ describe('MediaScheduler', () => {
     const n = ticks.length;
     clock.run(3000);
     expect(ticks.length).toBe(n);
+  });
+
+  it('a held thread is a stall with its lateness, even when the clock skips past it and no frame is skipped', () => {
+    const clock = new FakeClock();
+    const s = new MediaScheduler(() => undefined, { clock, maxCatchUpTicks: 10 });
+    s.start();
+    clock.run(1200, 3); // timers 3 ms late: not a stall
+    expect(s.stats.stalls).toBe(0);
+    expect(s.stats.maxLateMs).toBeLessThan(STALL_MS);
+    const first = s.sample();
+    expect(first.recentMaxLateMs).toBeGreaterThanOrEqual(3);
+    expect(s.stats.recentMaxLateMs).toBe(0); // sampled: a new window starts
+
+    clock.t = 1200 + 330; // the media thread held for 330 ms (a session's start reading a pack)
+    clock.run(1200 + 330);
+    expect(s.stats.skippedTicks).toBeGreaterThan(0);
+    expect(s.stats.stalls).toBe(1);
+    expect(s.stats.maxLateMs).toBeGreaterThanOrEqual(320); // measured before the clock jumped ahead
+    expect(s.sample().recentMaxLateMs).toBeGreaterThanOrEqual(320);
+
+    clock.t += 25; // a short hold, caught up tick by tick (no skip): still under a stall
+    clock.run(clock.t);
+    clock.t += STALL_MS + 15; // one over the bound
+    clock.run(clock.t);
+    expect(s.stats.stalls).toBe(2);
+    const last = s.sample();
+    expect(last.recentMaxLateMs).toBeGreaterThanOrEqual(STALL_MS);
+    expect(last.recentMaxLateMs).toBeLessThan(320);
+    s.stop();
   });
 });

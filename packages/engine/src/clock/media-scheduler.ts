@@ -2,6 +2,11 @@
  * The media clock of an engine process: 10 ms ticks from a fixed start (t0 + k·10 ms, so error
  * never accumulates). Late ticks are caught up; beyond `maxCatchUpTicks` the clock jumps ahead
  * and the skipped ticks are counted, so a stall never makes audio drift or pile up.
+ *
+ * A late tick is a metric, not a silence: every wake-up's lateness (how long after its first due
+ * tick it ran) is measured before any catch-up or skip, so a stall shows even when no frame is
+ * skipped. `stalls` counts wake-ups STALL_MS or more late; `recentMaxLateMs` is the worst since
+ * the last sample() (the engine samples at each health ping: packages/server/src/metrics.ts).
  */
 import { TICK_MS } from './media-clock.js';
 export interface SchedulerClock {
@@ -16,10 +21,21 @@ export const performanceClock: SchedulerClock = {
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
+/**
+ * A wake-up this late is a stall: a whole video frame at 25 fps, so a viewer's picture held at
+ * least one frame too long.
+ */
+export const STALL_MS = 40;
+
 export interface SchedulerStats {
   ticks: number;
   skippedTicks: number;
+  /** The latest any tick has run since the start, in ms. */
   maxLateMs: number;
+  /** Wake-ups STALL_MS or more late since the start. */
+  stalls: number;
+  /** The latest a tick has run since the previous sample(), in ms. */
+  recentMaxLateMs: number;
 }
 
 export class MediaScheduler {
@@ -31,7 +47,7 @@ export class MediaScheduler {
   #next = 0;
   #timer: unknown;
   #running = false;
-  readonly stats: SchedulerStats = { ticks: 0, skippedTicks: 0, maxLateMs: 0 };
+  readonly stats: SchedulerStats = { ticks: 0, skippedTicks: 0, maxLateMs: 0, stalls: 0, recentMaxLateMs: 0 };
 
   /**
    * `ticksLeft` is how many more ticks of the same late batch follow this one (0 when on time):
@@ -60,6 +76,13 @@ export class MediaScheduler {
     this.#clock.clearTimeout(this.#timer);
   }
 
+  /** The counters as of now; starts a new window for `recentMaxLateMs`. */
+  sample(): SchedulerStats {
+    const now = { ...this.stats };
+    this.stats.recentMaxLateMs = 0;
+    return now;
+  }
+
   /** The tick index due now (for callers that need the media time). */
   get tickIndex(): number {
     return this.#next;
@@ -74,17 +97,23 @@ export class MediaScheduler {
   #run(): void {
     if (!this.#running) return;
     const now = this.#clock.now();
+    this.#measure(now - (this.#t0 + this.#next * this.#tickMs));
     let behind = Math.floor((now - this.#t0) / this.#tickMs) - this.#next + 1;
     if (behind > this.#maxCatchUp) {
       this.stats.skippedTicks += behind - 1;
       this.#next += behind - 1;
       behind = 1;
     }
-    this.stats.maxLateMs = Math.max(this.stats.maxLateMs, now - (this.#t0 + this.#next * this.#tickMs));
     for (let i = 0; i < behind; i++) {
       this.#onTick(this.#next++, behind - 1 - i);
       this.stats.ticks++;
     }
     this.#schedule();
+  }
+
+  #measure(lateMs: number): void {
+    if (lateMs >= STALL_MS) this.stats.stalls++;
+    this.stats.maxLateMs = Math.max(this.stats.maxLateMs, lateMs);
+    this.stats.recentMaxLateMs = Math.max(this.stats.recentMaxLateMs, lateMs);
   }
 }

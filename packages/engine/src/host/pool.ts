@@ -376,6 +376,13 @@ class EnginePool implements EngineHost {
               { pid: media.pid, skipped, sessions: media.sessions, maxLateMs: Math.round(media.maxLateMs) },
               'late frames skipped',
             );
+          // from the second ping on: a process's start is not a stall of its sessions
+          const stalls = w.media ? media.stalls - w.media.stalls : 0;
+          if (stalls > 0)
+            this.#log.warn(
+              { pid: media.pid, stalls, sessions: media.sessions, lateMs: Math.round(media.recentMaxLateMs) },
+              'media ticks stalled',
+            );
           w.media = media;
         },
         () => {

@@ -107,7 +107,12 @@ export interface EngineMediaStats {
   framesSkipped: number;
   ticks: number;
   skippedTicks: number;
+  /** The latest a media tick has run since the process started, in ms. */
   maxLateMs: number;
+  /** Media ticks that ran STALL_MS (40 ms) or more late: the media thread was held (clock/media-scheduler.ts). */
+  stalls: number;
+  /** The latest a media tick has run since the previous ping, in ms. */
+  recentMaxLateMs: number;
 }
 
 export interface EngineHost {

@@ -18,7 +18,8 @@ import { EngineError, type AudioClip, type EngineEvent, type EngineMediaStats } 
 import { EngineSession } from '../session/engine-session.js';
 import { createSpeechSource } from '../session/speech-source.js';
 import { createAudioDecoder } from '../audio/decoder.js';
-import { createAvatarRenderer } from '../render/avatar-renderer.js';
+import { openAvatarRenderer } from '../render/avatar-renderer.js';
+import type { Renderer } from '../render/renderer.js';
 import { candidateFilter } from '../rtc/candidate-filter.js';
 import { createWrtcMedia } from '../rtc/wrtc-media.js';
 import { createEngineSpeech, type EngineSpeech } from '../speech/engine-speech.js';
@@ -93,6 +94,39 @@ function retire(s: EngineSession): void {
   retired.skipped += s.framesSkipped;
 }
 
+/** Sessions whose renderer is loading (a video avatar's pack): closed before ready, they never start. */
+const starting = new Map<string, { cancelled: boolean }>();
+
+/**
+ * A session's renderer, once its pack is resident (render/avatar-renderer.ts openAvatarRenderer:
+ * a video pack loads off the media tick, so the process's other sessions keep their frames).
+ */
+async function startRenderer(
+  sessionId: string,
+  avatar: AvatarPack,
+  size: { width: number; height: number },
+  background: string | undefined,
+  fps: number,
+): Promise<Renderer> {
+  const start = { cancelled: false };
+  starting.set(sessionId, start);
+  let renderer: Renderer;
+  try {
+    renderer = await openAvatarRenderer(avatar.manifest, size, avatar.dir, { background, fps });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log('error', { sessionId, avatarId: avatar.manifest.id, err: message }, 'session start failed');
+    throw new EngineError('internal', message, { cause: err });
+  } finally {
+    starting.delete(sessionId);
+  }
+  if (start.cancelled) {
+    renderer.close();
+    throw new EngineError('unknown_session', `Engine session ${sessionId} was closed while it started`);
+  }
+  return renderer;
+}
+
 function session(id: string): EngineSession {
   const s = sessions.get(id);
   if (!s) throw new EngineError('unknown_session', `No engine session ${id}`);
@@ -107,9 +141,9 @@ const methods: RpcHandlers<EngineMethods> = {
       framesSent += s.framesSent;
       framesSkipped += s.framesSkipped;
     }
-    return { pid: process.pid, sessions: sessions.size, framesSent, framesSkipped, ...scheduler.stats };
+    return { pid: process.pid, sessions: sessions.size, framesSent, framesSkipped, ...scheduler.sample() };
   },
-  createSession: (o) => {
+  createSession: async (o) => {
     if (!options || !speech) throw new EngineError('engine_unavailable', 'The engine is not initialised');
     readAvatars(options.avatarsDirs);
     const voices = speech.voices;
@@ -121,6 +155,7 @@ const methods: RpcHandlers<EngineMethods> = {
     if (!check.ok) throw new EngineError('invalid_request', check.message);
     const avatar = avatars.get(o.avatarId)!; // the check found it
     const { videoWidth: width, videoHeight: height, fps } = options;
+    const renderer = await startRenderer(o.sessionId, avatar, { width, height }, o.background, fps);
     const media = createWrtcMedia({ video: { width, height }, acceptCandidate });
     sessions.set(
       o.sessionId,
@@ -142,10 +177,7 @@ const methods: RpcHandlers<EngineMethods> = {
         clientRender: options.clientRenderKinds.includes(avatar.manifest.render),
         avatarKind: avatar.manifest.render,
         videoSink: media.videoSink,
-        renderer: createAvatarRenderer(avatar.manifest, { width, height }, avatar.dir, {
-          background: o.background,
-          fps,
-        }),
+        renderer,
       }),
     );
   },
@@ -160,6 +192,8 @@ const methods: RpcHandlers<EngineMethods> = {
   addIceCandidates: (id, viewerId, frag) => session(id).addIceCandidates(viewerId, frag),
   disconnectViewer: (id, viewerId) => session(id).disconnectViewer(viewerId),
   closeSession: (id, reason) => {
+    const start = starting.get(id);
+    if (start) start.cancelled = true;
     const s = sessions.get(id);
     sessions.delete(id);
     s?.close(reason);

@@ -3,6 +3,7 @@ import type { AnyAvatarManifest } from '../avatar/manifest.js';
 import { createPhotoRenderer } from './photo-renderer.js';
 import { createRenderer, type Renderer } from './renderer.js';
 import { createSpriteRenderer } from './sprite-renderer.js';
+import { loadVideoPack } from './video-pack-cache.js';
 import { createVideoRenderer } from './video-renderer.js';
 
 export interface AvatarRenderOptions {
@@ -31,5 +32,34 @@ export function createAvatarRenderer(
       return createSpriteRenderer(manifest, folder(), size, opts.background);
     case 'video':
       return createVideoRenderer(manifest, folder(), size, { fps: opts.fps });
+  }
+}
+
+/**
+ * The renderer for a session (process/engine-main.ts): createAvatarRenderer, except that a video
+ * avatar's pack is first made resident off the media tick (video-pack-cache.ts), so the renderer
+ * exists only once its pack is in memory and no frame of it waits for a file. Rejects, naming the
+ * avatar and the file, when the pack cannot be loaded.
+ */
+export async function openAvatarRenderer(
+  manifest: AnyAvatarManifest,
+  size: { width: number; height: number },
+  dir?: string,
+  opts: AvatarRenderOptions = {},
+): Promise<Renderer> {
+  if (manifest.render !== 'video') return createAvatarRenderer(manifest, size, dir, opts);
+  if (!dir) throw new Error(`avatar ${manifest.id} needs its pack folder`);
+  let pack;
+  try {
+    pack = await loadVideoPack(dir, size);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`avatar ${manifest.id}: its video pack could not be loaded: ${why}`, { cause: err });
+  }
+  try {
+    return createVideoRenderer(manifest, dir, size, { fps: opts.fps, pack });
+  } catch (err) {
+    pack.release();
+    throw err;
   }
 }

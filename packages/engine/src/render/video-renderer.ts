@@ -9,26 +9,17 @@
  * §13.6). At rest the composite fades out over FADE_FRAMES, so idle is real footage.
  *
  * Per process and output size, shared by every session: the pack's files, and the base frames at
- * the output size (scaled to cover, centred, once: one frame per timer turn in the background, or
- * on first use). A frame is then a copy of the base frame and a blend in the box's rectangle.
+ * the output size (scaled to cover, centred, once), held by video-pack-cache.ts: a session's
+ * renderer is made once its pack is resident (avatar-renderer.ts openAvatarRenderer loads it off
+ * the media tick). A frame is then a copy of the base frame and a blend in the box's rectangle.
  */
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  composeVideoPick,
-  i420ToRgba,
-  loopFrame,
-  scaleI420Cover,
-  videoLayout,
-  videoScratch,
-  type VideoLayout,
-  type VideoPick,
-} from '@mouthpiece/draw';
+import { composeVideoPick, i420ToRgba, loopFrame, videoScratch, type VideoPick } from '@mouthpiece/draw';
 import type { VideoAvatarManifest } from '../avatar/manifest.js';
 import { REST_MOUTH, type FaceState } from '../face-state.js';
-import { i420Bytes, i420View, readVideoPack, VIDEO_FILES } from '../video/pack.js';
+import { i420Bytes } from '../video/pack.js';
 import { MouthSelector } from './mouth-selector.js';
 import type { Renderer } from './renderer.js';
+import { frameAt, loadVideoPackSync, type VideoPackLease } from './video-pack-cache.js';
 
 export { loopFrame, MAX_COLOUR_SHIFT } from '@mouthpiece/draw';
 
@@ -36,64 +27,6 @@ export { loopFrame, MAX_COLOUR_SHIFT } from '@mouthpiece/draw';
 export const FADE_FRAMES = 3;
 /** Below this opening (and not speaking) the mouth is at rest. */
 const REST_OPEN = 0.02;
-
-interface Shared {
-  /** The crops, the transforms and rectangles at the output size, the seam mask. */
-  layout: VideoLayout;
-  /** The pack's base frames at the pack's size; dropped once every frame is at the output size. */
-  packBase: Uint8Array | undefined;
-  /** Base frames at the output size (views of the pack's when the sizes agree), made on first use. */
-  frames: Array<Uint8Array | undefined>;
-  users: number;
-}
-
-const shared = new Map<string, Shared>();
-
-function sharedFor(dir: string, width: number, height: number): { key: string; s: Shared } {
-  const key = `${join(dir, VIDEO_FILES.index)}:${statSync(join(dir, VIDEO_FILES.index)).mtimeMs}@${width}x${height}`;
-  let s = shared.get(key);
-  if (!s) {
-    const { index, base, mouths } = readVideoPack(dir);
-    const same = width === index.size && height === index.size;
-    const frameBytes = i420Bytes(index.size, index.size);
-    s = {
-      layout: videoLayout(index, mouths, { width, height }),
-      packBase: same ? undefined : base,
-      frames: Array.from({ length: index.base.frames }, (_, i) =>
-        same ? base.subarray(i * frameBytes, (i + 1) * frameBytes) : undefined,
-      ),
-      users: 0,
-    };
-    shared.set(key, s);
-    if (!same) warm(key, s, width, height);
-  }
-  s.users++;
-  return { key, s };
-}
-
-/** Base frame i at the output size. */
-function frameAt(s: Shared, i: number, width: number, height: number): Uint8Array {
-  let f = s.frames[i];
-  if (f) return f;
-  const size = s.layout.index.size;
-  const packBase = s.packBase!;
-  f = new Uint8Array(i420Bytes(width, height));
-  scaleI420Cover(i420View(packBase, i * i420Bytes(size, size), size, size), i420View(f, 0, width, height));
-  s.frames[i] = f;
-  if (s.frames.every((x) => x !== undefined)) s.packBase = undefined;
-  return f;
-}
-
-/** Scales the base frames one per timer turn, so a session rarely waits for one. */
-function warm(key: string, s: Shared, width: number, height: number): void {
-  let i = 0;
-  const next = (): void => {
-    if (shared.get(key) !== s || i >= s.frames.length) return;
-    frameAt(s, i++, width, height);
-    setTimeout(next, 15).unref();
-  };
-  setTimeout(next, 15).unref();
-}
 
 /** A mouth at rest: nearly closed and not speaking (unknown: also no other shape than REST_MOUTH). */
 export function atRest({ mouth, speaking }: FaceState): boolean {
@@ -113,12 +46,14 @@ export function createVideoRenderer(
   manifest: VideoAvatarManifest,
   dir: string,
   size: { width: number; height: number },
-  opts: { fps?: number | undefined } = {},
+  /** `pack`: the pack already resident (the renderer releases it on close); else read now, synchronously. */
+  opts: { fps?: number | undefined; pack?: VideoPackLease | undefined } = {},
 ): Renderer & Required<Pick<Renderer, 'renderI420'>> {
   const { width, height } = size;
   if (width % 2 || height % 2)
     throw new Error(`avatar ${manifest.id}: I420 needs an even size, not ${width}x${height}`);
-  const { key, s } = sharedFor(dir, width, height);
+  const lease = opts.pack ?? loadVideoPackSync(dir, size);
+  const s = lease.pack;
   const { index } = s.layout;
   const selector = new MouthSelector(
     index.library.descriptors,
@@ -172,7 +107,7 @@ export function createVideoRenderer(
     close() {
       if (closed) return;
       closed = true;
-      if (--s.users === 0) shared.delete(key);
+      lease.release();
     },
   };
 }

@@ -21,6 +21,7 @@
  * type, I420 views and the transforms live in @mouthpiece/draw (video/), which the browser's player shares.
  */
 import { readFileSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { i420Bytes, type Similarity, type VideoIndex } from '@mouthpiece/draw';
 
@@ -57,14 +58,58 @@ export function readVideoPack(dir: string): VideoPackData {
   const index = JSON.parse(readFileSync(join(dir, VIDEO_FILES.index), 'utf8')) as VideoIndex;
   const base = new Uint8Array(readFileSync(join(dir, VIDEO_FILES.base)));
   const mouths = new Uint8Array(readFileSync(join(dir, VIDEO_FILES.mouths)));
-  const wantBase = index.base.frames * i420Bytes(index.size, index.size);
-  const { box } = index.library;
-  const wantMouths = index.library.frames * i420Bytes(box.width, box.height);
-  if (base.length !== wantBase)
-    throw new Error(`${join(dir, VIDEO_FILES.base)}: ${base.length} bytes, expected ${wantBase}`);
-  if (mouths.length !== wantMouths)
-    throw new Error(`${join(dir, VIDEO_FILES.mouths)}: ${mouths.length} bytes, expected ${wantMouths}`);
+  const want = expectedBytes(index);
+  checkSize(join(dir, VIDEO_FILES.base), base.length, want.base);
+  checkSize(join(dir, VIDEO_FILES.mouths), mouths.length, want.mouths);
   return { index, base, mouths };
+}
+
+/**
+ * readVideoPack off the event loop: the reads run on libuv's threads, each file into one buffer
+ * of its expected size (no copy; the base frames' is a SharedArrayBuffer), in slices of
+ * READ_SLICE_BYTES; a file of the wrong size is refused before it is read. Same errors as readVideoPack.
+ */
+export async function readVideoPackAsync(dir: string): Promise<VideoPackData> {
+  const index = JSON.parse(await readFile(join(dir, VIDEO_FILES.index), 'utf8')) as VideoIndex;
+  const want = expectedBytes(index);
+  // shared memory: a worker thread may scale the base frames without a copy (render/video-pack-cache.ts)
+  const base = await readExactly(join(dir, VIDEO_FILES.base), want.base, true);
+  const mouths = await readExactly(join(dir, VIDEO_FILES.mouths), want.mouths);
+  return { index, base, mouths };
+}
+
+/** Bytes read per call of readVideoPackAsync (a thread-pool read each). */
+const READ_SLICE_BYTES = 8 << 20;
+
+async function readExactly(file: string, bytes: number, shared = false): Promise<Uint8Array> {
+  const fh = await open(file, 'r');
+  try {
+    checkSize(file, (await fh.stat()).size, bytes);
+    const out = new Uint8Array(shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+    for (let at = 0; at < bytes;) {
+      const { bytesRead } = await fh.read(out, at, Math.min(READ_SLICE_BYTES, bytes - at), at);
+      if (bytesRead === 0) checkSize(file, at, bytes); // shrank while being read
+      at += bytesRead;
+    }
+    return out;
+  } finally {
+    await fh.close();
+  }
+}
+
+function expectedBytes(index: VideoIndex): { base: number; mouths: number } {
+  const { box } = index.library;
+  return {
+    base: index.base.frames * i420Bytes(index.size, index.size),
+    mouths: index.library.frames * i420Bytes(box.width, box.height),
+  };
+}
+
+function checkSize(file: string, bytes: number, expected: number): void {
+  if (bytes !== expected)
+    throw new Error(
+      `${file}: ${bytes} bytes, expected ${expected} (the pack is damaged or was not fully written: import the clip again)`,
+    );
 }
 
 /**

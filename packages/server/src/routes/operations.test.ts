@@ -29,7 +29,7 @@ describe('operations and discovery', () => {
     );
   });
 
-  it('metrics report the frames each engine process sent and skipped', async () => {
+  it('metrics report the frames each engine process sent and skipped, and its media tick stalls', async () => {
     t = await createTestApp();
     t.engine.media = [
       {
@@ -39,7 +39,9 @@ describe('operations and discovery', () => {
         framesSkipped: 3,
         ticks: 1000,
         skippedTicks: 4,
-        maxLateMs: 31,
+        maxLateMs: 310,
+        stalls: 2,
+        recentMaxLateMs: 0,
       },
     ];
     const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
@@ -47,6 +49,15 @@ describe('operations and discovery', () => {
     expect(text).toMatch(/^mouthpiece_engine_frames_sent\{pid="41"\} 500$/m);
     expect(text).toMatch(/^mouthpiece_engine_frames_skipped\{pid="41"\} 3$/m);
     expect(text).toMatch(/^mouthpiece_engine_ticks_skipped\{pid="41"\} 4$/m);
+    expect(text).toMatch(/^mouthpiece_engine_tick_max_late_ms\{pid="41"\} 310$/m);
+    expect(text).toMatch(/^mouthpiece_engine_tick_recent_max_late_ms\{pid="41"\} 0$/m);
+    expect(text).toMatch(/^# TYPE mouthpiece_engine_tick_stalls_total counter$/m);
+    expect(text).toMatch(/^mouthpiece_engine_tick_stalls_total\{pid="41"\} 2$/m);
+    // the next ping: one more stall, and the window's worst lateness
+    t.engine.media = [{ ...t.engine.media[0]!, stalls: 3, recentMaxLateMs: 120 }];
+    const next = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(next).toMatch(/^mouthpiece_engine_tick_stalls_total\{pid="41"\} 3$/m);
+    expect(next).toMatch(/^mouthpiece_engine_tick_recent_max_late_ms\{pid="41"\} 120$/m);
     t.engine.media = [];
     const after = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(after).not.toMatch(/pid="41"/);
