@@ -13,30 +13,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
 import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+import { grabLuma, packFrames, type Box, type PackFrames } from './harness/video-pack-frames.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLIP = resolve(ROOT, '../shared/fixtures/real-clips/latentsync-demo2.mp4');
 const ADMIN = 'e2e-admin-token-0123456789abcdefghijklmnop';
 const ID = 'real-talker';
 /** Thumbnail side, frames a second, and the idle span watched. */
+const SIZE = 512;
 const THUMB = 32;
 const FPS = 25;
 const IDLE_MS = 9000;
 let server: TestServer;
 let browser: TestBrowser;
-
-/** What the test reads of the pack's video.json (packages/engine/src/video/pack.ts VideoIndex). */
-interface PackIndex {
-  size: number;
-  base: { frames: number; toFrame: Array<[number, number, number, number]> };
-  canonical: { landmarks: Array<[number, number]> };
-}
-interface Box {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
 
 beforeAll(async () => {
   if (!existsSync(CLIP))
@@ -50,19 +39,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/** Canonical landmarks `ks` through base frame 0's placement, as a box padded by `pad` px. */
-function boxOf(index: PackIndex, ks: number[], pad: number): Box {
-  const [a, b, tx, ty] = index.base.toFrame[0]!;
-  const pts = ks.map((k) => index.canonical.landmarks[k]!);
-  const xs = pts.map(([x, y]) => a * x - b * y + tx);
-  const ys = pts.map(([x, y]) => b * x + a * y + ty);
-  const x = Math.max(0, Math.floor(Math.min(...xs) - pad));
-  const y = Math.max(0, Math.floor(Math.min(...ys) - pad));
-  const right = Math.min(index.size, Math.ceil(Math.max(...xs) + pad));
-  const bottom = Math.min(index.size, Math.ceil(Math.max(...ys) + pad));
-  return { x, y, w: right - x, h: bottom - y };
-}
 
 /**
  * Every frame Chromium presents for `ms`: its number on the stream's clock (the RTP timestamp at
@@ -104,11 +80,13 @@ const distance = (a: number[], b: number[]): number =>
 /**
  * Over frames numbered on the stream's clock: the closest any 2 s run (50 frames) comes to a run
  * starting at least 2 s later (mean thumbnail distance, frames both runs have), beside the median
- * over every such pair of runs; and the largest change between two frames half a second apart.
+ * over every such pair of runs and the median change from one frame to the next (coding noise and
+ * the footage's own motion); and the largest change between two frames half a second apart.
  */
 function idleFigures(frames: Array<{ n: number; y: number[] }>): {
   closest: number;
   median: number;
+  step: number;
   moved: number;
 } {
   const run = 2 * FPS;
@@ -131,12 +109,19 @@ function idleFigures(frames: Array<{ n: number; y: number[] }>): {
     }
   pairs.sort((a, b) => a - b);
   let moved = 0;
+  const steps: number[] = [];
   for (const [n, y] of at) {
-    const later = at.get(n + FPS / 2);
+    const later = at.get(n + Math.round(FPS / 2));
     if (later) moved = Math.max(moved, distance(y, later));
+    const next = at.get(n + 1);
+    if (next) steps.push(distance(y, next));
   }
-  return { closest: pairs[0] ?? NaN, median: pairs[pairs.length >> 1] ?? NaN, moved };
+  steps.sort((a, b) => a - b);
+  const median = (v: number[]): number => v[v.length >> 1] ?? NaN;
+  return { closest: pairs[0] ?? NaN, median: median(pairs), step: median(steps), moved };
 }
+
+const mean = (v: number[]): number => v.reduce((a, x) => a + x, 0) / v.length;
 
 /** Mean frame-to-frame change of the thumbnails (luma 0–255). */
 function meanChange(frames: Array<{ n: number; y: number[] }>): number {
@@ -159,7 +144,7 @@ async function streamingPage(s: TestServer): Promise<{ page: Page; sessionId: st
 }
 
 describe('a video avatar from real footage in a real browser', () => {
-  let index: PackIndex;
+  let pack: PackFrames;
 
   it('the real clip uploaded through the admin API becomes a video avatar', async () => {
     const form = new FormData();
@@ -172,26 +157,60 @@ describe('a video avatar from real footage in a real browser', () => {
     expect(r.status, body).toBe(201);
     console.log(`video-real e2e: the real clip imported in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     expect(JSON.parse(body)).toMatchObject({ success: true, avatar: { id: ID, render: 'video' } });
-    index = JSON.parse(readFileSync(join(server.dataDir, 'avatars', ID, 'video.json'), 'utf8')) as PackIndex;
-    expect(index.size).toBe(512);
+    pack = packFrames(join(server.dataDir, 'avatars', ID));
+    expect(pack.index.size).toBe(SIZE);
   }, 240_000);
 
-  it('streams; the idle moves and no 2 s of it repeats; the mouth moves while speaking', async () => {
-    const { page, sessionId, token } = await streamingPage(server);
+  let page: Page;
+  let session: { sessionId: string; token: string };
+  let idle: Array<{ n: number; y: number[] }>;
+
+  it('streams to Chromium at ~25 fps, and its idle moves', async () => {
+    const opened = await streamingPage(server);
+    ({ page } = opened);
+    session = opened;
     expect(
       await page.evaluate(() =>
         window.mpTest.waitFor(async () => (await window.mpTest.stats()).framesDecoded > 10, 15000),
       ),
     ).toBe(true);
     await page.waitForTimeout(2500); // the encoder's quality ramps up over the first seconds
+    const face = pack.boxOf(0, pack.index.canonical.landmarks.slice(0, 27), 24);
+    idle = await thumbnails(page, IDLE_MS, face);
+    const { moved } = idleFigures(idle);
+    console.log(
+      `video-real e2e: ${idle.length} idle frames presented in ${IDLE_MS / 1000} s (${pack.index.base.frames} base frames in the pack); largest face change between frames 0.5 s apart ${moved.toFixed(2)}`,
+    );
+    expect(idle.length).toBeGreaterThan(0.8 * FPS * (IDLE_MS / 1000));
+    expect(moved).toBeGreaterThan(1.5);
+  }, 60_000);
 
-    const face = boxOf(index, [...Array(27).keys()], 24);
-    const idle = await thumbnails(page, IDLE_MS, face);
-    const figures = idleFigures(idle);
-    const mouth = boxOf(index, [48, 51, 54, 57], 8);
-    const idleMouth = meanChange(await thumbnails(page, 1500, mouth));
-    const said = await server.api(`/v1/avatar-session/${sessionId}/say-text`, {
-      token,
+  it('no 2 s of the idle comes back within 9 s', () => {
+    const { closest, median, step } = idleFigures(idle);
+    console.log(
+      `video-real e2e: the closest a 2 s run of idle comes to a later one ${closest.toFixed(2)} (median over run pairs ${median.toFixed(2)}; one frame to the next, median ${step.toFixed(2)})`,
+    );
+    // a replay differs from its first showing by coding noise alone: far less than a frame
+    // differs from the next; footage that goes on differs from any earlier run by more
+    expect(closest).toBeGreaterThan(step / 2);
+  });
+
+  it("while speaking (say-text) the mouth moves and is not the footage's own", async () => {
+    const mouthBox = (i: number): Box => pack.boxOf(i, pack.index.canonical.landmarks.slice(48, 68), 6);
+    /** Each grab's mouth against the nearest base frame's (mean luma difference in the mouth box). */
+    const mouthVsBase = async (grabs: number, gapMs: number): Promise<number[]> => {
+      const out: number[] = [];
+      for (let k = 0; k < grabs; k++) {
+        const frame = await grabLuma(page, SIZE);
+        const { i } = pack.nearestBase(frame);
+        out.push(pack.mad(frame, i, mouthBox(i), true));
+        await page.waitForTimeout(gapMs);
+      }
+      return out;
+    };
+    const idleMouth = mean(await mouthVsBase(6, 300));
+    const said = await server.api(`/v1/avatar-session/${session.sessionId}/say-text`, {
+      token: session.token,
       json: {
         text: 'Hello there, I am talking to you from a video of myself, one word after another, for a while.',
         turnId: 't1',
@@ -203,19 +222,17 @@ describe('a video avatar from real footage in a real browser', () => {
         window.mpTest.waitFor(() => window.mpTest.events.some((e) => e.type === 'speakingStart'), 10000),
       ),
     ).toBe(true);
-    const speakingMouth = meanChange(await thumbnails(page, 2500, mouth));
+    const speakingMouth = mean(await mouthVsBase(8, 200));
+    const moving = meanChange(await thumbnails(page, 1500, mouthBox(0)));
     const stillSpeaking = await page.evaluate(() =>
       window.mpTest.events.every((e) => e.type !== 'speakingEnd'),
     );
     console.log(
-      `video-real e2e: ${idle.length} idle frames presented in ${IDLE_MS / 1000} s (${index.base.frames} base frames in the pack); largest change 0.5 s apart ${figures.moved.toFixed(2)}; closest later repeat of a 2 s run ${figures.closest.toFixed(2)} (median over run pairs ${figures.median.toFixed(2)}); mouth change a frame idle ${idleMouth.toFixed(2)}, speaking ${speakingMouth.toFixed(2)}`,
+      `video-real e2e: mouth box vs the nearest base frame's, idle ${idleMouth.toFixed(2)}, speaking ${speakingMouth.toFixed(2)}; mouth thumbnail change a frame while speaking ${moving.toFixed(2)}`,
     );
-    expect(idle.length).toBeGreaterThan(0.8 * FPS * (IDLE_MS / 1000)); // it streams at ~25 fps
-    expect(figures.moved).toBeGreaterThan(1.5); // the idle moves
-    // no 2 s run comes back: the closest later run is not far nearer than run pairs usually are
-    expect(figures.closest).toBeGreaterThan(0.35 * figures.median);
     expect(stillSpeaking).toBe(true);
-    expect(speakingMouth).toBeGreaterThan(2 * Math.max(idleMouth, 0.25));
+    expect(speakingMouth).toBeGreaterThan(2 * Math.max(idleMouth, 1));
+    expect(moving).toBeGreaterThan(1);
     await page.close();
-  }, 90_000);
+  }, 60_000);
 });

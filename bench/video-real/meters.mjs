@@ -14,6 +14,8 @@ import {
   shareOver1,
 } from './face-regions.mjs';
 
+/** Frames after speech ends that the mouth may take to settle (the MouthDriver's release, the fade). */
+const IDLE_AFTER = 12;
 const mean = (v) => (v.length ? v.reduce((a, x) => a + x, 0) / v.length : NaN);
 const max = (v) => (v.length ? Math.max(...v) : NaN);
 const median = (v) => (v.length ? [...v].sort((a, b) => a - b)[v.length >> 1] : NaN);
@@ -43,6 +45,7 @@ export function createRenderMeter({ base, baseLm, size }) {
     dark: [],
   };
   let previous;
+  let quiet = 0;
   return {
     add(i420, b, lm, speaking) {
       const baseI420 = base.subarray(b * frameBytes, (b + 1) * frameBytes);
@@ -51,8 +54,9 @@ export function createRenderMeter({ base, baseLm, size }) {
       const baseY = baseI420.subarray(0, size * size);
       f.outside.push(maxOutside(i420, baseI420, size, r.mask));
       f.share.push(shareOver1(Y, baseY, r.mask));
-      if (!speaking && previous && !previous.speaking)
-        f.idleWhole.push(maxOutside(i420, baseI420, size, none));
+      // at rest (no speech for IDLE_AFTER frames: the mouth has settled and the composite faded)
+      quiet = speaking ? 0 : quiet + 1;
+      if (quiet > IDLE_AFTER) f.idleWhole.push(maxOutside(i420, baseI420, size, none));
       if (speaking) {
         f.seam.push(edgeEnergy(Y, size, r.ring));
         f.seamBase.push(edgeEnergy(baseY, size, r.ring));

@@ -71,7 +71,7 @@ function figures(r) {
         '0',
         m.outsideShareOver1 === 0,
       ],
-      [`${path}: idle frames max |Δ| vs base`, m.idleWholeMax, 0, NaN, '≤ 1', !(m.idleWholeMax > 1)],
+      [`${path}: at rest, max |Δ| vs base`, m.idleWholeMax, 0, NaN, '≤ 1', !(m.idleWholeMax > 1)],
       [
         `${path}: seam at the mask boundary`,
         m.seam,

@@ -31,11 +31,12 @@ import { realClip, speechFrames, trackedFrames } from './real-clip.mjs';
 
 const { values } = parseArgs({ options: { smoke: { type: 'boolean', default: false } } });
 const smoke = values.smoke;
-const TRAIN_FRACTION = 0.8;
+/** The imported part of the clip (smoke: half, 10 s, so the import and the cut cost less). */
+const TRAIN_FRACTION = smoke ? 0.5 : 0.8;
 /** The import's frame size (VIDEO_LIMITS.framePx): every frame is measured at the pack's size. */
 const SIZE = 512;
-/** Smoke: this many held-out and say-text frames, and the clip's own frames from the split on. */
-const SMOKE_FRAMES = 40;
+/** Smoke: this many held-out frames (and the clip's own from the split on), twice as many say-text. */
+const SMOKE_FRAMES = 20;
 
 const t0 = performance.now();
 const log = (what) => console.error(`[${((performance.now() - t0) / 1000).toFixed(1)} s] ${what}`);
@@ -70,7 +71,10 @@ async function renderMeasured(manifest, dir, states, meter, keep) {
   return kept;
 }
 
-/** A paragraph through say-text, offline: espeak-ng's phonemes, each frame's mouth and motion. */
+/**
+ * A paragraph through say-text, offline: espeak-ng's phonemes, each frame's mouth and motion; with
+ * `maxFrames`, that many from 15 frames before the speech starts.
+ */
 async function sayTextStates(fps, maxFrames) {
   const speech = await clipSpeech({
     fps,
@@ -80,7 +84,8 @@ async function sayTextStates(fps, maxFrames) {
     speech: true,
   });
   const animator = createAnimator({ seed: 3 });
-  return speech.frames.slice(0, maxFrames).map((f, n) => ({
+  const from = Number.isFinite(maxFrames) ? Math.max(0, speech.frames.findIndex((f) => f.speaking) - 15) : 0;
+  return speech.frames.slice(from, from + maxFrames).map((f, n) => ({
     mouth: f.mouth,
     motion: animator.next({ tMs: (n * 1000) / fps, speaking: f.speaking, emphasis: f.emphasis }),
     speaking: f.speaking,
@@ -121,7 +126,7 @@ async function main() {
     const { train, firstFrame, heldOut } = await splitClip(clip, split, work);
     const audioStates = mouthStates(heldOut, clip.fps, n);
     const [imported, photoFrames] = await Promise.all([
-      runVideoImport({ id: 'video', name: 'First 80 %', file: train, minSeconds: 10 }, packs),
+      runVideoImport({ id: 'video', name: 'First 80 %', file: train, minSeconds: 5 }, packs),
       photoBaseline(firstFrame, packs, audioStates, SIZE),
     ]);
     const dir = join(packs, 'video');
