@@ -114,6 +114,19 @@ export function edgeEnergy(Y, size, region) {
   return n ? sum / n : NaN;
 }
 
+/** Mean |Δ| of two luma planes' gradient magnitudes over a region: edges added or taken away. */
+export function edgeChange(a, b, size, region) {
+  let sum = 0;
+  let n = 0;
+  for (let y = 1; y < size - 1; y++)
+    for (let x = 1; x < size - 1; x++)
+      if (region[y * size + x]) {
+        sum += Math.abs(gradient(a, size, x, y) - gradient(b, size, x, y));
+        n++;
+      }
+  return n ? sum / n : NaN;
+}
+
 /** Mean |ΔY| of two luma planes over a region. */
 export function meanChange(a, b, region) {
   let sum = 0;

@@ -3,6 +3,7 @@
 // index `renderer.pick` answered), one over the clip's own frames. Every region comes from
 // landmarks tracked on the frame itself or on the base frame (face-regions.mjs).
 import {
+  edgeChange,
   edgeEnergy,
   faceMaskOf,
   jawBandOf,
@@ -40,6 +41,7 @@ export function createRenderMeter({ base, baseLm, size }) {
     seam: [],
     seamBase: [],
     ghost: [],
+    ghostChange: [],
     motion: [],
     open: [],
     dark: [],
@@ -61,6 +63,7 @@ export function createRenderMeter({ base, baseLm, size }) {
         f.seam.push(edgeEnergy(Y, size, r.ring));
         f.seamBase.push(edgeEnergy(baseY, size, r.ring));
         f.ghost.push(edgeEnergy(Y, size, r.band));
+        f.ghostChange.push(edgeChange(Y, baseY, size, r.band));
         const m = mouthOf(Y, size, lm);
         f.open.push(m.open);
         f.dark.push(m.dark);
@@ -80,6 +83,7 @@ export function createRenderMeter({ base, baseLm, size }) {
         seam: mean(f.seam),
         seamBase: mean(f.seamBase),
         ghost: mean(f.ghost),
+        ghostChange: mean(f.ghostChange),
         motion: mean(f.motion),
         openMax: max(f.open),
         openMean: mean(f.open),
@@ -96,13 +100,15 @@ export function createRenderMeter({ base, baseLm, size }) {
  * outside the face mask from one frame to the next (every `outsideEvery`-th frame).
  */
 export function createClipMeter({ size, outsideEvery = 5 }) {
-  const f = { ghost: [], motion: [], open: [], dark: [], outside: [] };
+  const f = { ghost: [], ghostChange: [], motion: [], open: [], dark: [], outside: [] };
   let previous;
   let k = 0;
   return {
     add({ Y, lm }, speaking) {
       if (speaking) {
-        f.ghost.push(edgeEnergy(Y, size, jawBandOf(lm, size)));
+        const band = jawBandOf(lm, size);
+        f.ghost.push(edgeEnergy(Y, size, band));
+        if (previous?.speaking) f.ghostChange.push(edgeChange(Y, previous.Y, size, band));
         const m = mouthOf(Y, size, lm);
         f.open.push(m.open);
         f.dark.push(m.dark);
@@ -123,6 +129,7 @@ export function createClipMeter({ size, outsideEvery = 5 }) {
         speakingFrames: f.open.length,
         outsideNextMedian: median(f.outside),
         ghost: mean(f.ghost),
+        ghostChange: mean(f.ghostChange),
         motion: mean(f.motion),
         openMax: max(f.open),
         openMean: mean(f.open),
