@@ -26,6 +26,7 @@ import { mouthStates, photoBaseline } from '../lib/held-out.mjs';
 import { alignFrame, createTracker, rgbOf } from '../video-avatar/compare.mjs';
 import { splitClip } from '../video-avatar/footage.mjs';
 import { heldOutRows, maskInBox, report } from './report.mjs';
+import { meanChange } from './face-regions.mjs';
 import { createClipMeter, createRenderMeter } from './meters.mjs';
 import { realClip, speechFrames, trackedFrames } from './real-clip.mjs';
 
@@ -37,6 +38,7 @@ const TRAIN_FRACTION = smoke ? 0.5 : 0.8;
 const SIZE = 512;
 /** Smoke: this many held-out frames (and the clip's own from the split on), twice as many say-text. */
 const SMOKE_FRAMES = 20;
+const ALL = new Uint8Array(SIZE * SIZE).fill(1);
 
 const t0 = performance.now();
 const log = (what) => console.error(`[${((performance.now() - t0) / 1000).toFixed(1)} s] ${what}`);
@@ -92,14 +94,24 @@ async function sayTextStates(fps, maxFrames) {
   }));
 }
 
-/** Landmarks of every base frame (the pack's idle footage), tracked in order. */
+/**
+ * Landmarks of every base frame (the pack's idle footage), tracked in order; the face is found
+ * afresh where the footage jumps (a mean luma change over JUMP_GREY from the previous base frame).
+ */
 async function trackBase(index, base) {
-  const track = createTracker(SIZE);
+  const JUMP_GREY = 6;
   const bytes = (SIZE * SIZE * 3) / 2;
   const rgba = new Uint8ClampedArray(SIZE * SIZE * 4);
   const out = [];
-  for (let b = 0; b < index.base.frames; b++)
-    out.push(await track(rgbOf(i420ToRgba(base.subarray(b * bytes, (b + 1) * bytes), SIZE, SIZE, rgba))));
+  let track;
+  let previous;
+  for (let b = 0; b < index.base.frames; b++) {
+    const frame = base.subarray(b * bytes, (b + 1) * bytes);
+    const Y = frame.subarray(0, SIZE * SIZE);
+    if (!previous || meanChange(Y, previous, ALL) > JUMP_GREY) track = createTracker(SIZE);
+    out.push(await track(rgbOf(i420ToRgba(frame, SIZE, SIZE, rgba))));
+    previous = Y;
+  }
   return out;
 }
 
