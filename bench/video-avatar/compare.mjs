@@ -81,9 +81,10 @@ const C2 = (0.03 * 255) ** 2;
 /**
  * Mean SSIM (Wang, Bovik, Sheikh & Simoncelli 2004) of two w×h 8-bit planes over every 7×7 window
  * inside them, with uniform window weights and sample (n − 1) variances, as scikit-image computes
- * structural_similarity(a, b, data_range=255) but without its border windows.
+ * structural_similarity(a, b, data_range=255) but without its border windows. With `inside` (a w×h
+ * mask), only the windows whose centre pixel is inside count.
  */
-export function ssim(a, b, w, h, win = SSIM_WINDOW) {
+export function ssim(a, b, w, h, win = SSIM_WINDOW, inside = undefined) {
   const sa = integral(w, h, (i) => a[i]);
   const sb = integral(w, h, (i) => b[i]);
   const saa = integral(w, h, (i) => a[i] * a[i]);
@@ -97,6 +98,7 @@ export function ssim(a, b, w, h, win = SSIM_WINDOW) {
   let count = 0;
   for (let y = 0; y + win <= h; y++)
     for (let x = 0; x + win <= w; x++) {
+      if (inside && !inside[(y + (win >> 1)) * w + x + (win >> 1)]) continue;
       const ma = box(sa, x, y) / n;
       const mb = box(sb, x, y) / n;
       const va = (box(saa, x, y) - n * ma * ma) / (n - 1);

@@ -10,20 +10,17 @@
 // difference of luma) and the landmark mouth opening is correlated over time. The engine path is
 // replayed offline (no WebRTC, no encode): made frame n and real frame n are the same instant of
 // the clip. Needs a build (npx tsc -b), ffmpeg and the test portrait.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createAnimator } from '../../packages/engine/dist/animation/animator.js';
-import { importPhotoAvatar } from '../../packages/engine/dist/avatar/photo-import.js';
 import { runVideoImport } from '../../packages/engine/dist/host/video-import-client.js';
-import { analyzeAudioMouth } from '../../packages/engine/dist/lipsync/audio-mouth.js';
 import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
-import { MouthDriver } from '../../packages/engine/dist/session/mouth-driver.js';
 import { makeTalkingClip, readClipTruth } from '../../packages/engine/dist/testing/talking-clip.js';
 import { seamMask } from '../../packages/engine/dist/video/mask.js';
 import { readVideoPack } from '../../packages/engine/dist/video/pack.js';
-import { alignFrame, createTracker, pearson, rgbOf, score, writeSheet } from './compare.mjs';
+import { mouthStates, photoBaseline, renderAndTrack } from '../lib/held-out.mjs';
+import { alignFrame, createTracker, pearson, score, writeSheet } from './compare.mjs';
 import { realFrames, splitClip } from './footage.mjs';
 
 const { values } = parseArgs({
@@ -47,51 +44,6 @@ const MAX_FRAMES = smoke ? 20 : values.frames ? Number(values.frames) : Infinity
 const t0 = performance.now();
 const log = (what) => console.error(`[${((performance.now() - t0) / 1000).toFixed(1)} s] ${what}`);
 
-/** The say-audio path, offline: each frame's face state for the held-out audio. */
-function mouthStates(pcm, fps, frames) {
-  const track = analyzeAudioMouth(pcm);
-  const driver = new MouthDriver(fps);
-  const animator = createAnimator({ seed: 2 }); // a session's own idle motion (the clip's was seed 1)
-  const perFrame = 48_000 / fps;
-  return Array.from({ length: frames }, (_, n) => {
-    // the player has played n frames' audio; the frame samples the mouth half a frame ahead
-    const at = Math.round(n * perFrame) + driver.aheadSamples;
-    const playing = at < pcm.length;
-    const mouth = driver.frame(playing ? track.at(at) : undefined, (n * 1000) / fps);
-    const emphasis = playing ? track.emphasisAt(at) : 0;
-    const motion = animator.next({ tMs: (n * 1000) / fps, speaking: playing, emphasis });
-    // the session passes the track's sound along (speech-player.ts): a video avatar matches it
-    return { mouth, motion, speaking: playing, ...(playing ? { sound: track.soundAt(at) } : {}) };
-  });
-}
-
-/** Renders the states with `renderer`, tracking each frame; keeps the frames for aligning later. */
-async function renderAndTrack(renderer, states) {
-  const track = createTracker(SIZE);
-  const out = [];
-  try {
-    for (const state of states) {
-      const rgb = rgbOf(renderer.render(state));
-      out.push({ rgb, lm: await track(rgb) });
-    }
-  } finally {
-    renderer.close();
-  }
-  return out;
-}
-
-async function photoBaseline(firstFrame, packs, states) {
-  const manifest = await importPhotoAvatar(
-    { id: 'photo', name: 'First frame', image: readFileSync(firstFrame) },
-    packs,
-  );
-  log('photo avatar imported from the first frame; rendering and tracking its frames');
-  return renderAndTrack(
-    createAvatarRenderer(manifest, { width: SIZE, height: SIZE }, join(packs, 'photo')),
-    states,
-  );
-}
-
 const variance = (v) => {
   const m = v.reduce((a, x) => a + x, 0) / v.length;
   return v.reduce((a, x) => a + (x - m) ** 2, 0) / v.length;
@@ -113,7 +65,10 @@ async function main() {
     log('importing the first part as a video avatar (its own process); meanwhile the photo baseline');
     const [imported, photoFrames] = await Promise.all([
       runVideoImport({ id: 'video', name: 'First 80 %', file: train }, packs),
-      photoBaseline(firstFrame, packs, states),
+      photoBaseline(firstFrame, packs, states, SIZE).then((frames) => {
+        log('photo avatar imported from the first frame, its frames rendered and tracked');
+        return frames;
+      }),
     ]);
     const { index } = readVideoPack(join(packs, 'video'));
     log(`video avatar imported (${imported.stats.importSeconds} s); rendering and tracking its frames`);
@@ -122,6 +77,7 @@ async function main() {
         fps: clip.fps,
       }),
       states,
+      SIZE,
     );
     log('decoding and tracking the real held-out frames');
     const real = [];
