@@ -70,6 +70,41 @@ export function faceMaskOf(lm, size) {
   return dilate(fillPolygon([...lm.slice(0, 17), lm[27]], size, size), size, size, MASK_DILATE_PX);
 }
 
+/**
+ * The neck under the jaw that a composite may move with the chin (the issue asks for the base's
+ * neck to follow a dropped or raised chin, so no pale band or second chin shows): each jaw point
+ * 3–13 pushed out along the jaw's normal by NECK_REACH of the jaw's width (0–16).
+ */
+export const NECK_REACH = 0.45;
+export function neckBandOf(lm, size) {
+  const [cx, cy] = [(lm[33][0] + lm[8][0]) / 2, (lm[33][1] + lm[8][1]) / 2];
+  const width = Math.hypot(lm[16][0] - lm[0][0], lm[16][1] - lm[0][1]);
+  const jaw = lm.slice(3, 14);
+  const out = jaw.map(([x, y], k) => {
+    const i = k + 3;
+    let [nx, ny] = [lm[i + 1][1] - lm[i - 1][1], -(lm[i + 1][0] - lm[i - 1][0])];
+    if (nx * (x - cx) + ny * (y - cy) < 0) [nx, ny] = [-nx, -ny];
+    const n = Math.hypot(nx, ny) || 1;
+    return [x + (nx / n) * NECK_REACH * width, y + (ny / n) * NECK_REACH * width];
+  });
+  return fillPolygon([...jaw, ...out.reverse()], size, size);
+}
+
+/**
+ * Where a composite may change the picture: the face mask and the neck band under the jaw, grown
+ * MASK_DILATE_PX. Outside it the output must be the base frame.
+ */
+export function reachOf(lm, size) {
+  const face = fillPolygon([...lm.slice(0, 17), lm[27]], size, size);
+  const neck = neckBandOf(lm, size);
+  return dilate(
+    face.map((v, i) => v | neck[i]),
+    size,
+    size,
+    MASK_DILATE_PX,
+  );
+}
+
 /** From the jaw line (2–14) down by a fifth of the eye distance along the face's own down. */
 export function jawBandOf(lm, size) {
   const [dx, dy] = [lm[8][0] - lm[27][0], lm[8][1] - lm[27][1]];
@@ -82,7 +117,8 @@ export function jawBandOf(lm, size) {
 export const lowerFaceOf = (lm, size) => fillPolygon([...lm.slice(3, 14), lm[33]], size, size);
 
 /**
- * A frame's regions from its landmarks: `mask` (the face mask), `ring` (pixels within RING_PX of
+ * A frame's regions from its landmarks: `mask` (the face mask), `reach` (it and the neck under the
+ * jaw: where a composite may change anything), `ring` (pixels within RING_PX of
  * the mask's boundary, either side), `band` (below the jaw line), `lower` (the lower face).
  */
 export function regionsOf(lm, size) {
@@ -90,7 +126,7 @@ export function regionsOf(lm, size) {
   const grown = dilate(mask, size, size, RING_PX);
   const shrunk = invert(dilate(invert(mask), size, size, RING_PX));
   const ring = grown.map((v, i) => v & (1 - shrunk[i]));
-  return { mask, ring, band: jawBandOf(lm, size), lower: lowerFaceOf(lm, size) };
+  return { mask, reach: reachOf(lm, size), ring, band: jawBandOf(lm, size), lower: lowerFaceOf(lm, size) };
 }
 
 /** Sobel gradient magnitude of a luma plane at (x, y), per pixel of distance. */

@@ -5,7 +5,7 @@
 import {
   edgeChange,
   edgeEnergy,
-  faceMaskOf,
+  reachOf,
   jawBandOf,
   lowerFaceOf,
   maxOutside,
@@ -54,8 +54,8 @@ export function createRenderMeter({ base, baseLm, size }) {
       const r = regionsAt(b);
       const Y = i420.subarray(0, size * size);
       const baseY = baseI420.subarray(0, size * size);
-      f.outside.push(maxOutside(i420, baseI420, size, r.mask));
-      f.share.push(shareOver1(Y, baseY, r.mask));
+      f.outside.push(maxOutside(i420, baseI420, size, r.reach));
+      f.share.push(shareOver1(Y, baseY, r.reach));
       // at rest (no speech for IDLE_AFTER frames: the mouth has settled and the composite faded)
       quiet = speaking ? 0 : quiet + 1;
       if (quiet > IDLE_AFTER) f.idleWhole.push(maxOutside(i420, baseI420, size, none));
@@ -97,7 +97,8 @@ export function createRenderMeter({ base, baseLm, size }) {
 /**
  * The clip's own frames: `add({ Y, lm }, speaking)` in order. The same measures, on the regions of
  * each frame's own landmarks; and, as a scale for "equals the base frame", the largest luma change
- * outside the face mask from one frame to the next (every `outsideEvery`-th frame).
+ * outside the composite's reach (the face and the neck under it) from one frame to the next (every
+ * `outsideEvery`-th frame).
  */
 export function createClipMeter({ size, outsideEvery = 5 }) {
   const f = { ghost: [], ghostChange: [], motion: [], open: [], dark: [], outside: [] };
@@ -115,7 +116,7 @@ export function createClipMeter({ size, outsideEvery = 5 }) {
         if (previous?.speaking) f.motion.push(meanChange(Y, previous.Y, lowerFaceOf(lm, size)));
       }
       if (previous && k % outsideEvery === 0) {
-        const mask = faceMaskOf(lm, size);
+        const mask = reachOf(lm, size);
         let d = 0;
         for (let i = 0; i < mask.length; i++) if (!mask[i]) d = Math.max(d, Math.abs(Y[i] - previous.Y[i]));
         f.outside.push(d);

@@ -56,7 +56,7 @@ function figures(r) {
   ]) {
     rows.push(
       [
-        `${path}: outside mask max |Δ| vs base`,
+        `${path}: outside face+neck max |Δ| vs base`,
         m.outsideMax,
         r.own.outsideNextMedian,
         NaN,
@@ -64,7 +64,7 @@ function figures(r) {
         m.outsideMax <= 1,
       ],
       [
-        `${path}: outside mask, share |ΔY| > 1`,
+        `${path}: outside face+neck, share |ΔY| > 1`,
         m.outsideShareOver1,
         NaN,
         NaN,
@@ -163,7 +163,7 @@ export function report(r) {
     );
   const c = r.heldOut.ceiling;
   console.log(
-    `(512 px frames in the pack's crop. Face mask: the jaw contour 0–16 closed over the nose bridge (27), grown 4 px, from landmarks tracked on the base frame \`renderer.pick\` named (a twin renderer given the same states). "own" is the same measure on the clip's own frames: for "outside", the median of the largest luma change outside the mask from one clip frame to the next, a scale; for the seam, the base frame itself at the same ring (±2 px of the mask boundary, mean Sobel magnitude); ghost edges: mean Sobel magnitude in the band from the jaw line (2–14) down by a fifth of the eye distance, below the base frame's jaw for the avatar and each speaking frame's own jaw for the clip; edges changed: mean |ΔSobel| in that band, the output against its base frame, the clip's frames against the previous one; motion: mean |ΔY| from frame to frame in the lower face (jaw 3–13 to the nose tip) while speaking; mouth: inner-lip gap / eye distance, and inner-lip pixels under half the lower face's median luma / eye distance², on landmarks tracked on the output. Held-out: ${r.heldOut.video.frames} frames aligned by their own landmarks to the pack's canonical frame, inside the face mask of its landmarks (${r.maskPixels} px of the lower-face box); the real next frame scores SSIM ${fmt(c.ssim, 3)}, MAD ${fmt(c.mad)}, r ${fmt(c.openingR, 3)}.)`,
+    `(512 px frames in the pack's crop. Face mask: the jaw contour 0–16 closed over the nose bridge (27), grown 4 px, from landmarks tracked on the base frame \`renderer.pick\` named (a twin renderer given the same states); "outside" is outside it and the neck band under the jaw (jaw 3–13 pushed out along its normal by 0.45 of the jaw's width), which the composite moves with the chin. "own" is the same measure on the clip's own frames: for "outside", the median of the largest luma change outside that region from one clip frame to the next, a scale; for the seam, the base frame itself at the same ring (±2 px of the mask boundary, mean Sobel magnitude); ghost edges: mean Sobel magnitude in the band from the jaw line (2–14) down by a fifth of the eye distance, below the base frame's jaw for the avatar and each speaking frame's own jaw for the clip; edges changed: mean |ΔSobel| in that band, the output against its base frame, the clip's frames against the previous one; motion: mean |ΔY| from frame to frame in the lower face (jaw 3–13 to the nose tip) while speaking; mouth: inner-lip gap / eye distance, and inner-lip pixels under half the lower face's median luma / eye distance², on landmarks tracked on the output. Held-out: ${r.heldOut.video.frames} frames aligned by their own landmarks to the pack's canonical frame, inside the face mask of its landmarks (${r.maskPixels} px of the lower-face box); the real next frame scores SSIM ${fmt(c.ssim, 3)}, MAD ${fmt(c.mad)}, r ${fmt(c.openingR, 3)}.)`,
   );
   console.log(
     JSON.stringify({
