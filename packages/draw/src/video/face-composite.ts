@@ -17,6 +17,7 @@ import {
   MESH_NEIGHBOURS,
   MESH_TRIANGLES,
   RING,
+  holdCoveredJaw,
   meshVertices,
   targetLandmarks,
   type FlatLandmarks,
@@ -88,6 +89,7 @@ export interface FaceJob {
 export function composeFace(job: FaceJob): void {
   const { scratch: s, toOut, box, frame } = job;
   const T = targetLandmarks(job.base, job.landmarksA, job.landmarksB, job.wa, job.fade, s.target);
+  if (job.clearBase) holdCoveredJaw(T, job.base, job.clearBase);
   meshVertices(T, job.base, frame, s.canon.t);
   meshVertices(job.base, job.base, frame, s.canon.b);
   meshVertices(job.landmarksA, job.base, frame, s.canon.a);

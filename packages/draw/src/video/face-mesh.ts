@@ -173,6 +173,27 @@ export function targetLandmarks(
   return out;
 }
 
+/**
+ * Holds the target's lower jaw (landmarks 4..12) back where the base frame is covered: each point
+ * moves from the base's place towards the crop's only as far as `clearBase` (per ring point, 1 clear,
+ * 0 covered) allows. Under hair or a hand the base's jaw landmarks are the tracker's guess at the
+ * cover's edge, not the jaw; warping them onto the crop's jaw bends the cover along the mesh (a
+ * strand kinked at every triangle). The blend weight there is already as small, so the base shows
+ * as it was filmed. In place.
+ */
+export function holdCoveredJaw(
+  target: Float64Array,
+  base: FlatLandmarks,
+  clearBase: ArrayLike<number>,
+): void {
+  for (let k = MOVING_JAW.from; k <= MOVING_JAW.to; k++) {
+    const clear = Math.max(0, Math.min(1, clearBase[k] ?? 1));
+    const i = JAW_FIRST + k;
+    for (let c = 0; c < 2; c++)
+      target[2 * i + c] = base[2 * i + c]! + (target[2 * i + c]! - base[2 * i + c]!) * clear;
+  }
+}
+
 /** Whether vertex v is moved by the crop (its target position may differ from the base's). */
 export function vertexMoves(v: number): boolean {
   if (v >= MESH.far) return false;
