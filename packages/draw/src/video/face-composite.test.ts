@@ -220,4 +220,25 @@ describe('the face composite (by the face, not by a box)', () => {
     }
     expect(moved, 'rows where the strand left its place').toEqual([]);
   });
+
+  it('never folds the picture over itself, even for a crop whose jaw is far from the base’s (a mistracked frame)', () => {
+    // luma = y: with the jaw moving only up or down, every column must still read top to bottom
+    const base = image(SIZE, SIZE, (_x, y) => y);
+    for (const drop of [45, -60]) {
+      const la = face(drop);
+      const out = compose(
+        base,
+        face(),
+        crop((_x, y) => y),
+        la,
+      );
+      const folds: string[] = [];
+      for (let x = 70; x < 186; x += 4)
+        for (let y = 100; y < SIZE - 1; y++)
+          if (out.y[(y + 1) * SIZE + x]! < out.y[y * SIZE + x]! - 3) folds.push(`${x},${y}`);
+      expect(folds.slice(0, 8), `drop ${drop}: ${folds.length} places where a column runs backwards`).toEqual(
+        [],
+      );
+    }
+  });
 });
