@@ -49,7 +49,7 @@ function compose(
   baseL: number[],
   a: I420View,
   la: number[],
-  opts: { b?: I420View; lb?: number[]; wa?: number; clearA?: number[] } = {},
+  opts: { b?: I420View; lb?: number[]; wa?: number; clearA?: number[]; clearBase?: number[] } = {},
 ): I420View {
   const out = i420View(new Uint8Array(i420Bytes(SIZE, SIZE)), 0, SIZE, SIZE);
   out.y.set(base.y);
@@ -68,6 +68,7 @@ function compose(
     wa: opts.wa ?? 1,
     fade: 1,
     clearA: opts.clearA,
+    clearBase: opts.clearBase,
     scratch: faceScratch(),
   });
   return out;
@@ -189,5 +190,56 @@ describe('the face composite (by the face, not by a box)', () => {
     expect(compose(base, face(), covered, la, { clearA: clear }).y[at]! - 120).toBeGreaterThanOrEqual(-3);
     // the same crop taken as clear is laid over the base there (its offset clamped at 40 levels)
     expect(compose(base, face(), covered, la).y[at]).toBeLessThan(70);
+  });
+
+  it('does not bend what covers the base’s jaw: a strand over it stays where it was filmed while the crop’s jaw drops', () => {
+    // a dark strand falls slanting across the base's left jaw (landmarks 4–7) onto the neck; there
+    // the base's jaw landmarks are the tracker's guess at the strand's edge, flagged covered
+    const strandAt = (y: number): number => 60 + 0.5 * (y - 120);
+    const base = image(SIZE, SIZE, (x, y) => (Math.abs(x + 0.5 - strandAt(y + 0.5)) < 3 ? 30 : 150));
+    // as the import flags hair over a beard (the hair case's base frame 26): on a strand, between two
+    const clearBase = Array<number>(RING).fill(1);
+    [0.56, 0.95, 0.02, 0.92, 0.53].forEach((c, k) => (clearBase[k] = c));
+    const la = face(14); // the crop's jaw dropped: the base's chin and neck are warped down to it
+    const out = compose(
+      base,
+      face(),
+      crop(() => 150),
+      la,
+      { clearBase },
+    );
+    const moved: string[] = [];
+    for (let y = 150; y < 225; y++) {
+      let sx = 0;
+      let n = 0;
+      for (let x = Math.round(strandAt(y)) - 12; x <= Math.round(strandAt(y)) + 12; x++)
+        if (out.y[y * SIZE + x]! < 90) {
+          sx += x + 0.5;
+          n++;
+        }
+      if (n > 0 && Math.abs(sx / n - strandAt(y + 0.5)) > 1) moved.push(`${y}: ${(sx / n).toFixed(1)}`);
+    }
+    expect(moved, 'rows where the strand left its place').toEqual([]);
+  });
+
+  it('never folds the picture over itself, even for a crop whose jaw is far from the base’s (a mistracked frame)', () => {
+    // luma = y: with the jaw moving only up or down, every column must still read top to bottom
+    const base = image(SIZE, SIZE, (_x, y) => y);
+    for (const drop of [45, -60]) {
+      const la = face(drop);
+      const out = compose(
+        base,
+        face(),
+        crop((_x, y) => y),
+        la,
+      );
+      const folds: string[] = [];
+      for (let x = 70; x < 186; x += 4)
+        for (let y = 100; y < SIZE - 1; y++)
+          if (out.y[(y + 1) * SIZE + x]! < out.y[y * SIZE + x]! - 3) folds.push(`${x},${y}`);
+      expect(folds.slice(0, 8), `drop ${drop}: ${folds.length} places where a column runs backwards`).toEqual(
+        [],
+      );
+    }
   });
 });

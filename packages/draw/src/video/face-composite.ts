@@ -16,7 +16,9 @@ import {
   MESH_ALPHA,
   MESH_NEIGHBOURS,
   MESH_TRIANGLES,
+  CROP_LANDMARKS,
   RING,
+  holdCoveredJaw,
   meshVertices,
   targetLandmarks,
   type FlatLandmarks,
@@ -88,8 +90,20 @@ export interface FaceJob {
 export function composeFace(job: FaceJob): void {
   const { scratch: s, toOut, box, frame } = job;
   const T = targetLandmarks(job.base, job.landmarksA, job.landmarksB, job.wa, job.fade, s.target);
+  if (job.clearBase) holdCoveredJaw(T, job.base, job.clearBase);
   meshVertices(T, job.base, frame, s.canon.t);
   meshVertices(job.base, job.base, frame, s.canon.b);
+  // a crop's jaw far from the base's (a mistracked frame, hair taken for the jaw) would fold the
+  // mesh: the picture torn and laid over itself. Move half as far until nothing folds.
+  for (let tries = 0; tries < FOLD_TRIES && folds(s.canon.t, s.canon.b); tries++) {
+    const last = tries === FOLD_TRIES - 1;
+    for (const i of CROP_LANDMARKS)
+      for (let c = 0; c < 2; c++) {
+        const k = 2 * i + c;
+        T[k] = last ? job.base[k]! : job.base[k]! + (T[k]! - job.base[k]!) / 2;
+      }
+    meshVertices(T, job.base, frame, s.canon.t);
+  }
   meshVertices(job.landmarksA, job.base, frame, s.canon.a);
   meshVertices(job.landmarksB, job.base, frame, s.canon.bb);
   const L = s.luma;
@@ -173,6 +187,26 @@ export function composeFace(job: FaceJob): void {
     seamOffsets(img, C);
     warpPlane(img, C, MESH_TRIANGLES, s.moves);
   }
+}
+
+/** Halvings of the crop's movement tried before the base's own landmarks are kept. */
+const FOLD_TRIES = 5;
+
+/**
+ * Whether any triangle of the target mesh `t` is turned over or squeezed to under a tenth of its
+ * area in the base mesh `b` (canonical vertices, flat).
+ */
+function folds(t: Float32Array, b: Float32Array): boolean {
+  const area = (v: Float32Array, p: number, q: number, r: number): number =>
+    (v[2 * q]! - v[2 * p]!) * (v[2 * r + 1]! - v[2 * p + 1]!) -
+    (v[2 * r]! - v[2 * p]!) * (v[2 * q + 1]! - v[2 * p + 1]!);
+  for (let i = 0; i < MESH_TRIANGLES.length; i += 3) {
+    const [p, q, r] = [MESH_TRIANGLES[i]!, MESH_TRIANGLES[i + 1]!, MESH_TRIANGLES[i + 2]!];
+    const at = area(t, p, q, r);
+    const ab = area(b, p, q, r);
+    if (at * ab <= 0 || Math.abs(at) < 0.1 * Math.abs(ab)) return true;
+  }
+  return false;
 }
 
 /** The even-aligned output rectangle holding every vertex (target and base), or undefined. */

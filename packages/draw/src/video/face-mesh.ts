@@ -173,6 +173,33 @@ export function targetLandmarks(
   return out;
 }
 
+/** A jaw point moves with the crop only where its base is at least this clear, fully from HOLD_FREE. */
+const HOLD_FROM = 0.5;
+const HOLD_FREE = 0.9;
+
+/**
+ * Holds the target's lower jaw (landmarks 4..12) back where the base frame is covered. Under hair
+ * or a hand the base's jaw landmarks are the tracker's guess at the cover's edge, not the jaw;
+ * warping them onto the crop's jaw bends the cover along the mesh (a strand kinked at every
+ * triangle). Over hair the import's flags alternate along the jaw (on a strand, between two), so a
+ * point moves only as far as the least clear of itself and its two neighbours allows: not at all
+ * below HOLD_FROM, fully from HOLD_FREE. The blend weight there is already small, so the base
+ * shows as it was filmed. `clearBase` is per ring point (1 clear, 0 covered). In place.
+ */
+export function holdCoveredJaw(
+  target: Float64Array,
+  base: FlatLandmarks,
+  clearBase: ArrayLike<number>,
+): void {
+  for (let k = MOVING_JAW.from; k <= MOVING_JAW.to; k++) {
+    const near = Math.min(clearBase[k - 1] ?? 1, clearBase[k] ?? 1, clearBase[k + 1] ?? 1);
+    const move = Math.max(0, Math.min(1, (near - HOLD_FROM) / (HOLD_FREE - HOLD_FROM)));
+    const i = JAW_FIRST + k;
+    for (let c = 0; c < 2; c++)
+      target[2 * i + c] = base[2 * i + c]! + (target[2 * i + c]! - base[2 * i + c]!) * move;
+  }
+}
+
 /** Whether vertex v is moved by the crop (its target position may differ from the base's). */
 export function vertexMoves(v: number): boolean {
   if (v >= MESH.far) return false;
