@@ -1,0 +1,274 @@
+/**
+ * Which base frame a video avatar shows next (docs/design.md §11 "Base frames"): a random walk
+ * over the pack's video-texture graph (video.json `base.jumps`, written by the import's
+ * video/jump-graph.ts), after Schödl et al.'s "Video Textures" (2000).
+ *
+ * The walk plays the footage on, frame after frame, and after a run of RUN_SECONDS (drawn at
+ * random) jumps where the graph allows a seamless jump (cost ≤ 1), choosing among the jumps at
+ * random, cheaper and longer-unseen targets likelier. It never lets a window of REPEAT_WINDOW
+ * seconds of shown frames equal one shown in the REPEAT_HORIZON seconds before: a step that would
+ * complete one jumps instead. At idle it walks the idle frames; while speaking, the speech-time
+ * frames (the head moves as the person's did while speaking). When the wanted set changes it
+ * moves over at the first seamless jump towards it (fewest steps by the graph), never by a cut.
+ * A stretch's last frame must jump (the graph keeps it one jump, seamless or not).
+ *
+ * Deterministic for a seed (tests); the renderer seeds each walk at random.
+ */
+import type { VideoIndex } from '@mouthpiece/draw';
+
+export type WalkMode = 'idle' | 'speech';
+
+export interface WalkGraph {
+  source: readonly number[];
+  jumps: ReadonlyArray<readonly number[]>;
+  jumpCost: ReadonlyArray<readonly number[]>;
+  idle: readonly boolean[];
+  speech: readonly boolean[];
+}
+
+/** Runs between chosen jumps last between these (seconds, uniform). */
+export const RUN_SECONDS = [0.4, 1.6] as const;
+/** No window this long (seconds) of shown base frames repeats one from the REPEAT_HORIZON before. */
+export const REPEAT_WINDOW = 2;
+export const REPEAT_HORIZON = 30;
+
+/** The pack's graph, or undefined for a pack imported before it (the renderer then loops). */
+export function walkGraphOf(base: VideoIndex['base']): WalkGraph | undefined {
+  const n = base.frames;
+  const { jumps, jumpCost } = base;
+  if (jumps?.length !== n || jumpCost?.length !== n) return undefined;
+  const all = Array<boolean>(n).fill(true);
+  return {
+    source: base.source,
+    jumps,
+    jumpCost,
+    idle: base.idle?.length === n ? base.idle : all,
+    speech: base.speech?.length === n ? base.speech : all,
+  };
+}
+
+/** mulberry32: a small seeded generator, uniform in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface ModeTables {
+  /** In the mode's set and never stuck there (it plays on or jumps to such a frame). */
+  alive: Uint8Array;
+  /** Steps (playing on or jumping seamlessly) to an alive frame; 0 on one. */
+  hops: Int32Array;
+}
+
+export class BaseWalk {
+  readonly #g: WalkGraph;
+  readonly #n: number;
+  readonly #random: () => number;
+  readonly #fps: number;
+  /** The next base frame in the same stretch, or -1. */
+  readonly #cont: Int32Array;
+  readonly #modes: Record<WalkMode, ModeTables>;
+  readonly #window: number;
+  readonly #horizon: number;
+  /** Shown frames, a ring of #horizon + #window. */
+  readonly #history: Int32Array;
+  /** When each frame was last shown (-1: never), and every time within the horizon. */
+  readonly #last: Float64Array;
+  readonly #shownAt: number[][];
+  #t = 0;
+  #cur = -1;
+  #run = 0;
+  #runTarget = 0;
+
+  constructor(graph: WalkGraph, opts: { fps: number; seed: number }) {
+    this.#g = graph;
+    this.#n = graph.source.length;
+    if (this.#n === 0) throw new Error('the walk needs base frames');
+    this.#random = seededRandom(opts.seed);
+    this.#fps = opts.fps;
+    this.#cont = Int32Array.from(graph.source, (s, i) => (graph.source[i + 1] === s + 1 ? i + 1 : -1));
+    this.#modes = { idle: this.#tables(graph.idle), speech: this.#tables(graph.speech) };
+    this.#window = Math.max(2, Math.round(REPEAT_WINDOW * opts.fps));
+    this.#horizon = Math.round(REPEAT_HORIZON * opts.fps);
+    this.#history = new Int32Array(this.#horizon + this.#window);
+    this.#last = new Float64Array(this.#n).fill(-1);
+    this.#shownAt = Array.from({ length: this.#n }, () => []);
+  }
+
+  /** The frame shown last (-1 before the first). */
+  get frame(): number {
+    return this.#cur;
+  }
+
+  /** Whether base frame i belongs to the mode's frames the walk can stay in. */
+  inMode(i: number, mode: WalkMode): boolean {
+    return this.#modes[mode].alive[i] === 1;
+  }
+
+  #tables(set: readonly boolean[]): ModeTables {
+    const n = this.#n;
+    let alive = Uint8Array.from(set, (v) => (v ? 1 : 0));
+    if (!this.#prune(alive)) alive = new Uint8Array(n).fill(1);
+    this.#prune(alive);
+    // fewest steps to an alive frame, breadth first over the graph reversed
+    const pred: number[][] = Array.from({ length: n }, () => []);
+    for (let i = 0; i < n; i++) {
+      if (this.#cont[i]! >= 0) pred[this.#cont[i]!]!.push(i);
+      this.#g.jumps[i]!.forEach(
+        (j, k) => (this.#g.jumpCost[i]![k]! <= 1 || this.#cont[i]! < 0) && pred[j]!.push(i),
+      );
+    }
+    const hops = new Int32Array(n).fill(0x3fffffff);
+    const queue: number[] = [];
+    for (let i = 0; i < n; i++) if (alive[i]) ((hops[i] = 0), queue.push(i));
+    for (let q = 0; q < queue.length; q++)
+      for (const p of pred[queue[q]!]!)
+        if (hops[p]! > hops[queue[q]!]! + 1) {
+          hops[p] = hops[queue[q]!]! + 1;
+          queue.push(p);
+        }
+    return { alive, hops };
+  }
+
+  /** Drops frames of `alive` that lead nowhere within it; whether any remain. */
+  #prune(alive: Uint8Array): boolean {
+    for (let changed = true; changed;) {
+      changed = false;
+      for (let i = 0; i < this.#n; i++) {
+        if (!alive[i]) continue;
+        const c = this.#cont[i]!;
+        if ((c >= 0 && alive[c]) || this.#g.jumps[i]!.some((j) => alive[j])) continue;
+        alive[i] = 0;
+        changed = true;
+      }
+    }
+    return alive.some((v) => v === 1);
+  }
+
+  /** The next base frame for the wanted mode. */
+  next(mode: WalkMode): number {
+    const m = this.#modes[mode];
+    let i: number;
+    if (this.#cur < 0) i = this.#start(m);
+    else if (!m.alive[this.#cur]) i = this.#seek(m);
+    else i = this.#walk(m);
+    this.#show(i);
+    return i;
+  }
+
+  #start(m: ModeTables): number {
+    const frames: number[] = [];
+    m.alive.forEach((v, i) => v && frames.push(i));
+    this.#newRun();
+    return frames[Math.floor(this.#random() * frames.length)]!;
+  }
+
+  /** Towards the mode's frames: the option with the fewest steps left, playing on when it ties. */
+  #seek(m: ModeTables): number {
+    const cur = this.#cur;
+    const c = this.#cont[cur]!;
+    let best = c;
+    let bestHops = c >= 0 ? m.hops[c]! : Infinity;
+    this.#g.jumps[cur]!.forEach((j, k) => {
+      if (c >= 0 && this.#g.jumpCost[cur]![k]! > 1) return;
+      if (m.hops[j]! < bestHops) {
+        best = j;
+        bestHops = m.hops[j]!;
+      }
+    });
+    if (best < 0) best = (cur + 1) % this.#n; // a graph without a way on: the next frame
+    if (best !== c) this.#newRun();
+    else this.#run++;
+    return best;
+  }
+
+  #walk(m: ModeTables): number {
+    const cur = this.#cur;
+    const c = this.#cont[cur]!;
+    const canPlayOn = c >= 0 && m.alive[c] === 1;
+    const mustJump = !canPlayOn || this.#repeats(c);
+    const { jumps, jumpCost } = this.#g;
+    const good: Array<[number, number]> = [];
+    jumps[cur]!.forEach((j, k) => {
+      if (jumpCost[cur]![k]! <= 1 && m.alive[j] && !this.#repeats(j)) good.push([j, jumpCost[cur]![k]!]);
+    });
+    // the last seamless exit before the stretch's end is taken rather than a forced jump there
+    const lastExit = canPlayOn && !this.#exitAhead(c, m);
+    if (good.length && (mustJump || this.#run >= this.#runTarget || (lastExit && this.#run >= 3))) {
+      this.#newRun();
+      return this.#choose(good);
+    }
+    if (!mustJump) {
+      this.#run++;
+      return c;
+    }
+    // no seamless way: the cheapest jump that keeps the walk going (a stretch's end), else play on
+    let forced = -1;
+    jumps[cur]!.forEach((j) => {
+      if (forced < 0 && m.alive[j] && !this.#repeats(j)) forced = j;
+    });
+    if (forced < 0 && canPlayOn) {
+      this.#run++;
+      return c;
+    }
+    if (forced < 0) forced = jumps[cur]!.find((j) => m.alive[j]) ?? this.#seek(m);
+    this.#newRun();
+    return forced;
+  }
+
+  /** Whether a seamless jump staying in the mode exists from i or later in its stretch. */
+  #exitAhead(i: number, m: ModeTables): boolean {
+    for (let k = i; k >= 0 && m.alive[k]; k = this.#cont[k]!)
+      if (this.#g.jumps[k]!.some((j, x) => this.#g.jumpCost[k]![x]! <= 1 && m.alive[j])) return true;
+    return false;
+  }
+
+  /** One of the jumps at random: cheaper ones and those unseen for longer likelier. */
+  #choose(options: ReadonlyArray<[number, number]>): number {
+    const weights = options.map(([j, cost]) => {
+      const age = this.#last[j]! < 0 ? Infinity : this.#t - this.#last[j]!;
+      return Math.exp(-2 * cost) * Math.min(1, 0.05 + age / this.#horizon);
+    });
+    let r = this.#random() * weights.reduce((s, w) => s + w, 0);
+    for (let k = 0; k < options.length; k++) if ((r -= weights[k]!) < 0) return options[k]![0];
+    return options[options.length - 1]![0];
+  }
+
+  #newRun(): void {
+    this.#run = 0;
+    const [lo, hi] = RUN_SECONDS;
+    this.#runTarget = Math.round((lo + (hi - lo) * this.#random()) * this.#fps);
+  }
+
+  /** Whether showing x next completes a window equal to one ending within the horizon. */
+  #repeats(x: number): boolean {
+    const t = this.#t;
+    const w = this.#window;
+    if (t < w) return false;
+    const h = this.#history;
+    const at = (time: number): number => h[time % h.length]!;
+    for (const s of this.#shownAt[x]!) {
+      if (s < w - 1 || t - s > this.#horizon) continue;
+      let same = true;
+      for (let k = 1; k < w && same; k++) same = at(s - k) === at(t - k);
+      if (same) return true;
+    }
+    return false;
+  }
+
+  #show(i: number): void {
+    const t = this.#t++;
+    this.#history[t % this.#history.length] = i;
+    this.#last[i] = t;
+    const times = this.#shownAt[i]!;
+    while (times.length && t - times[0]! > this.#horizon) times.shift();
+    times.push(t);
+    this.#cur = i;
+  }
+}

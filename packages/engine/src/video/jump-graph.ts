@@ -1,0 +1,152 @@
+/**
+ * The base frames' video-texture graph (Schödl, Szeliski, Salesin and Essa, "Video Textures",
+ * SIGGRAPH 2000; docs/design.md §11 "Base frames"): for each base frame, the frames the player may
+ * jump to after it instead of playing on, and what each jump costs.
+ *
+ * Two frames' distance is their 48² grey thumbnails' mean difference over GREY_UNIT plus their
+ * stable landmarks' mean distance over PX_UNIT (the units of the old idle loop's cut: 3 grey
+ * levels, 2 px at 512²). A jump i → j shows j where i + 1 would have come, so, as Schödl does to
+ * keep the motion's dynamics, it is judged by comparing the short window around i + 1 with the
+ * window around j (weights 1 3 3 1 over i−1…i+2 against j−2…j+1; taps outside a stretch are left
+ * out; with none left, the two frames themselves plus STALL). A jump's cost is that over the limit,
+ * the clip's own 90th percentile of frame-to-frame distance (STEP_QUANTILE; at least JUMP_FLOOR):
+ * a jump no larger than the person's quicker moves between two frames. Jumps of
+ * cost ≤ 1 may be taken at will; each frame keeps its JUMPS_PER_SET cheapest of them into the idle
+ * frames and into the speech-time frames. The last frame of a stretch must jump: it keeps its
+ * cheapest jump into its own set even above 1, so the walk never ends.
+ */
+import type { Landmarks } from './face-tracker.js';
+import { STABLE_LANDMARKS } from './pack.js';
+import { thumbDistance } from './pixels.js';
+
+export interface GraphFrame {
+  /** Source clip frame (consecutive source frames play on). */
+  source: number;
+  thumb: Uint8Array;
+  landmarks: Landmarks;
+}
+
+export interface JumpGraph {
+  /** Per base frame, the base frames it may jump to, cheapest first. */
+  jumps: number[][];
+  /** Per jump, its cost (1: the limit, two decimals). */
+  cost: number[][];
+  /** The limit a jump is measured against, in distance units. */
+  limit: number;
+}
+
+const GREY_UNIT = 3;
+const PX_UNIT = 2;
+/**
+ * The limit is this quantile of the clip's own frame-to-frame distances: a jump no larger than the
+ * person's quicker changes between two frames. (A talking head moves: on the real test clip the
+ * median step is 2.6 px of the eyes and nose at 512², and the nearest other frame of a 12 s pool
+ * is about twice that far, so a median step would leave almost no jump.)
+ */
+const STEP_QUANTILE = 0.9;
+/** A jump this close (distance units) is always taken as seamless. */
+const JUMP_FLOOR = 0.5;
+/** Jumps kept per frame into each set. */
+export const JUMPS_PER_SET = 4;
+/** A jump lands at least this far (source frames) from the frame that would have come: no stutter. */
+export const MIN_SKIP = 12;
+/** What holding a frame costs beyond the frames' distance (distance units). */
+const STALL = 1;
+const TAPS = [
+  [-1, 1],
+  [0, 3],
+  [1, 3],
+  [2, 1],
+] as const;
+
+function landmarkDistance(a: Landmarks, b: Landmarks): number {
+  let s = 0;
+  for (const i of STABLE_LANDMARKS) s += Math.hypot(a[i]![0] - b[i]![0], a[i]![1] - b[i]![1]);
+  return s / STABLE_LANDMARKS.length;
+}
+
+/** Pairwise frame distances, n×n. */
+export function frameDistances(frames: readonly GraphFrame[]): Float32Array {
+  const n = frames.length;
+  const d = new Float32Array(n * n);
+  for (let a = 0; a < n; a++)
+    for (let b = a + 1; b < n; b++) {
+      const fa = frames[a]!;
+      const fb = frames[b]!;
+      const v =
+        thumbDistance(fa.thumb, fb.thumb) / GREY_UNIT +
+        landmarkDistance(fa.landmarks, fb.landmarks) / PX_UNIT;
+      d[a * n + b] = v;
+      d[b * n + a] = v;
+    }
+  return d;
+}
+
+/** The base frame `k` frames after `i` in the same stretch, or -1. */
+function along(frames: readonly GraphFrame[], i: number, k: number): number {
+  const j = i + k;
+  if (j < 0 || j >= frames.length) return -1;
+  return frames[j]!.source === frames[i]!.source + k ? j : -1;
+}
+
+/** The windowed distance of jumping from i to j (Infinity when no tap compares). */
+function jumpDistance(frames: readonly GraphFrame[], d: Float32Array, i: number, j: number): number {
+  const n = frames.length;
+  let sum = 0;
+  let weight = 0;
+  for (const [k, w] of TAPS) {
+    const a = along(frames, i, k);
+    const b = along(frames, j, k - 1);
+    if (a < 0 || b < 0) continue;
+    sum += w * d[a * n + b]!;
+    weight += w;
+  }
+  // two stretches' ends meet: the jump holds a frame (i then j), judged by the frames themselves
+  return weight > 0 ? sum / weight : d[i * n + j]! + STALL;
+}
+
+function quantile(values: number[], q: number): number {
+  if (values.length === 0) return 0;
+  const s = values.slice().sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * q))]!;
+}
+
+/**
+ * The graph over `frames` (in pool order), with the jumps into `idle` and `speech` frames kept
+ * apart so the walk can always change between them where they meet.
+ */
+export function buildJumpGraph(
+  frames: readonly GraphFrame[],
+  sets: { idle: readonly boolean[]; speech: readonly boolean[] },
+): JumpGraph {
+  const n = frames.length;
+  const d = frameDistances(frames);
+  const steps: number[] = [];
+  for (let i = 0; i + 1 < n; i++) if (along(frames, i, 1) >= 0) steps.push(d[i * n + i + 1]!);
+  const limit = Math.max(JUMP_FLOOR, quantile(steps, STEP_QUANTILE));
+  const jumps: number[][] = [];
+  const cost: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const end = along(frames, i, 1) < 0;
+    const next = frames[i]!.source + 1;
+    const kept = new Map<number, number>();
+    for (const set of [sets.idle, sets.speech]) {
+      const own = set[i] === true;
+      const cands: Array<[number, number]> = [];
+      for (let j = 0; j < n; j++) {
+        if (!set[j] || Math.abs(frames[j]!.source - next) < MIN_SKIP) continue;
+        const c = jumpDistance(frames, d, i, j) / limit;
+        cands.push([j, c]);
+      }
+      cands.sort((a, b) => a[1] - b[1]);
+      const good = cands.filter(([, c]) => c <= 1).slice(0, JUMPS_PER_SET);
+      // a stretch's last frame always keeps a way on within its own set
+      if (good.length === 0 && end && own && cands[0]) good.push(cands[0]);
+      for (const [j, c] of good) kept.set(j, Math.round(c * 100) / 100);
+    }
+    const sorted = [...kept].sort((a, b) => a[1] - b[1]);
+    jumps.push(sorted.map(([j]) => j));
+    cost.push(sorted.map(([, c]) => c));
+  }
+  return { jumps, cost, limit: Math.round(limit * 1000) / 1000 };
+}
