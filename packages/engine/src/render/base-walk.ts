@@ -62,6 +62,8 @@ export function seededRandom(seed: number): () => number {
 interface ModeTables {
   /** In the mode's set and never stuck there (it plays on or jumps to such a frame). */
   alive: Uint8Array;
+  /** Frames shown for certain from frame i on: up to its stretch's first seamless exit or end. */
+  runway: Int32Array;
   /** Steps (playing on or jumping seamlessly) to an alive frame; 0 on one. */
   hops: Int32Array;
 }
@@ -126,14 +128,24 @@ export class BaseWalk {
     }
     const hops = new Int32Array(n).fill(0x3fffffff);
     const queue: number[] = [];
-    for (let i = 0; i < n; i++) if (alive[i]) ((hops[i] = 0), queue.push(i));
+    for (let i = 0; i < n; i++)
+      if (alive[i]) {
+        hops[i] = 0;
+        queue.push(i);
+      }
     for (let q = 0; q < queue.length; q++)
       for (const p of pred[queue[q]!]!)
         if (hops[p]! > hops[queue[q]!]! + 1) {
           hops[p] = hops[queue[q]!]! + 1;
           queue.push(p);
         }
-    return { alive, hops };
+    const runway = new Int32Array(n);
+    for (let i = n - 1; i >= 0; i--) {
+      const c = this.#cont[i]!;
+      const exit = this.#g.jumps[i]!.some((j, k) => this.#g.jumpCost[i]![k]! <= 1 && alive[j]);
+      runway[i] = exit || c < 0 || !alive[c] ? 1 : 1 + runway[c]!;
+    }
+    return { alive, hops, runway };
   }
 
   /** Drops frames of `alive` that lead nowhere within it; whether any remain. */
@@ -192,34 +204,36 @@ export class BaseWalk {
     const cur = this.#cur;
     const c = this.#cont[cur]!;
     const canPlayOn = c >= 0 && m.alive[c] === 1;
-    const mustJump = !canPlayOn || this.#repeats(c);
+    const mustJump = !canPlayOn || this.#repeats(c, m);
     const { jumps, jumpCost } = this.#g;
-    const good: Array<[number, number]> = [];
-    jumps[cur]!.forEach((j, k) => {
-      if (jumpCost[cur]![k]! <= 1 && m.alive[j] && !this.#repeats(j)) good.push([j, jumpCost[cur]![k]!]);
-    });
-    // the last seamless exit before the stretch's end is taken rather than a forced jump there
-    const lastExit = canPlayOn && !this.#exitAhead(c, m);
-    if (good.length && (mustJump || this.#run >= this.#runTarget || (lastExit && this.#run >= 3))) {
+    const options: Array<[number, number]> = [];
+    jumps[cur]!.forEach((j, k) => m.alive[j] && options.push([j, jumpCost[cur]![k]!]));
+    const fresh = options.filter(([j]) => !this.#repeats(j, m));
+    const seamless = fresh.filter(([, cost]) => cost <= 1);
+    // by choice, not to a frame shown within the last window (no short replay)
+    const good = seamless.filter(([j]) => !(this.#t - this.#last[j]! < this.#window));
+    if (good.length && this.#run >= this.#runTarget) {
       this.#newRun();
       return this.#choose(good);
+    }
+    // the last seamless exit before the stretch's end is taken rather than a forced jump there
+    if (seamless.length && (mustJump || (canPlayOn && !this.#exitAhead(c, m)))) {
+      this.#newRun();
+      return this.#choose(good.length ? good : seamless);
     }
     if (!mustJump) {
       this.#run++;
       return c;
     }
-    // no seamless way: the cheapest jump that keeps the walk going (a stretch's end), else play on
-    let forced = -1;
-    jumps[cur]!.forEach((j) => {
-      if (forced < 0 && m.alive[j] && !this.#repeats(j)) forced = j;
-    });
-    if (forced < 0 && canPlayOn) {
+    // no seamless way: any jump that repeats nothing (a stretch's end), else any at all
+    const forced = fresh.length ? fresh : canPlayOn ? [] : options;
+    if (forced.length === 0) {
+      if (!canPlayOn) return this.#seek(m);
       this.#run++;
       return c;
     }
-    if (forced < 0) forced = jumps[cur]!.find((j) => m.alive[j]) ?? this.#seek(m);
     this.#newRun();
-    return forced;
+    return this.#choose(forced);
   }
 
   /** Whether a seamless jump staying in the mode exists from i or later in its stretch. */
@@ -246,18 +260,27 @@ export class BaseWalk {
     this.#runTarget = Math.round((lo + (hi - lo) * this.#random()) * this.#fps);
   }
 
-  /** Whether showing x next completes a window equal to one ending within the horizon. */
-  #repeats(x: number): boolean {
+  /**
+   * Whether showing x next would, before the walk can next jump, make a window of shown frames
+   * equal to one that ended within the horizon: x was shown at s, the frames before s match the
+   * frames shown last, and the frames after s match those x's stretch plays for certain.
+   */
+  #repeats(x: number, m: ModeTables): boolean {
     const t = this.#t;
     const w = this.#window;
-    if (t < w) return false;
     const h = this.#history;
     const at = (time: number): number => h[time % h.length]!;
+    const ahead = m.runway[x] || 1;
     for (const s of this.#shownAt[x]!) {
-      if (s < w - 1 || t - s > this.#horizon) continue;
-      let same = true;
-      for (let k = 1; k < w && same; k++) same = at(s - k) === at(t - k);
-      if (same) return true;
+      if (t - s > this.#horizon) continue;
+      let back = 0;
+      while (back < w && s - back - 1 >= 0 && at(s - back - 1) === at(t - back - 1)) back++;
+      let forward = 1;
+      for (let f = this.#cont[x]!; forward < ahead && s + forward < t && f >= 0; f = this.#cont[f]!) {
+        if (at(s + forward) !== f) break;
+        forward++;
+      }
+      if (back + forward >= w) return true;
     }
     return false;
   }

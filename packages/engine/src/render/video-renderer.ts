@@ -156,7 +156,7 @@ export function createVideoRenderer(
   /** The base frame at footage frame `at`: the walk (stepped up to it), else the loop. */
   const baseAt = (at: number, resting: boolean): number => {
     if (!walk) return loopFrame(at, index.base.frames, index.base.loop);
-    while (walked <= at) ((shown = walk.next(resting ? 'idle' : 'speech')), walked++);
+    for (; walked <= at; walked++) shown = walk.next(resting ? 'idle' : 'speech');
     return shown;
   };
 

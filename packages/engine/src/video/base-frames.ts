@@ -47,7 +47,7 @@ export async function decodeBaseFrames(
   const frameBytes = i420Bytes(size, size);
   const slot = new Map(source.map((s, k) => [s, k]));
   const i420 = new Uint8Array(source.length * frameBytes);
-  const ring: Array<[number, number, number]> = new Array(source.length);
+  const ring = Array.from({ length: source.length }, (): [number, number, number] => [0, 0, 0]);
   let thumbError = 0;
   let done = 0;
   const last = source[source.length - 1] ?? -1;

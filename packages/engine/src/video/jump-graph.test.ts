@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { swayFrames } from '../testing/sway-frames.js';
+import { buildJumpGraph, MIN_SKIP } from './jump-graph.js';
+
+const range = (a: number, b: number): number[] => Array.from({ length: b - a }, (_, i) => a + i);
+
+describe('jump graph', () => {
+  const source = [...range(0, 100), ...range(300, 400), ...range(700, 800)];
+  const frames = swayFrames(source);
+  const all = source.map(() => true);
+  const graph = buildJumpGraph(frames, { idle: all, speech: all });
+
+  it('links frames only to frames that continue the motion (same phase, same direction)', () => {
+    let seamless = 0;
+    graph.jumps.forEach((js, i) =>
+      js.forEach((j, k) => {
+        if (graph.cost[i]![k]! > 1) return;
+        seamless++;
+        // j shows where i + 1 would have come: its phase is i + 1's, within a frame or two
+        const phase = (((source[j]! - source[i]! - 1) % 40) + 40) % 40;
+        expect(Math.min(phase, 40 - phase)).toBeLessThanOrEqual(2);
+        expect(Math.abs(source[j]! - source[i]! - 1)).toBeGreaterThanOrEqual(MIN_SKIP);
+      }),
+    );
+    expect(seamless / source.length).toBeGreaterThan(2);
+  });
+
+  it('never links frames that do not match: footage elsewhere (another pose and light) gets no seamless jump', () => {
+    const here = swayFrames(range(0, 100));
+    const there = swayFrames(range(500, 600)).map((f) => ({
+      ...f,
+      thumb: f.thumb.map((v) => v + 60),
+      landmarks: f.landmarks.map(([x, y]): [number, number] => [x + 12, y]),
+    }));
+    const frames2 = [...here, ...there];
+    const flags = frames2.map(() => true);
+    const g = buildJumpGraph(frames2, { idle: flags, speech: flags });
+    const crossing = g.jumps.flatMap((js, i) =>
+      js.filter((j, k) => g.cost[i]![k]! <= 1 && i < 100 !== j < 100),
+    );
+    expect(crossing).toEqual([]);
+    // within each stretch the sway still links frames a period apart
+    expect(g.jumps.filter((js, i) => js.some((j, k) => g.cost[i]![k]! <= 1)).length).toBeGreaterThan(50);
+  });
+
+  it('gives every stretch’s last frame a way on, and keeps jumps into each set apart', () => {
+    for (const end of [99, 199, 299]) expect(graph.jumps[end]!.length).toBeGreaterThan(0);
+    const idle = source.map((s) => s < 400);
+    const speech = source.map((s) => s >= 300);
+    const g = buildJumpGraph(frames, { idle, speech });
+    // a calm frame can reach speech-time frames and back
+    const toSpeech = g.jumps.slice(0, 100).some((js) => js.some((j) => speech[j] && !idle[j]));
+    const toIdle = g.jumps.slice(200).some((js) => js.some((j) => idle[j] && !speech[j]));
+    expect([toSpeech, toIdle]).toEqual([true, true]);
+    // a stretch's last frame keeps a jump into its own set
+    expect(g.jumps[99]!.some((j) => idle[j])).toBe(true);
+    expect(g.jumps[299]!.some((j) => speech[j])).toBe(true);
+  });
+});
