@@ -164,9 +164,11 @@ export function createVideoRenderer(
   const next = (state: FaceState): VideoPick => {
     if (closed) throw new Error('renderer is closed');
     const resting = atRest(state);
-    const i = baseAt(Math.floor(t++ * step + 1e-6), resting);
-    // the composite fades out only over a base frame whose own mouth is closed (real or baked)
-    fade = resting && mouthClosed(index, i) ? Math.max(0, fade - 1) : Math.min(FADE_FRAMES, fade + 1);
+    // speech-time footage once the composite covers the mouth fully; it fades out only over a
+    // base frame whose own mouth is closed (real or baked), and covers any other fully
+    const i = baseAt(Math.floor(t++ * step + 1e-6), resting || fade < FADE_FRAMES);
+    if (!mouthClosed(index, i)) fade = FADE_FRAMES;
+    else fade = resting ? Math.max(0, fade - 1) : Math.min(FADE_FRAMES, fade + 1);
     if (fade > 0) {
       const { a, wa, b, wb } = selector.select(state.mouth, state.sound);
       return { baseFrame: i, a, wa, b, wb, fade: fade / FADE_FRAMES };
