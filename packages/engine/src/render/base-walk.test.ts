@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildJumpGraph } from '../video/jump-graph.js';
+import { longestRepeat } from '../testing/repeats.js';
 import { swayFrames } from '../testing/sway-frames.js';
 import {
   BaseWalk,
@@ -22,21 +23,6 @@ function graphOf(
   const sets = { idle: source.map(idle), speech: source.map(speech) };
   const g = buildJumpGraph(swayFrames(source, 37), sets);
   return { source, jumps: g.jumps, jumpCost: g.cost, ...sets };
-}
-
-/**
- * The longest run of shown frames (ending at any t) equal, frame for frame, to a run ending at an
- * earlier time s within the horizon before t.
- */
-export function longestRepeat(shown: readonly number[], horizon: number): number {
-  let worst = 0;
-  for (let t = 1; t < shown.length; t++)
-    for (let s = Math.max(0, t - horizon); s < t; s++) {
-      let n = 0;
-      while (n <= s && shown[t - n] === shown[s - n]) n++;
-      worst = Math.max(worst, n);
-    }
-  return worst;
 }
 
 /** Every step plays on (the next source frame of the same stretch) or is one of the graph's jumps. */

@@ -31,6 +31,8 @@ export const RUN_SECONDS = [0.4, 1.6] as const;
 /** No window this long (seconds) of shown base frames repeats one from the REPEAT_HORIZON before. */
 export const REPEAT_WINDOW = 2;
 export const REPEAT_HORIZON = 30;
+/** Frames this close in the clip count as the same footage when the walk weighs what it showed lately. */
+const NEAR = 12;
 
 /** The pack's graph, or undefined for a pack imported before it (the renderer then loops). */
 export function walkGraphOf(base: VideoIndex['base']): WalkGraph | undefined {
@@ -210,8 +212,8 @@ export class BaseWalk {
     jumps[cur]!.forEach((j, k) => m.alive[j] && options.push([j, jumpCost[cur]![k]!]));
     const fresh = options.filter(([j]) => !this.#repeats(j, m));
     const seamless = fresh.filter(([, cost]) => cost <= 1);
-    // by choice, not to a frame shown within the last window (no short replay)
-    const good = seamless.filter(([j]) => !(this.#t - this.#last[j]! < this.#window));
+    // by choice, not to footage shown within the last window (no short replay, not even shifted)
+    const good = seamless.filter(([j]) => this.#age(j) >= this.#window);
     if (good.length && this.#run >= this.#runTarget) {
       this.#newRun();
       return this.#choose(good);
@@ -243,11 +245,19 @@ export class BaseWalk {
     return false;
   }
 
-  /** One of the jumps at random: cheaper ones and those unseen for longer likelier. */
+  /** Frames since base frame j or a frame of its stretch within NEAR source frames was shown. */
+  #age(j: number): number {
+    const src = this.#g.source;
+    let last = -1;
+    for (let k = Math.max(0, j - NEAR); k <= Math.min(this.#n - 1, j + NEAR); k++)
+      if (Math.abs(src[k]! - src[j]!) <= NEAR) last = Math.max(last, this.#last[k]!);
+    return last < 0 ? Infinity : this.#t - last;
+  }
+
+  /** One of the jumps at random: cheaper ones and footage unseen for longer likelier. */
   #choose(options: ReadonlyArray<[number, number]>): number {
     const weights = options.map(([j, cost]) => {
-      const age = this.#last[j]! < 0 ? Infinity : this.#t - this.#last[j]!;
-      return Math.exp(-2 * cost) * Math.min(1, 0.05 + age / this.#horizon);
+      return Math.exp(-2 * cost) * Math.min(1, 0.02 + this.#age(j) / this.#horizon);
     });
     let r = this.#random() * weights.reduce((s, w) => s + w, 0);
     for (let k = 0; k < options.length; k++) if ((r -= weights[k]!) < 0) return options[k]![0];
