@@ -33,6 +33,10 @@ export const REPEAT_WINDOW = 2;
 export const REPEAT_HORIZON = 30;
 /** Frames this close in the clip count as the same footage when the walk weighs what it showed lately. */
 const NEAR = 12;
+/** Frames this close in the clip count as the same frame for a repeat (a replay shifted a little). */
+const SAME = 3;
+/** A jump by choice lands on footage not shown for this long (seconds). */
+const RECENT = 4;
 
 /** The pack's graph, or undefined for a pack imported before it (the renderer then loops). */
 export function walkGraphOf(base: VideoIndex['base']): WalkGraph | undefined {
@@ -80,6 +84,7 @@ export class BaseWalk {
   readonly #modes: Record<WalkMode, ModeTables>;
   readonly #window: number;
   readonly #horizon: number;
+  readonly #recent: number;
   /** Shown frames, a ring of #horizon + #window. */
   readonly #history: Int32Array;
   /** When each frame was last shown (-1: never), and every time within the horizon. */
@@ -100,6 +105,7 @@ export class BaseWalk {
     this.#modes = { idle: this.#tables(graph.idle), speech: this.#tables(graph.speech) };
     this.#window = Math.max(2, Math.round(REPEAT_WINDOW * opts.fps));
     this.#horizon = Math.round(REPEAT_HORIZON * opts.fps);
+    this.#recent = Math.round(RECENT * opts.fps);
     this.#history = new Int32Array(this.#horizon + this.#window);
     this.#last = new Float64Array(this.#n).fill(-1);
     this.#shownAt = Array.from({ length: this.#n }, () => []);
@@ -212,16 +218,24 @@ export class BaseWalk {
     jumps[cur]!.forEach((j, k) => m.alive[j] && options.push([j, jumpCost[cur]![k]!]));
     const fresh = options.filter(([j]) => !this.#repeats(j, m));
     const seamless = fresh.filter(([, cost]) => cost <= 1);
-    // by choice, not to footage shown within the last window (no short replay, not even shifted)
-    const good = seamless.filter(([j]) => this.#age(j) >= this.#window);
+    // by choice, to footage not shown lately (no replay, not even shifted); when it must, to the
+    // least recent
+    const good = seamless.filter(([j]) => this.#age(j) >= this.#recent);
     if (good.length && this.#run >= this.#runTarget) {
       this.#newRun();
       return this.#choose(good);
     }
-    // the last seamless exit before the stretch's end is taken rather than a forced jump there
-    if (seamless.length && (mustJump || (canPlayOn && !this.#exitAhead(c, m)))) {
+    // the last seamless exit before the stretch's end is taken rather than a forced jump there,
+    // unless it replays footage of the last REPEAT_WINDOW
+    const lastExit = canPlayOn && !this.#exitAhead(c, m);
+    const older = lastExit ? seamless.filter(([j]) => this.#age(j) >= this.#window) : [];
+    if (older.length) {
       this.#newRun();
-      return this.#choose(good.length ? good : seamless);
+      return good.length ? this.#choose(good) : this.#oldest(older);
+    }
+    if (seamless.length && mustJump) {
+      this.#newRun();
+      return good.length ? this.#choose(good) : this.#oldest(seamless);
     }
     if (!mustJump) {
       this.#run++;
@@ -264,16 +278,30 @@ export class BaseWalk {
     return options[options.length - 1]![0];
   }
 
+  /** The option whose footage was shown longest ago. */
+  #oldest(options: ReadonlyArray<[number, number]>): number {
+    let best = options[0]![0];
+    for (const [j] of options) if (this.#age(j) > this.#age(best)) best = j;
+    return best;
+  }
+
   #newRun(): void {
     this.#run = 0;
     const [lo, hi] = RUN_SECONDS;
     this.#runTarget = Math.round((lo + (hi - lo) * this.#random()) * this.#fps);
   }
 
+  /** Whether base frames a and b show the same footage (SAME source frames apart or less). */
+  #same(a: number, b: number): boolean {
+    return Math.abs(this.#g.source[a]! - this.#g.source[b]!) <= SAME;
+  }
+
   /**
    * Whether showing x next would, before the walk can next jump, make a window of shown frames
-   * equal to one that ended within the horizon: x was shown at s, the frames before s match the
-   * frames shown last, and the frames after s match those x's stretch plays for certain.
+   * the same footage as one that ended within the horizon (frame for frame, each within SAME
+   * source frames, so a replay shifted by a frame counts): footage like x was shown at s, the
+   * frames before s match the frames shown last, and those after s the ones x's stretch plays
+   * for certain.
    */
   #repeats(x: number, m: ModeTables): boolean {
     const t = this.#t;
@@ -281,16 +309,19 @@ export class BaseWalk {
     const h = this.#history;
     const at = (time: number): number => h[time % h.length]!;
     const ahead = m.runway[x] || 1;
-    for (const s of this.#shownAt[x]!) {
-      if (t - s > this.#horizon) continue;
-      let back = 0;
-      while (back < w && s - back - 1 >= 0 && at(s - back - 1) === at(t - back - 1)) back++;
-      let forward = 1;
-      for (let f = this.#cont[x]!; forward < ahead && s + forward < t && f >= 0; f = this.#cont[f]!) {
-        if (at(s + forward) !== f) break;
-        forward++;
+    for (let y = Math.max(0, x - SAME); y <= Math.min(this.#n - 1, x + SAME); y++) {
+      if (!this.#same(x, y)) continue;
+      for (const s of this.#shownAt[y]!) {
+        if (t - s > this.#horizon) continue;
+        let back = 0;
+        while (back < w && s - back - 1 >= 0 && this.#same(at(s - back - 1), at(t - back - 1))) back++;
+        let forward = 1;
+        for (let f = this.#cont[x]!; forward < ahead && s + forward < t && f >= 0; f = this.#cont[f]!) {
+          if (!this.#same(at(s + forward), f)) break;
+          forward++;
+        }
+        if (back + forward >= w) return true;
       }
-      if (back + forward >= w) return true;
     }
     return false;
   }

@@ -51,6 +51,8 @@ const MAX_GAP = 25;
 const JUMP_FLOOR = 0.5;
 /** A stretch's last frame keeps at least this many jumps into its own set. */
 const ESCAPES = 3;
+/** Jumps kept per frame into each set lead this far apart (source frames) or more. */
+const DISTINCT = 4;
 /** Jumps kept per frame into each set. */
 export const JUMPS_PER_SET = 8;
 /**
@@ -128,6 +130,21 @@ function quantile(values: number[], q: number): number {
   if (values.length === 0) return 0;
   const s = values.slice().sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * q))]!;
+}
+
+/**
+ * The cheapest `count` candidates (sorted cheapest first) no two within DISTINCT source frames of
+ * each other: only the best of a run of neighbouring targets (Schödl keeps local minima), so the
+ * jumps lead to different footage.
+ */
+function distinct(frames: readonly GraphFrame[], sorted: readonly Candidate[], count: number): Candidate[] {
+  const out: Candidate[] = [];
+  for (const c of sorted) {
+    if (out.length >= count) break;
+    const s = frames[c[0]]!.source;
+    if (out.every(([j]) => Math.abs(frames[j]!.source - s) > DISTINCT)) out.push(c);
+  }
+  return out;
 }
 
 /** Up to ESCAPES of the cheapest jumps above the limit from stretch end i, other stretches first. */
@@ -210,7 +227,11 @@ function withLimit(
     const kept = new Map<number, number>();
     for (const { set, cands } of bySet) {
       const scaled = cands[i]!.map(([j, v, full]): Candidate => [j, v / limit, full]);
-      const good = scaled.filter(([, c, full]) => full && c <= 1).slice(0, JUMPS_PER_SET);
+      const good = distinct(
+        frames,
+        scaled.filter(([, c, full]) => full && c <= 1),
+        JUMPS_PER_SET,
+      );
       // a stretch's last frame always keeps ways on within its own set, into other stretches
       // first (a jump back into its own stretch alone would make a loop of it)
       if (end && set[i]) good.push(...escapes(frames, i, scaled, good.length));
