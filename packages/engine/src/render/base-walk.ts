@@ -31,6 +31,12 @@ export const RUN_SECONDS = [0.4, 1.6] as const;
 /** No window this long (seconds) of shown base frames repeats one from the REPEAT_HORIZON before. */
 export const REPEAT_WINDOW = 2;
 export const REPEAT_HORIZON = 30;
+/**
+ * The walk guards windows this fraction of REPEAT_WINDOW long: where every way on would repeat
+ * (sparse footage), it goes on repeating until a frame lets it jump, and the margin keeps that
+ * under REPEAT_WINDOW.
+ */
+const GUARD = 0.8;
 /** Frames this close in the clip count as the same footage when the walk weighs what it showed lately. */
 const NEAR = 12;
 /** Frames this close in the clip count as the same frame for a repeat (a replay shifted a little). */
@@ -103,7 +109,7 @@ export class BaseWalk {
     this.#fps = opts.fps;
     this.#cont = Int32Array.from(graph.source, (s, i) => (graph.source[i + 1] === s + 1 ? i + 1 : -1));
     this.#modes = { idle: this.#tables(graph.idle), speech: this.#tables(graph.speech) };
-    this.#window = Math.max(2, Math.round(REPEAT_WINDOW * opts.fps));
+    this.#window = Math.max(2, Math.round(REPEAT_WINDOW * GUARD * opts.fps));
     this.#horizon = Math.round(REPEAT_HORIZON * opts.fps);
     this.#recent = Math.round(RECENT * opts.fps);
     this.#history = new Int32Array(this.#horizon + this.#window);
@@ -241,15 +247,18 @@ export class BaseWalk {
       this.#run++;
       return c;
     }
-    // no seamless way: any jump that repeats nothing (a stretch's end), else any at all
-    const forced = fresh.length ? fresh : canPlayOn ? [] : options;
-    if (forced.length === 0) {
-      if (!canPlayOn) return this.#seek(m);
-      this.#run++;
-      return c;
+    // no seamless way: any jump that repeats nothing (a stretch's end); else, where every way on
+    // repeats, the one that repeats least
+    if (fresh.length) {
+      this.#newRun();
+      return this.#choose(fresh);
     }
-    this.#newRun();
-    return this.#choose(forced);
+    const ways = canPlayOn ? [c, ...options.map(([j]) => j)] : options.map(([j]) => j);
+    if (ways.length === 0) return this.#seek(m);
+    const least = ways.reduce((a, b) => (this.#repeatLength(b, m) < this.#repeatLength(a, m) ? b : a));
+    if (least === c) this.#run++;
+    else this.#newRun();
+    return least;
   }
 
   /** Whether a seamless jump staying in the mode exists from i or later in its stretch. */
@@ -304,6 +313,12 @@ export class BaseWalk {
    * for certain.
    */
   #repeats(x: number, m: ModeTables): boolean {
+    return this.#repeatLength(x, m) >= this.#window;
+  }
+
+  /** The longest window of the horizon that showing x next repeats (see #repeats). */
+  #repeatLength(x: number, m: ModeTables): number {
+    let worst = 0;
     const t = this.#t;
     const w = this.#window;
     const h = this.#history;
@@ -320,10 +335,10 @@ export class BaseWalk {
           if (!this.#same(at(s + forward), f)) break;
           forward++;
         }
-        if (back + forward >= w) return true;
+        worst = Math.max(worst, back + forward);
       }
     }
-    return false;
+    return worst;
   }
 
   #show(i: number): void {

@@ -4,9 +4,9 @@
  * output frame at `fps`, by default the pack's), chosen by a random walk over the pack's
  * video-texture graph (base-walk.ts: idle frames at rest, speech-time frames while speaking), or
  * as a loop for packs imported before the graph; they carry the head motion and blinks
- * (FaceState.motion is ignored: the person's real motion replaces the animator). While the mouth moves, the mouth-library crops
- * nearest the wanted mouth (mouth-selector.ts) are warped from canonical coordinates onto the base
- * frame, colour-matched on the seam ring and blended through the feathered seam mask, in I420
+ * (FaceState.motion is ignored: the person's real motion replaces the animator). While the mouth
+ * moves, the mouth-library crops nearest the wanted mouth (mouth-selector.ts) are warped from
+ * canonical coordinates onto the base frame, colour-matched on the seam ring and blended through the feathered seam mask, in I420
  * (@mouthpiece/draw's video/: the same code composes the pick in the browser, docs/design.md
  * §13.6). At rest the composite fades out over FADE_FRAMES, so idle is real footage.
  *
