@@ -66,17 +66,35 @@ describe('video avatar idle from a real clip without a calm stretch', () => {
     expect(ivfFrameCount(readFileSync(join(dir, VIDEO_FILES.baseEncoded)))).toBe(base.frames);
   });
 
-  it('repeats no 2 s of base frames within 30 s, over a minute, for several seeds', () => {
+  it('repeats no 2 s of base frames within 30 s, not even shifted by a few frames, over two minutes, for several seeds', () => {
+    const fps = pack.index.fps;
+    const { source, jumps, jumpCost } = pack.index.base;
     for (const seed of [1, 2, 3]) {
-      const shown = idle(60, seed);
-      const fps = pack.index.fps;
-      expect(longestRepeat(shown, REPEAT_HORIZON * fps)).toBeLessThan(REPEAT_WINDOW * fps);
-      // and it shows much of the footage, not a corner of it
-      expect(new Set(shown).size).toBeGreaterThan(pack.index.base.frames / 2);
+      const shown = idle(120, seed);
+      const exact = longestRepeat(shown, REPEAT_HORIZON * fps);
+      // the same footage: frames within 3 source frames, windows at least a second apart
+      const near = (a: number, b: number): boolean => Math.abs(source[a]! - source[b]!) <= 3;
+      const shifted = longestRepeat(shown, REPEAT_HORIZON * fps, near, fps);
+      expect(exact).toBeLessThan(REPEAT_WINDOW * fps);
+      expect(shifted).toBeLessThan(REPEAT_WINDOW * fps);
+      // and it shows most of the footage, not a corner of it
+      const seen = new Set(shown).size;
+      expect(seen).toBeGreaterThan(pack.index.base.frames * 0.75);
+      let cuts = 0;
+      let above = 0;
+      for (let t = 1; t < shown.length; t++) {
+        const [a, b] = [shown[t - 1]!, shown[t]!];
+        if (source[b] === source[a]! + 1) continue;
+        cuts++;
+        if (!(jumpCost![a]![jumps![a]!.indexOf(b)]! <= 1)) above++;
+      }
+      console.log(
+        `real clip idle, seed ${seed}, 120 s: longest repeat ${exact} frames (shifted ${shifted}), ${cuts} jumps (${above} above the limit), ${seen} of ${source.length} frames shown`,
+      );
     }
   });
 
-  it('jumps only between frames that match: half the change of a cut to any other footage', () => {
+  it('jumps only between frames that match: well under the change of a cut to other footage', () => {
     const n = i420Bytes(pack.index.size, pack.index.size);
     const { source } = pack.index.base;
     const thumbs = source.map((_, k) => thumbOfI420(pack.base.subarray(k * n, (k + 1) * n), pack.index.size));
@@ -96,7 +114,7 @@ describe('video avatar idle from a real clip without a calm stretch', () => {
     for (let t = 1; t < shown.length; t++)
       if (source[shown[t]!] !== source[shown[t - 1]!]! + 1) jumps.push(change(shown[t - 1]!, shown[t]!));
     expect(jumps.length).toBeGreaterThan(20);
-    expect(at(jumps, 0.5)).toBeLessThan(0.6 * at(cuts, 0.5));
+    expect(at(jumps, 0.5)).toBeLessThan(0.7 * at(cuts, 0.5));
     expect(at(jumps, 0.9)).toBeLessThan(at(cuts, 0.5));
     console.log(
       `real clip idle, 60 s: ${jumps.length} jumps; grey change (48² thumbnails) at a jump p50 ${at(jumps, 0.5).toFixed(2)} p90 ${at(jumps, 0.9).toFixed(2)}; a cut p10 ${at(cuts, 0.1).toFixed(2)} p50 ${at(cuts, 0.5).toFixed(2)}; consecutive frames p50 ${at(steps, 0.5).toFixed(2)} p90 ${at(steps, 0.9).toFixed(2)} p98 ${at(steps, 0.98).toFixed(2)}`,
