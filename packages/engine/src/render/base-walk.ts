@@ -5,12 +5,16 @@
  *
  * The walk plays the footage on, frame after frame, and after a run of RUN_SECONDS (drawn at
  * random) jumps where the graph allows a seamless jump (cost ≤ 1), choosing among the jumps at
- * random, cheaper and longer-unseen targets likelier. It never lets a window of REPEAT_WINDOW
- * seconds of shown frames equal one shown in the REPEAT_HORIZON seconds before: a step that would
- * complete one jumps instead. At idle it walks the idle frames; while speaking, the speech-time
- * frames (the head moves as the person's did while speaking). When the wanted set changes it
- * moves over at the first seamless jump towards it (fewest steps by the graph), never by a cut.
- * A stretch's last frame must jump (the graph keeps it one jump, seamless or not).
+ * random, cheaper and longer-unseen footage likelier, by choice only to footage unseen for RECENT
+ * seconds. It never lets a window of REPEAT_WINDOW seconds of shown frames be the same footage
+ * (frame for frame, within SAME source frames) as one shown in the REPEAT_HORIZON seconds before:
+ * looking ahead to the next frame where it could jump, it jumps earlier when playing on would
+ * replay, and where every way on repeats it takes the one that repeats least (GUARD keeps a
+ * margin for that). It takes a stretch's last seamless exit rather than reach the stretch's end,
+ * where only the graph's escapes (above the limit) lead on. At idle it walks the idle frames;
+ * while speaking, the speech-time frames (the head moves as the person's did while speaking).
+ * When the wanted set changes it moves over at the first seamless jump towards it (fewest steps
+ * by the graph), never by a cut.
  *
  * Deterministic for a seed (tests); the renderer seeds each walk at random.
  */
@@ -115,16 +119,6 @@ export class BaseWalk {
     this.#history = new Int32Array(this.#horizon + this.#window);
     this.#last = new Float64Array(this.#n).fill(-1);
     this.#shownAt = Array.from({ length: this.#n }, () => []);
-  }
-
-  /** The frame shown last (-1 before the first). */
-  get frame(): number {
-    return this.#cur;
-  }
-
-  /** Whether base frame i belongs to the mode's frames the walk can stay in. */
-  inMode(i: number, mode: WalkMode): boolean {
-    return this.#modes[mode].alive[i] === 1;
   }
 
   #tables(set: readonly boolean[]): ModeTables {
