@@ -58,7 +58,7 @@ describe('base-frame walk', () => {
     expect(longestRepeat(shown, REPEAT_HORIZON * FPS)).toBeLessThan(REPEAT_WINDOW * FPS);
     const { jumps, seamless } = stepsFollowGraph(every, shown);
     expect(jumps).toBeGreaterThan(30); // it walks: about a jump a second
-    expect(seamless / jumps).toBeGreaterThan(0.95);
+    expect(seamless / jumps).toBeGreaterThan(0.9);
     expect(new Set(shown).size).toBeGreaterThan(source.length * 0.8); // and sees most of the footage
   });
 

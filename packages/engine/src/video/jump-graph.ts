@@ -5,7 +5,7 @@
  *
  * Two frames' distance is their 48² grey thumbnails' mean difference over GREY_UNIT plus their
  * stable landmarks' mean distance over PX_UNIT (the units of the old idle loop's cut: 3 grey
- * levels, 2 px at 512²). A jump i → j shows j where i + 1 would have come, so, as Schödl does to
+ * levels, 2 px at 512²) plus their eyes' openness difference over EYE_UNIT (blinks stay whole). A jump i → j shows j where i + 1 would have come, so, as Schödl does to
  * keep the motion's dynamics, it is judged by comparing the short window around i + 1 with the
  * window around j (weights 1 3 3 1 over i−1…i+2 against j−2…j+1; taps outside a stretch are left
  * out, and such a jump is never seamless; with none left, the two frames themselves plus STALL). A jump's cost is that over the limit,
@@ -38,6 +38,11 @@ export interface JumpGraph {
 
 const GREY_UNIT = 3;
 const PX_UNIT = 2;
+/**
+ * Eye openness counts too: the eyes are a few pixels of a 48² thumbnail, and a jump into the middle
+ * of a blink would start it half closed (his blinks must stay his own, whole).
+ */
+const EYE_UNIT = 0.1;
 /**
  * The limit is one of these quantiles of the clip’s own frame-to-frame distances: a jump no larger than the
  * person's quicker changes between two frames. (A talking head moves: on the real test clip the
@@ -75,17 +80,31 @@ function landmarkDistance(a: Landmarks, b: Landmarks): number {
   return s / STABLE_LANDMARKS.length;
 }
 
+/**
+ * How open the eyes are: the lids' mean gap over the eye's width, both eyes (about 0.3 open, under
+ * 0.1 closed); 0 without the 68 landmarks.
+ */
+export function eyeOpenness(lm: Landmarks): number {
+  if (lm.length < 68) return 0;
+  const d = (i: number, j: number): number => Math.hypot(lm[i]![0] - lm[j]![0], lm[i]![1] - lm[j]![1]);
+  const eye = (c0: number, c1: number, t0: number, b0: number, t1: number, b1: number): number =>
+    (d(t0, b0) + d(t1, b1)) / (2 * Math.max(1e-6, d(c0, c1)));
+  return (eye(36, 39, 37, 41, 38, 40) + eye(42, 45, 43, 47, 44, 46)) / 2;
+}
+
 /** Pairwise frame distances, n×n. */
 export function frameDistances(frames: readonly GraphFrame[]): Float32Array {
   const n = frames.length;
   const d = new Float32Array(n * n);
+  const eyes = frames.map((f) => eyeOpenness(f.landmarks));
   for (let a = 0; a < n; a++)
     for (let b = a + 1; b < n; b++) {
       const fa = frames[a]!;
       const fb = frames[b]!;
       const v =
         thumbDistance(fa.thumb, fb.thumb) / GREY_UNIT +
-        landmarkDistance(fa.landmarks, fb.landmarks) / PX_UNIT;
+        landmarkDistance(fa.landmarks, fb.landmarks) / PX_UNIT +
+        Math.abs(eyes[a]! - eyes[b]!) / EYE_UNIT;
       d[a * n + b] = v;
       d[b * n + a] = v;
     }
