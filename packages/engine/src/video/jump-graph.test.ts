@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { swayFrames } from '../testing/sway-frames.js';
-import { buildJumpGraph, MIN_SKIP } from './jump-graph.js';
+import { buildJumpGraph, eyeOpenness, frameDistances, MIN_SKIP } from './jump-graph.js';
 
 const range = (a: number, b: number): number[] => Array.from({ length: b - a }, (_, i) => a + i);
 
@@ -62,5 +62,37 @@ describe('jump graph', () => {
     // a stretch's last frame keeps a jump into its own set
     expect(g.jumps[99]!.some((j) => idle[j])).toBe(true);
     expect(g.jumps[299]!.some((j) => speech[j])).toBe(true);
+  });
+
+  it('tells a frame inside a blink from one with the eyes open, though the thumbnails are alike', () => {
+    const [open] = swayFrames([0]);
+    const eye = (lm: Array<[number, number]>, c0: number, top: number[], bottom: number[]): void => {
+      // an eye 30 px wide whose lids meet
+      lm[c0] = [200, 200];
+      lm[c0 + 3] = [230, 200];
+      for (const i of [...top, ...bottom]) lm[i] = [215, 200];
+    };
+    const closedLm = open!.landmarks.map((p): [number, number] => [p[0], p[1]]);
+    const openLm = open!.landmarks.map((p): [number, number] => [p[0], p[1]]);
+    eye(closedLm, 36, [37, 38], [40, 41]);
+    eye(closedLm, 42, [43, 44], [46, 47]);
+    eye(openLm, 36, [37, 38], [40, 41]);
+    eye(openLm, 42, [43, 44], [46, 47]);
+    for (const [t, b] of [
+      [37, 41],
+      [38, 40],
+      [43, 47],
+      [44, 46],
+    ] as const) {
+      openLm[t] = [215, 195];
+      openLm[b] = [215, 205];
+    }
+    expect(eyeOpenness(openLm)).toBeCloseTo(1 / 3, 2);
+    expect(eyeOpenness(closedLm)).toBe(0);
+    const d = frameDistances([
+      { ...open!, landmarks: openLm },
+      { ...open!, landmarks: closedLm },
+    ]);
+    expect(d[1]).toBeGreaterThan(3); // a blink alone costs more than the old cut's whole allowance
   });
 });
