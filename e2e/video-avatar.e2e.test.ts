@@ -144,7 +144,7 @@ function motion(page: Page, ms: number, box: Box): Promise<{ mean: number; peak:
 
 describe('video avatars in a real browser', () => {
   let index: PackIndex;
-  /** The pack's base frames (the idle loop), I420 back to back at index.size. */
+  /** The pack's base frames (the base frames the walk plays), I420 back to back at index.size. */
   let base: Buffer;
   const frameBytes = (): number => index.size * index.size * 1.5;
   /** Canonical points through base frame i's placement, as a padded box. */

@@ -41,7 +41,7 @@ try {
     `total      ${totalS.toFixed(1)}  (${(clip.durationS / totalS).toFixed(2)} clip-seconds per second; target for 60 s of 720p: ≤ ${TARGET_S} s)`,
   );
   console.log(
-    `tracked ${stats.trackedFraction}, library ${stats.frames} frames (stride ${stats.libraryStride}), loop seam ${stats.loopSeamGrey} grey / ${stats.loopSeamPx} px, mouth scale ${stats.mouthScale} (r ${stats.audioCorrelation})`,
+    `tracked ${stats.trackedFraction}, library ${stats.frames} frames (stride ${stats.libraryStride}), base frames ${stats.baseFrames} (idle ${stats.baseIdle}, speech-time ${stats.baseSpeech}, baked ${stats.baseBaked}), ${stats.jumpsPerFrame} seamless jumps a frame (limit ${stats.jumpLimit}), mouth scale ${stats.mouthScale} (r ${stats.audioCorrelation})`,
   );
   console.log(
     JSON.stringify({

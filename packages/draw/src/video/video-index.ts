@@ -32,7 +32,7 @@ export interface VideoIndex {
     toFrame: Similarity[];
     /** Mean Y, U, V of each base frame on the seam ring (the mask's feathered edge). */
     ring: Array<[number, number, number]>;
-    /** Source clip frame index of each base frame. */
+    /** Source clip frame index of each base frame (consecutive source frames play on). */
     source: number[];
     /** Each base frame's 68 landmarks in canonical coordinates, flat [x0, y0, …] (packs since #29). */
     landmarks?: number[][];
@@ -40,6 +40,20 @@ export interface VideoIndex {
     pose?: Array<[number, number]>;
     /** What of each inner-ring point of the face mesh is uncovered (1) or covered by hair or a hand (0). */
     clear?: number[][];
+    /**
+     * The video-texture graph (packs imported before it have none: the renderer then plays the
+     * frames by `loop`). Per base frame, the base frames the player may show next instead of
+     * the one after it, cheapest first, and each jump's cost (≤ 1: seamless, taken at will;
+     * above: only where a stretch ends). The engine's video/jump-graph.ts writes them.
+     */
+    jumps?: number[][];
+    jumpCost?: number[][];
+    /** Per base frame: may show at idle (its own mouth closed, or a closed mouth baked in). */
+    idle?: boolean[];
+    /** Per base frame: recorded while the person spoke (the head motion shown while speaking). */
+    speech?: boolean[];
+    /** Per base frame: a closed mouth was composited in at import. */
+    baked?: boolean[];
   };
   canonical: {
     /** The mean face, 68 [x, y] points in base-frame pixels. */

@@ -1,10 +1,13 @@
 /**
  * The video avatar renderer (`render: "video"`, docs/design.md §11): the person's own footage
- * supplies every pixel. The idle loop (base frames) plays at the pack's frame rate (each render
- * call is one output frame at `fps`, by default the pack's), and carries the head motion and blinks (FaceState.motion is ignored: the
- * person's real idle motion replaces the animator). While the mouth moves, the mouth-library crops
- * nearest the wanted mouth (mouth-selector.ts) are warped from canonical coordinates onto the base
- * frame, colour-matched on the seam ring and blended through the feathered seam mask, in I420
+ * supplies every pixel. The base frames play at the pack's frame rate (each render call is one
+ * output frame at `fps`, by default the pack's), chosen by a random walk over the pack's
+ * video-texture graph (base-walk.ts: idle frames at rest, speech-time frames while speaking), or
+ * as a loop for packs imported before the graph; they carry the head motion and blinks
+ * (FaceState.motion is ignored: the person's real motion replaces the animator). While the mouth
+ * moves, the mouth-library crops nearest the wanted mouth (mouth-selector.ts) are composited
+ * by the face onto the base frame (a landmark mesh: the base's chin moved to the crop's, the seam
+ * matched as a membrane; the feathered ellipse for packs without landmarks), in I420
  * (@mouthpiece/draw's video/: the same code composes the pick in the browser, docs/design.md
  * §13.6). At rest the composite fades out over FADE_FRAMES, so idle is real footage.
  *
@@ -13,10 +16,18 @@
  * renderer is made once its pack is resident (avatar-renderer.ts openAvatarRenderer loads it off
  * the media tick). A frame is then a copy of the base frame and a blend in the box's rectangle.
  */
-import { composeVideoPick, i420ToRgba, loopFrame, videoScratch, type VideoPick } from '@mouthpiece/draw';
+import {
+  composeVideoPick,
+  i420ToRgba,
+  loopFrame,
+  videoScratch,
+  type VideoIndex,
+  type VideoPick,
+} from '@mouthpiece/draw';
 import type { VideoAvatarManifest } from '../avatar/manifest.js';
 import { REST_MOUTH, type FaceState } from '../face-state.js';
 import { i420Bytes } from '../video/pack.js';
+import { BaseWalk, walkGraphOf } from './base-walk.js';
 import { MouthSelector } from './mouth-selector.js';
 import type { Renderer } from './renderer.js';
 import { frameAt, loadVideoPackSync, type VideoPackLease } from './video-pack-cache.js';
@@ -42,12 +53,23 @@ export function atRest({ mouth, speaking }: FaceState): boolean {
   );
 }
 
+/** Whether base frame i shows a closed mouth: an idle frame or a baked one (every frame of old packs). */
+function mouthClosed(index: VideoIndex, i: number): boolean {
+  const { idle, baked } = index.base;
+  return !idle || idle[i] === true || baked?.[i] === true;
+}
+
+const randomSeed = (): number => Math.floor(Math.random() * 2 ** 32);
+
 export function createVideoRenderer(
   manifest: VideoAvatarManifest,
   dir: string,
   size: { width: number; height: number },
-  /** `pack`: the pack already resident (the renderer releases it on close); else read now, synchronously. */
-  opts: { fps?: number | undefined; pack?: VideoPackLease | undefined } = {},
+  /**
+   * `pack`: the pack already resident (the renderer releases it on close); else read now,
+   * synchronously. `seed`: the base-frame walk's (render/base-walk.ts); random by default.
+   */
+  opts: { fps?: number | undefined; pack?: VideoPackLease | undefined; seed?: number | undefined } = {},
 ): Renderer & Required<Pick<Renderer, 'renderI420'>> {
   const { width, height } = size;
   if (width % 2 || height % 2)
@@ -72,11 +94,26 @@ export function createVideoRenderer(
   let fade = 0;
   let closed = false;
 
+  const graph = walkGraphOf(index.base);
+  const walk = graph && new BaseWalk(graph, { fps: index.fps, seed: opts.seed ?? randomSeed() });
+  let walked = 0;
+  let shown = 0;
+  /** The base frame at footage frame `at`: the walk (stepped up to it), else the loop. */
+  const baseAt = (at: number, resting: boolean): number => {
+    if (!walk) return loopFrame(at, index.base.frames, index.base.loop);
+    for (; walked <= at; walked++) shown = walk.next(resting ? 'idle' : 'speech');
+    return shown;
+  };
+
   /** One output frame's choice: its base frame, and the crops while the composite shows. */
   const next = (state: FaceState): VideoPick => {
     if (closed) throw new Error('renderer is closed');
-    const i = loopFrame(Math.floor(t++ * step + 1e-6), index.base.frames, index.base.loop);
-    fade = atRest(state) ? Math.max(0, fade - 1) : Math.min(FADE_FRAMES, fade + 1);
+    const resting = atRest(state);
+    // speech-time footage once the composite covers the mouth fully; it fades out only over a
+    // base frame whose own mouth is closed (real or baked), and covers any other fully
+    const i = baseAt(Math.floor(t++ * step + 1e-6), resting || fade < FADE_FRAMES);
+    if (!mouthClosed(index, i)) fade = FADE_FRAMES;
+    else fade = resting ? Math.max(0, fade - 1) : Math.min(FADE_FRAMES, fade + 1);
     if (fade > 0) {
       const { a, wa, b, wb } = selector.select(state.mouth, state.sound, index.base.pose?.[i]);
       return { baseFrame: i, a, wa, b, wb, fade: fade / FADE_FRAMES };

@@ -42,6 +42,12 @@ export interface SyntheticVideoPackOptions {
   /** 'zero': every ring written as 0 (no colour match); default 'measured'. */
   rings?: 'measured' | 'zero';
   /**
+   * Base-frame fields written as given (the video-texture graph and the frames' roles, docs/avatars.md
+   * "Video avatars"): `source` (default 1000 + i), `jumps`, `jumpCost`, `idle`, `speech`, `baked`.
+   * Without `jumps` the pack is one imported before the graph: the renderer loops.
+   */
+  base?: Partial<Pick<VideoIndex['base'], 'source' | 'jumps' | 'jumpCost' | 'idle' | 'speech' | 'baked'>>;
+  /**
    * Also write the frames as VP9 for browsers (base.ivf, mouths.ivf) as the import does
    * (video/browser-video.ts; runs ffmpeg); default false, a pack as imported before them.
    */
@@ -194,6 +200,7 @@ export async function writeSyntheticVideoPack(
       toFrame: transforms,
       ring: transforms.map((t, i) => (zero ? [0, 0, 0] : baseRing(base, i, size, t, box, mask))),
       source: transforms.map((_, i) => 1000 + i),
+      ...opts.base,
     },
     canonical: { landmarks: face.landmarks },
     library: {

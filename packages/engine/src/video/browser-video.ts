@@ -1,5 +1,5 @@
 /**
- * A video avatar's frames encoded for browsers (docs/design.md §13.6 "Download"): the idle loop
+ * A video avatar's frames encoded for browsers (docs/design.md §13.6 "Download"): the base frames
  * (`base.i420`) and the mouth library (`mouths.i420`) also written as VP9 in IVF files
  * (`base.ivf`, `mouths.ivf`), near-lossless, so that the SDK downloads one to two orders of
  * magnitude less and decodes every frame once at load with WebCodecs into the same I420 buffers.

@@ -4,7 +4,7 @@
  *
  *   avatar.json   the manifest (avatar/manifest.ts VideoAvatarManifest): id, name, render "video"
  *   video.json    this file's VideoIndex: sizes, per-frame landmarks and transforms, descriptors
- *   base.i420     the idle loop: `base.frames` frames of size×size I420 (Y, then U, then V), back to back
+ *   base.i420     the base frames: `base.frames` frames of size×size I420 (Y, then U, then V), back to back
  *   mouths.i420   the mouth library: `library.frames` crops of box.width×box.height I420, back to back
  *   base.ivf      base.i420 as VP9 in IVF, for browsers (video/browser-video.ts; not in packs imported before it)
  *   mouths.ivf    mouths.i420 likewise (one box-sized frame a crop)

@@ -1,7 +1,7 @@
 /**
  * The video import on real clips (testing/talking-clip.ts: the test portrait made a photo avatar
  * and filmed speaking) through the real import process. Checks mechanics, not looks: what is
- * stored, that the measured mouth follows the mouth that was drawn, that the idle loop is calm,
+ * stored, that the measured mouth follows the mouth that was drawn, that the idle frames are calm,
  * and that every kind of unusable clip is refused with its reason, leaving nothing behind.
  *
  * Clips cost time to make, so each is made no larger than what it proves needs: the main clip is
@@ -49,7 +49,7 @@ describe('video import', () => {
     clip = await makeTalkingClip({ durationS: 22 });
   }, 180_000);
 
-  it('stores an idle loop and a mouth library whose mouths follow the drawn ones', async () => {
+  it('stores base frames and a mouth library whose mouths follow the drawn ones', async () => {
     const { manifest, stats } = await runVideoImport(
       { id: 'talker', name: 'Talker', file: clip.file },
       packs,
@@ -104,11 +104,21 @@ describe('video import', () => {
     expect(wide.length).toBeGreaterThan(3);
     expect(meanDistance(rounded, rounded)).toBeLessThan(meanDistance(rounded, wide));
 
-    // the idle loop is calm footage: silent, mouth near rest, at least 2 s, from tracked frames
-    expect(index.base.frames).toBeGreaterThanOrEqual(50);
-    const base = index.base.source.map((i) => truth.perFrame[i]!);
-    expect(base.filter((f) => f.speaking).length / base.length).toBeLessThan(0.1);
-    expect(Math.max(...base.map((f) => f.mouth.open))).toBeLessThan(0.3);
+    // the base frames: calm footage (silent, mouth near rest) for idle, speech-time footage with
+    // a closed mouth baked in, at most 12 s, linked by the video-texture graph
+    const b = index.base;
+    expect(b.frames).toBeGreaterThanOrEqual(50);
+    expect(b.frames).toBeLessThanOrEqual(300);
+    expect([b.idle, b.speech, b.baked, b.jumps, b.jumpCost].map((v) => v?.length)).toEqual(
+      Array(5).fill(b.frames),
+    );
+    const calm = b.source.filter((_, k) => b.idle![k] && !b.baked![k]).map((i) => truth.perFrame[i]!);
+    expect(calm.length).toBeGreaterThanOrEqual(38); // the 2 s lead-in at least, less its margin
+    expect(calm.filter((f) => f.speaking).length / calm.length).toBeLessThan(0.1);
+    expect(Math.max(...calm.map((f) => f.mouth.open))).toBeLessThan(0.3);
+    const talk = b.source.filter((_, k) => b.speech![k]).map((i) => truth.perFrame[i]!);
+    expect(talk.filter((f) => f.speaking).length / talk.length).toBeGreaterThan(0.5);
+    expect(b.speech!.every((s, k) => !s || b.baked![k])).toBe(true);
 
     // placement: canonical landmarks taken to a base frame land where the clip drew them
     const { crop } = index.clip;

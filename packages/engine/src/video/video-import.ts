@@ -2,24 +2,26 @@
  * Makes a video avatar pack from a clip of a person talking (docs/avatars.md "Video avatars"):
  * probe and check the clip (ffprobe), find the face on a few frames, track it through every frame
  * (video/track-clip.ts), measure the mouth of each frame in the renderer's space (with the clip's
- * audio through the lip-sync model), choose the idle loop, decode the loop's frames again as I420,
- * and write the pack (video/pack.ts), its frames also as VP9 for browsers (video/browser-video.ts). The pack appears complete or not at all: it is written
+ * audio through the lip-sync model), choose the base frames (video/base-pool.ts), decode them again
+ * exactly and bake a closed mouth into the speech-time ones (video/base-frames.ts), link them by
+ * their video-texture graph (video/jump-graph.ts), and write the pack (video/pack.ts), its frames also as VP9 for browsers (video/browser-video.ts). The pack appears complete or not at all: it is written
  * beside the target and renamed into place. Runs in its own process (video/import-main.ts).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { i420ToRgba } from '@mouthpiece/draw';
 import { validateManifest, type VideoAvatarManifest } from '../avatar/manifest.js';
 import {
   ClipUnreadableError,
   FfmpegMissingError,
   decodeAudio,
-  decodeFrames,
   ffmpegAvailable,
   probeClip,
 } from './ffmpeg.js';
 import { planFace } from './find-face.js';
-import { chooseIdleLoop } from './idle-loop.js';
+import { chooseBasePool, POOL_LIMITS, type BasePool } from './base-pool.js';
+import { bakeClosedMouths, decodeBaseFrames, restCrop, thumbOfI420 } from './base-frames.js';
 import { VIDEO_LIMITS, VideoImportError } from './import-errors.js';
 import { lowerFaceBox, seamMask } from './mask.js';
 import { encodeVideoForBrowsers } from './browser-video.js';
@@ -31,9 +33,10 @@ import {
   meshFrame,
   ringSamples,
 } from './face-data.js';
+import { buildJumpGraph, type JumpGraph } from './jump-graph.js';
 import { calibrate, frameSounds, measureMouth, type RawMouth } from './mouth-measure.js';
-import { VIDEO_FILES, i420View, type VideoIndex } from './pack.js';
-import { extractCrop, ringMeans, rgbToI420, thumbDistance, thumbnail } from './pixels.js';
+import { VIDEO_FILES, i420Bytes, i420View, type VideoIndex } from './pack.js';
+import { ringMeans } from './pixels.js';
 import { previewPngOf } from './preview.js';
 import { fileLooksLikeVideo } from './sniff.js';
 import { trackClip } from './track-clip.js';
@@ -155,11 +158,11 @@ export async function importVideoAvatar(
   const loudness = frameLoudness(pcm, frames.length, fps);
 
   onProgress('loop', 0);
-  const idle = chooseIdleLoop(
-    frames.map((f, i) => ({ ...f, open: cal.descriptors[i]!.open, loudness: loudness[i] ?? 0 })),
+  const pool = chooseBasePool(
+    frames.map((f, i) => ({ valid: f.valid, open: cal.descriptors[i]!.open, loudness: loudness[i] ?? 0 })),
     fps,
   );
-  if (!idle)
+  if (pool.source.length < fps * POOL_LIMITS.calmSeconds)
     throw new VideoImportError(
       'face_away',
       'The video has no stretch of a few seconds with the face in view throughout; face the camera for most of the clip',
@@ -182,42 +185,19 @@ export async function importVideoAvatar(
   const temp = join(packsDir, `.${req.id}-${process.pid}-${Date.now()}`);
   await mkdir(temp, { recursive: true });
   try {
-    const baseFile = await open(join(temp, VIDEO_FILES.base), 'w');
-    const baseRing: Array<[number, number, number]> = [];
     const baseClear: number[][] = [];
-    let preview: Uint8Array | undefined;
-    /** Which tracked frame ffmpeg's seek really landed on, relative to the loop's start. */
-    let offset = 0;
-    try {
-      const size = VIDEO_LIMITS.framePx;
-      await decodeFrames(
-        req.file,
-        { fps, crop: plan.crop, size, startS: idle.start / fps, maxFrames: idle.length },
-        async (rgb, k) => {
-          if (!preview) {
-            preview = rgb;
-            offset = seekOffset(thumbnail(rgb, size), frames, idle.start);
-          }
-          const t = frames[idle.start + offset + k] ?? frames[idle.start]!;
-          const crop = i420View(extractCrop(rgb, size, size, t.toFrame, box), 0, box.width, box.height);
-          baseRing.push(ringMeans(crop, mask));
-          baseClear.push(clearness(ringSamples(crop, box, canon(t), mesh), usualFace));
-          await baseFile.write(rgbToI420(rgb, size, size));
-          onProgress('write', k / idle.length / 2);
-        },
-        { width: size, height: size },
-      );
-    } finally {
-      await baseFile.close();
-    }
-    // ffmpeg's seek lands on the frame at or after the start: as many frames as came out are kept
-    const baseCount = baseRing.length;
-    const mouthsFile = await open(join(temp, VIDEO_FILES.mouths), 'w');
-    try {
-      for (const { f } of library) await mouthsFile.write(f.crop!);
-    } finally {
-      await mouthsFile.close();
-    }
+    const decoded = await decodeBaseFrames(
+      req.file,
+      plan,
+      frames,
+      pool.source,
+      { box, mask },
+      (f) => onProgress('write', f / 2),
+      (k, crop) => {
+        baseClear[k] = clearness(ringSamples(crop, box, canon(frames[pool.source[k]!]!), mesh), usualFace);
+      },
+    );
+    const mouths = concat(library.map(({ f }) => f.crop!));
     const stats: VideoIndex['stats'] = {
       clipSeconds: Math.round(info.durationS * 100) / 100,
       clipSize: `${info.width}x${info.height}`,
@@ -233,24 +213,23 @@ export async function importVideoAvatar(
       audioCorrelation: Number.isNaN(cal.audioCorrelation)
         ? 'n/a'
         : Math.round(cal.audioCorrelation * 1000) / 1000,
-      loopStart: idle.start,
-      loopSeamGrey: Math.round(idle.seamGrey * 100) / 100,
-      loopSeamPx: Math.round(idle.seamPx * 100) / 100,
-      importSeconds: Math.round((Date.now() - started) / 100) / 10,
     };
-    const baseFrames = frames.slice(idle.start + offset, idle.start + offset + baseCount);
     const index: VideoIndex = {
       version: 1,
       size: VIDEO_LIMITS.framePx,
       fps,
       base: {
-        frames: baseCount,
-        loop: idle.loop,
-        toFrame: baseFrames.map((f) => f.toFrame),
-        ring: baseRing,
-        source: Array.from({ length: baseCount }, (_, k) => idle.start + offset + k),
-        landmarks: baseFrames.map(canon),
-        pose: baseFrames.map((f) => headPose(canon(f))),
+        frames: pool.source.length,
+        // what a renderer without the graph plays: the stretches one after another
+        loop: 'cut',
+        toFrame: pool.source.map((i) => frames[i]!.toFrame),
+        ring: decoded.ring.map((r) => r.map(round2) as [number, number, number]),
+        source: pool.source,
+        idle: pool.idle,
+        speech: pool.speech,
+        baked: pool.baked,
+        landmarks: pool.source.map((i) => canon(frames[i]!)),
+        pose: pool.source.map((i) => headPose(canon(frames[i]!))),
         clear: baseClear,
       },
       canonical: { landmarks: plan.reference.map(([x, y]): [number, number] => [round2(x), round2(y)]) },
@@ -273,12 +252,38 @@ export async function importVideoAvatar(
       clip: { width: info.width, height: info.height, crop: plan.crop },
       stats,
     };
+    // the whole index is built: the bake composes as the renderer would, then the graph sees the result
+    const rest = restCrop(index);
+    bakeClosedMouths(index, mouths, decoded.i420, pool.baked, rest);
+    const frameBytes = i420Bytes(index.size, index.size);
+    const graph = buildJumpGraph(
+      pool.source.map((i, k) => ({
+        source: i,
+        thumb: thumbOfI420(decoded.i420.subarray(k * frameBytes, (k + 1) * frameBytes), index.size),
+        landmarks: frames[i]!.landmarks,
+      })),
+      pool,
+    );
+    index.base.jumps = graph.jumps;
+    index.base.jumpCost = graph.cost;
+    Object.assign(stats, poolStats(pool, graph, rest, decoded.thumbError), {
+      importSeconds: Math.round((Date.now() - started) / 100) / 10,
+    });
+    await writeFile(join(temp, VIDEO_FILES.base), decoded.i420);
+    await writeFile(join(temp, VIDEO_FILES.mouths), mouths);
+    // the preview: the first idle frame as it plays
+    const first = Math.max(0, pool.idle.indexOf(true));
+    const preview = i420ToRgba(
+      decoded.i420.subarray(first * frameBytes, (first + 1) * frameBytes),
+      index.size,
+      index.size,
+    );
     await writeFile(join(temp, VIDEO_FILES.index), JSON.stringify(index));
     // the same frames as VP9 for browsers (the SDK's client rendering downloads ~100× less)
     await encodeVideoForBrowsers(temp, index);
     await writeFile(
       join(temp, VIDEO_FILES.preview),
-      await previewPngOf(preview!, VIDEO_LIMITS.framePx, VIDEO_LIMITS.previewPx),
+      await previewPngOf(preview, VIDEO_LIMITS.framePx, VIDEO_LIMITS.previewPx, 4),
     );
     await writeFile(join(temp, 'avatar.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     if (existsSync(target))
@@ -309,20 +314,30 @@ function rethrowDecode(err: unknown): never {
   throw err;
 }
 
-/** The offset (−3..3) of the tracked frame whose thumbnail matches a decoded one best. */
-function seekOffset(thumb: Uint8Array, frames: ReadonlyArray<{ thumb: Uint8Array }>, start: number): number {
-  let best = 0;
-  let bestD = Infinity;
-  for (let d = -3; d <= 3; d++) {
-    const f = frames[start + d];
-    if (!f) continue;
-    const dist = thumbDistance(thumb, f.thumb);
-    if (dist < bestD - 1e-9) {
-      bestD = dist;
-      best = d;
-    }
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
   }
-  return best;
+  return out;
+}
+
+/** What the import says about its base frames (video.json's stats, the import benchmark). */
+function poolStats(pool: BasePool, graph: JumpGraph, rest: number, thumbError: number): VideoIndex['stats'] {
+  const count = (flags: readonly boolean[]): number => flags.filter(Boolean).length;
+  const seamless = graph.cost.reduce((n, c) => n + c.filter((v) => v <= 1).length, 0);
+  return {
+    baseFrames: pool.source.length,
+    baseIdle: count(pool.idle),
+    baseSpeech: count(pool.speech),
+    baseBaked: count(pool.baked),
+    restCrop: rest,
+    jumpLimit: graph.limit,
+    jumpsPerFrame: Math.round((seamless / Math.max(1, pool.source.length)) * 100) / 100,
+    baseThumbError: Math.round(thumbError * 100) / 100,
+  };
 }
 
 /** Loudness of each video frame's audio, 0..1 against the clip's 95th percentile. */

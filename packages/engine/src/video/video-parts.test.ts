@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { chooseIdleLoop, type IdleFrame } from './idle-loop.js';
 import { lowerFaceBox, seamMask } from './mask.js';
 import { calibrate, correlation, type RawMouth } from './mouth-measure.js';
 import { OneEuroFilter } from './one-euro.js';
 import { applySimilarity, fitSimilarity, i420View, invertSimilarity, type Similarity } from './pack.js';
-import { extractCrop, rgbToI420, THUMB_PX } from './pixels.js';
+import { extractCrop, rgbToI420 } from './pixels.js';
 import { looksLikeVideo } from './sniff.js';
 
 describe('similarity transforms', () => {
@@ -121,55 +120,6 @@ describe('mouth calibration', () => {
   });
   it('correlation of a series with itself is 1', () => {
     expect(correlation([1, 2, 3, 5], [1, 2, 3, 5])).toBeCloseTo(1, 9);
-  });
-});
-
-describe('idle loop', () => {
-  const thumb = (v: number): Uint8Array => new Uint8Array(THUMB_PX * THUMB_PX).fill(v);
-  const lm = (dx: number): Array<[number, number]> => Array.from({ length: 68 }, (_, i) => [i + dx, i]);
-  it('chooses the calm stretch and cuts where a later frame matches its first', () => {
-    const frames: IdleFrame[] = Array.from({ length: 750 }, (_, i) => {
-      const calm = i >= 400 && i < 650;
-      // a slow sway with a period of 140 frames, so frame s+140 matches frame s
-      const sway = Math.round(20 * Math.sin((2 * Math.PI * i) / 140));
-      return {
-        valid: true,
-        landmarks: lm(sway / 4),
-        thumb: thumb(100 + sway),
-        open: calm ? 0 : 0.5,
-        loudness: calm ? 0 : 0.8,
-      };
-    });
-    const loop = chooseIdleLoop(frames, 25)!;
-    expect(loop.start).toBeGreaterThanOrEqual(400);
-    expect(loop.start + loop.length).toBeLessThanOrEqual(650);
-    expect(loop.loop).toBe('cut');
-    // frames a whole sway period apart match (at the sway's turning points a neighbour does too)
-    const off = loop.length % 140;
-    expect(Math.min(off, 140 - off)).toBeLessThanOrEqual(2);
-    expect(loop.seamGrey).toBeLessThanOrEqual(1);
-  });
-  it('plays back and forth when no frame matches, and skips untracked stretches', () => {
-    const frames: IdleFrame[] = Array.from({ length: 600 }, (_, i) => ({
-      valid: i >= 300,
-      landmarks: lm(i / 10),
-      thumb: thumb(i % 256),
-      open: 0,
-      loudness: 0,
-    }));
-    const loop = chooseIdleLoop(frames, 25)!;
-    expect(loop.start).toBeGreaterThanOrEqual(300);
-    expect(loop.loop).toBe('pingpong');
-  });
-  it('finds nothing when the face is never tracked for a second and a half', () => {
-    const frames: IdleFrame[] = Array.from({ length: 600 }, (_, i) => ({
-      valid: i % 30 !== 0,
-      landmarks: lm(0),
-      thumb: thumb(0),
-      open: 0,
-      loudness: 0,
-    }));
-    expect(chooseIdleLoop(frames, 25)).toBeUndefined();
   });
 });
 
