@@ -31,11 +31,11 @@ export async function planFace(file: string, info: ClipInfo): Promise<FacePlan> 
   const k = info.width / size.width;
   const found: FoundFace[][] = [];
   for (let s = 0; s < SAMPLES; s++) {
-    const t = ((s + 0.5) / SAMPLES) * info.durationS;
+    const frame = Math.floor(((s + 0.5) / SAMPLES) * info.durationS * VIDEO_LIMITS.fps);
     let faces: FoundFace[] = [];
     await decodeFrames(
       file,
-      { fps: 25, maxSide: SAMPLE_SIDE, startS: t, maxFrames: 1 },
+      { fps: VIDEO_LIMITS.fps, maxSide: SAMPLE_SIDE, fromFrame: frame, maxFrames: 1, clip: info },
       async (rgb, _i, width, height) => {
         faces = await detectFacesSsd({ rgb, width, height });
       },

@@ -5,7 +5,7 @@
  * frames the mouth library keeps, the canonical lower-face crop. The tiny detector checks once a
  * second that the tracked face is really there (and alone); a lost face is found again.
  */
-import { decodeFrames } from './ffmpeg.js';
+import { decodeFrames, type FrameSource } from './ffmpeg.js';
 import { detectBoxesTiny, landmarksIn, trackingBox, type Landmarks, type RgbFrame } from './face-tracker.js';
 import type { FacePlan } from './find-face.js';
 import { VIDEO_LIMITS } from './import-errors.js';
@@ -99,6 +99,7 @@ async function confirm(f: RgbFrame, lm: Landmarks): Promise<boolean> {
 
 export async function trackClip(
   file: string,
+  clip: FrameSource,
   plan: FacePlan,
   box: { x: number; y: number; width: number; height: number },
   expectedFrames: number,
@@ -147,7 +148,7 @@ export async function trackClip(
 
   await decodeFrames(
     file,
-    { fps: VIDEO_LIMITS.fps, crop: plan.crop, size },
+    { fps: VIDEO_LIMITS.fps, crop: plan.crop, size, clip },
     async (rgb, i) => {
       const f: RgbFrame = { rgb, width: size, height: size };
       if (i % CHECK_EVERY === 0) {

@@ -25,7 +25,7 @@ import { lowerFaceBox, seamMask } from './mask.js';
 import { encodeVideoForBrowsers } from './browser-video.js';
 import { calibrate, frameSounds, measureMouth, type RawMouth } from './mouth-measure.js';
 import { VIDEO_FILES, i420View, type VideoIndex } from './pack.js';
-import { extractCrop, ringMeans, rgbToI420, thumbDistance, thumbnail } from './pixels.js';
+import { extractCrop, ringMeans, rgbToI420 } from './pixels.js';
 import { previewPngOf } from './preview.js';
 import { fileLooksLikeVideo } from './sniff.js';
 import { trackClip } from './track-clip.js';
@@ -106,7 +106,7 @@ export async function importVideoAvatar(
   const box = lowerFaceBox(plan.reference);
   const mask = seamMask(box.width, box.height);
   const expected = Math.ceil(info.durationS * fps);
-  const tracked = await trackClip(req.file, plan, box, expected, (f) => onProgress('track', f)).catch(
+  const tracked = await trackClip(req.file, info, plan, box, expected, (f) => onProgress('track', f)).catch(
     rethrowDecode,
   );
   const { frames } = tracked;
@@ -128,7 +128,7 @@ export async function importVideoAvatar(
     );
 
   onProgress('audio', 0);
-  const pcm = info.hasAudio ? await decodeAudio(req.file) : new Int16Array(0);
+  const pcm = info.hasAudio ? await decodeAudio(req.file, info) : new Int16Array(0);
   const ring = new Map<number, [number, number, number]>();
   const raw: Array<RawMouth | undefined> = frames.map((f, i) => {
     if (!f.valid) return undefined;
@@ -162,19 +162,15 @@ export async function importVideoAvatar(
     const baseFile = await open(join(temp, VIDEO_FILES.base), 'w');
     const baseRing: Array<[number, number, number]> = [];
     let preview: Uint8Array | undefined;
-    /** Which tracked frame ffmpeg's seek really landed on, relative to the loop's start. */
-    let offset = 0;
     try {
       const size = VIDEO_LIMITS.framePx;
       await decodeFrames(
         req.file,
-        { fps, crop: plan.crop, size, startS: idle.start / fps, maxFrames: idle.length },
+        { fps, crop: plan.crop, size, fromFrame: idle.start, maxFrames: idle.length, clip: info },
         async (rgb, k) => {
-          if (!preview) {
-            preview = rgb;
-            offset = seekOffset(thumbnail(rgb, size), frames, idle.start);
-          }
-          const t = frames[idle.start + offset + k] ?? frames[idle.start]!;
+          preview ??= rgb;
+          // frame k of this pass is tracked frame idle.start + k (video/video-filter.ts)
+          const t = frames[idle.start + k] ?? frames[idle.start]!;
           baseRing.push(
             ringMeans(i420View(extractCrop(rgb, size, size, t.toFrame, box), 0, box.width, box.height), mask),
           );
@@ -186,7 +182,6 @@ export async function importVideoAvatar(
     } finally {
       await baseFile.close();
     }
-    // ffmpeg's seek lands on the frame at or after the start: as many frames as came out are kept
     const baseCount = baseRing.length;
     const mouthsFile = await open(join(temp, VIDEO_FILES.mouths), 'w');
     try {
@@ -221,9 +216,9 @@ export async function importVideoAvatar(
       base: {
         frames: baseCount,
         loop: idle.loop,
-        toFrame: frames.slice(idle.start + offset, idle.start + offset + baseCount).map((f) => f.toFrame),
+        toFrame: frames.slice(idle.start, idle.start + baseCount).map((f) => f.toFrame),
         ring: baseRing,
-        source: Array.from({ length: baseCount }, (_, k) => idle.start + offset + k),
+        source: Array.from({ length: baseCount }, (_, k) => idle.start + k),
       },
       canonical: { landmarks: plan.reference.map(([x, y]): [number, number] => [round2(x), round2(y)]) },
       library: {
@@ -276,22 +271,6 @@ function rethrowDecode(err: unknown): never {
   if (err instanceof ClipUnreadableError)
     throw new VideoImportError('broken_file', `The video cannot be decoded: ${err.message}`);
   throw err;
-}
-
-/** The offset (−3..3) of the tracked frame whose thumbnail matches a decoded one best. */
-function seekOffset(thumb: Uint8Array, frames: ReadonlyArray<{ thumb: Uint8Array }>, start: number): number {
-  let best = 0;
-  let bestD = Infinity;
-  for (let d = -3; d <= 3; d++) {
-    const f = frames[start + d];
-    if (!f) continue;
-    const dist = thumbDistance(thumb, f.thumb);
-    if (dist < bestD - 1e-9) {
-      bestD = dist;
-      best = d;
-    }
-  }
-  return best;
 }
 
 /** Loudness of each video frame's audio, 0..1 against the clip's 95th percentile. */
