@@ -9,8 +9,10 @@
  * 2. Square pixels (a clip whose pixels are not square is scaled to its displayed shape).
  * 3. The crop square around the face scaled to the pack's size, or the whole frame scaled down:
  *    work is done on the small picture from here on.
- * 4. HDR (PQ, HLG) tone-mapped to SDR BT.709 (zscale to linear light, Hable's curve, back to
- *    BT.709), BT.2020 colours converted to BT.709, on the small picture. Without zscale (an
+ * 4. HDR (PQ, HLG) tone-mapped to SDR BT.709 on the small picture: zscale to linear light with
+ *    HDR's reference white (BT.2408: 203 cd/m²) as SDR's white, Möbius's curve (linear up to half
+ *    of white, highlights up to 4× white rolled off; Hable's curve darkened skin by ~20 grey
+ *    levels), back to BT.709. BT.2020 SDR colours are converted to BT.709. Without zscale (an
  *    ffmpeg built without libzimg) the colours are left as they are.
  *
  * The picture is upright before this chain: ffmpeg applies the display matrix itself.
@@ -70,10 +72,10 @@ function colours(o: FrameOptions, zscale: boolean): string[] {
   if (!zscale || !c || (!c.hdr && !c.wideGamut)) return [];
   if (!c.hdr) return ['zscale=p=bt709:t=bt709:m=bt709:r=tv', 'format=yuv444p'];
   return [
-    'zscale=t=linear:npl=100',
+    'zscale=t=linear:npl=203',
     'format=gbrpf32le',
     'zscale=p=bt709',
-    'tonemap=tonemap=hable:desat=0',
+    'tonemap=tonemap=mobius:param=0.5:peak=4:desat=0',
     'zscale=t=bt709:m=bt709:r=tv',
     'format=yuv444p',
   ];
