@@ -188,3 +188,17 @@ export function firstLine(s: string): string {
   // file paths are the server's business, not the uploader's
   return line.replace(/^[^:]*\/[^:]*: /, '').slice(0, 160);
 }
+
+/** The video's key frames' timestamps in seconds, in order (read from the packets: no decoding). */
+export async function keyFrameTimes(file: string): Promise<number[]> {
+  const out = await runTool('ffprobe', [
+    ...['-v', 'error', '-select_streams', 'v:0'],
+    ...['-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file],
+  ]);
+  const times: number[] = [];
+  for (const line of out.toString('utf8').split('\n')) {
+    const [t, flags] = line.split(',');
+    if (flags?.startsWith('K') && t !== undefined && Number.isFinite(Number(t))) times.push(Number(t));
+  }
+  return times.sort((a, b) => a - b);
+}

@@ -27,7 +27,11 @@ export function ffmpegAvailable(): boolean {
 
 /** What a decode pass needs of the clip: its timeline's start, its size and its colours. */
 export type FrameSource = Pick<ClipInfo, 'startS' | 'wideGamut' | 'width' | 'height'> &
-  Partial<Pick<ClipInfo, 'hdr' | 'codedWidth' | 'codedHeight' | 'rotation'>>;
+  Partial<Pick<ClipInfo, 'hdr' | 'codedWidth' | 'codedHeight' | 'rotation' | 'format'>>;
+
+/** Containers whose index lets ffmpeg seek to a key frame at or before a time (MPEG-TS, AVI and
+ * others are read from the start instead: their seeks may land on a later frame). */
+export const seeksExactly = (c: FrameSource): boolean => /\b(mov|mp4|matroska|webm)\b/.test(c.format ?? '');
 
 export interface FrameOptions {
   /** Frames come out on this rate's timeline (ffmpeg's fps filter: frame k shows the picture on
@@ -43,6 +47,9 @@ export interface FrameOptions {
    * frames before it are dropped after the fps filter. Needs `clip`. */
   fromFrame?: number;
   maxFrames?: number;
+  /** Instead of a timeline: the frames from the key frame at or before this second (the cheapest
+   * frame to decode there; the face planning's samples need no exact instant). */
+  keyFrameNearS?: number;
   /** The clip as probed: the timeline starts at its first timestamp; HDR is tone-mapped to SDR. */
   clip?: FrameSource;
 }
@@ -59,7 +66,10 @@ export function decodeArgs(file: string, o: FrameOptions, zscale = hasZscale()):
   // frame from that key frame on reaches the filter)
   const args = ['-v', 'error', '-nostdin', '-copyts'];
   const seekS = o.clip ? o.clip.startS + from / o.fps - SEEK_MARGIN_S : 0;
-  if (from > 0 && seekS > 0) args.push('-noaccurate_seek', '-ss', seekS.toFixed(3));
+  // -seek_timestamp: -ss is a stream timestamp, as startS and key frame times are
+  const seek = (s: number): string[] => ['-noaccurate_seek', '-seek_timestamp', '1', '-ss', s.toFixed(4)];
+  if (o.keyFrameNearS !== undefined) args.push(...seek(o.keyFrameNearS));
+  else if (from > 0 && seekS > 0 && o.clip && seeksExactly(o.clip)) args.push(...seek(seekS));
   // ffmpeg turns the picture upright itself (autorotate, on by default: never -noautorotate)
   args.push('-i', file, '-an', '-sn', '-dn', '-vf', videoFilter(o, zscale));
   if (o.maxFrames !== undefined) args.push('-frames:v', String(o.maxFrames));

@@ -21,7 +21,7 @@ import type { FrameOptions } from './ffmpeg.js';
 
 export function videoFilter(o: FrameOptions, zscale: boolean): string {
   const start = o.clip ? `:start_time=${o.clip.startS.toFixed(6)}` : '';
-  const parts = [`fps=fps=${o.fps}${start}`];
+  const parts = o.keyFrameNearS === undefined ? [`fps=fps=${o.fps}${start}`] : [];
   const from = o.fromFrame ?? 0;
   if (from > 0) parts.push(`trim=start_frame=${from}`);
   parts.push(...squarePixels(o), ...scaling(o), ...colours(o, zscale));

@@ -17,6 +17,7 @@ import {
   decodeFrames,
   ffmpegAvailable,
   probeClip,
+  type ClipInfo,
 } from './ffmpeg.js';
 import { planFace } from './find-face.js';
 import { chooseIdleLoop } from './idle-loop.js';
@@ -36,6 +37,9 @@ export interface VideoImportRequest {
   description?: string | undefined;
   /** The clip's path (uploads are streamed to a file first). */
   file: string;
+  /** Test and benchmark use only: the shortest clip taken, in seconds (VIDEO_LIMITS.minSeconds
+   * when unset). The HTTP route and the CLI never set it. */
+  minSeconds?: number | undefined;
 }
 
 /** Import stages, in order, for progress lines. */
@@ -44,7 +48,7 @@ export type ImportProgress = (stage: ImportStage, fraction: number) => void;
 
 const seconds = (s: number): string => `${Math.round(s * 10) / 10} s`;
 
-async function checkClip(file: string): Promise<Awaited<ReturnType<typeof probeClip>>> {
+async function checkClip(file: string, minSeconds: number): Promise<ClipInfo> {
   if (!ffmpegAvailable()) throw new VideoImportError('ffmpeg_missing', new FfmpegMissingError().message);
   const { size } = await stat(file);
   if (size > VIDEO_LIMITS.maxBytes)
@@ -58,10 +62,10 @@ async function checkClip(file: string): Promise<Awaited<ReturnType<typeof probeC
       );
     throw err;
   });
-  if (info.durationS < VIDEO_LIMITS.minSeconds)
+  if (info.durationS < minSeconds)
     throw new VideoImportError(
       'too_short',
-      `The video is ${seconds(info.durationS)} long; at least ${VIDEO_LIMITS.minSeconds} s are needed (record a longer varied passage)`,
+      `The video is ${seconds(info.durationS)} long; at least ${minSeconds} s are needed (record a longer varied passage)`,
     );
   if (info.durationS > VIDEO_LIMITS.maxSeconds)
     throw new VideoImportError(
@@ -99,7 +103,7 @@ export async function importVideoAvatar(
   if (existsSync(target)) throw new VideoImportError('exists', `An avatar with id ${req.id} already exists`);
   const started = Date.now();
   onProgress('probe', 0);
-  const info = await checkClip(req.file);
+  const info = await checkClip(req.file, req.minSeconds ?? VIDEO_LIMITS.minSeconds);
   onProgress('face', 0);
   const plan = await planFace(req.file, info).catch(rethrowDecode);
   const fps = VIDEO_LIMITS.fps;
