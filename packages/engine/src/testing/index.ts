@@ -29,3 +29,5 @@ export {
 } from './synthetic-video-pack.js';
 // tiny local neural voices (scripts/make-tiny-vits.py; sherpa-onnx loads them in child processes only)
 export { tinyVoices, tokensOf, TINY_VOICE, type TinyVoices } from './tiny-voice.js';
+// the shared real footage and clips made from it (rotated, other rates, HDR, …), cached
+export { realClipPath, realClipVariant, REAL_CLIP_PATH } from './real-clip.js';

@@ -14,6 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** In a step of realClipVariant: the previous step's file. */
+export const INPUT = '{input}';
+
 /** The fixture's path relative to the repository's root. */
 export const REAL_CLIP_PATH = '../shared/fixtures/real-clips/latentsync-demo2.mp4';
 
@@ -30,8 +33,9 @@ export function realClipPath(): string {
 }
 
 /**
- * A clip made from the real one: each step is ffmpeg's arguments between its input (`-i` of the
- * previous step's file, the fixture for the first) and its output file. `ext` is the output's
+ * A clip made from the real one: each step is ffmpeg's arguments before its output file, with
+ * INPUT standing for the previous step's file (the fixture for the first); a step without it
+ * begins with `-i` and that file. `ext` is the output's
  * container. Answers the cached file's path, making it first when needed.
  */
 export function realClipVariant(steps: string[][], ext: 'mp4' | 'mov' | 'webm' | 'mkv' = 'mp4'): string {
@@ -51,13 +55,10 @@ export function realClipVariant(steps: string[][], ext: 'mp4' | 'mov' | 'webm' |
     for (const [k, step] of steps.entries()) {
       const out = join(dir, `.real-${key}-${process.pid}-${k}.${ext}`);
       temps.push(out);
-      const r = spawnSync(
-        'ffmpeg',
-        ['-hide_banner', '-v', 'error', '-nostdin', '-y', '-i', input, ...step, out],
-        {
-          encoding: 'utf8',
-        },
-      );
+      const args = step.includes(INPUT) ? step.map((a) => (a === INPUT ? input : a)) : ['-i', input, ...step];
+      const r = spawnSync('ffmpeg', ['-hide_banner', '-v', 'error', '-nostdin', '-y', ...args, out], {
+        encoding: 'utf8',
+      });
       if (r.error)
         throw new Error(`ffmpeg did not run (${r.error.message}): install it with "apt-get install ffmpeg"`);
       if (r.status !== 0) throw new Error(`ffmpeg ${step.join(' ')} failed: ${r.stderr.trim()}`);
@@ -68,4 +69,93 @@ export function realClipVariant(steps: string[][], ext: 'mp4' | 'mov' | 'webm' |
     for (const t of temps) rmSync(t, { force: true });
   }
   return file;
+}
+
+/** Short portrait cut: 7 s of the face's part of the frame, 360×640 (the jaw ≈ 178 px), H.264 + AAC. */
+const CUT = ['-ss', '2', '-t', '7', '-vf', 'crop=540:960:230:0,scale=360:640'];
+const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-g', '50'];
+
+/** SDR BT.709 → 10-bit BT.2020 HDR with SDR white at HDR's reference white (203 cd/m², BT.2408). */
+const toHdr = (transfer: 'smpte2084' | 'arib-std-b67'): string[] => [
+  `zscale=t=linear,format=gbrpf32le,zscale=p=bt2020:t=${transfer}:m=bt2020nc:r=tv:npl=203,format=yuv420p10le`,
+  'libx265',
+  `log-level=error:colorprim=bt2020:transfer=${transfer}:colormatrix=bt2020nc`,
+];
+
+/**
+ * Named clips from the real footage, as phones and editors write them:
+ * - `portrait`: the 7 s cut as it is (25 fps, H.264, AAC 44.1 kHz stereo);
+ * - `phone`: stored sideways (640×360) with a display matrix that turns it upright, 30 fps with
+ *   every 7th frame dropped (a variable rate, ≈ 25.7 fps on average), 10-bit HEVC in HLG;
+ * - `landscape`: padded to an odd 1139×641, 60 fps, VP9 + 6-channel Opus in WebM;
+ * - `pq`: 3 s of the cut in 10-bit HEVC HDR10 (PQ), for decoding only;
+ * - `minute`: 60 s of the full 1080×1920 HEVC clip looped (streams copied), for benchmarks.
+ */
+export function realClip(name: 'portrait' | 'phone' | 'landscape' | 'pq' | 'minute'): string {
+  switch (name) {
+    case 'portrait':
+      return realClipVariant([[...CUT, ...X264, '-c:a', 'aac', '-b:a', '96k']]);
+    case 'phone': {
+      const [hdr, codec, params] = toHdr('arib-std-b67');
+      const vf = `crop=540:960:230:0,scale=360:640,fps=30,select=not(eq(mod(n\\,7)\\,3)),transpose=2,${hdr!}`;
+      return realClipVariant([
+        [
+          ...[...CUT.slice(0, 4), '-vf', vf, '-fps_mode', 'vfr'],
+          ...['-c:v', codec!, '-preset', 'ultrafast', '-x265-params', params!],
+          ...['-c:a', 'aac', '-b:a', '96k', '-ar', '44100'],
+        ],
+        // the display matrix turns the stored picture upright (ffprobe: rotation -90)
+        ['-c', 'copy', '-metadata:s:v:0', 'rotate=270'],
+      ]);
+    }
+    case 'landscape':
+      return realClipVariant(
+        [
+          [
+            ...CUT.slice(0, 4),
+            ...[
+              '-vf',
+              'crop=540:960:230:0,scale=360:640,fps=60,pad=1140:642:389:1,crop=1139:641:0:0:exact=1',
+            ],
+            ...[
+              '-c:v',
+              'libvpx-vp9',
+              '-deadline',
+              'realtime',
+              '-cpu-used',
+              '8',
+              '-b:v',
+              '1500k',
+              '-g',
+              '120',
+            ],
+            ...['-ac', '6', '-ar', '48000', '-c:a', 'libopus', '-mapping_family', '1'],
+          ],
+        ],
+        'webm',
+      );
+    case 'pq': {
+      const [hdr, codec, params] = toHdr('smpte2084');
+      const vf = `crop=540:960:230:0,scale=360:640,${hdr!}`;
+      return realClipVariant([
+        [
+          '-ss',
+          '2',
+          '-t',
+          '3',
+          '-vf',
+          vf,
+          '-c:v',
+          codec!,
+          '-preset',
+          'ultrafast',
+          '-x265-params',
+          params!,
+          '-an',
+        ],
+      ]);
+    }
+    case 'minute':
+      return realClipVariant([['-stream_loop', '2', '-i', INPUT, '-t', '60', '-c', 'copy']]);
+  }
 }

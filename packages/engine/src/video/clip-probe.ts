@@ -118,8 +118,8 @@ export function clipInfoOf(parsed: ProbeOutput): ClipInfo {
   const rotation = rotationOf(video);
   const sar = ratio(video.sample_aspect_ratio) || 1;
   // ffmpeg shows non-square pixels by widening (sar > 1) or heightening (sar < 1) the picture
-  const w = sar >= 1 ? even(video.width * sar) : video.width;
-  const h = sar >= 1 ? video.height : even(video.height / sar);
+  const w = sar > 1 ? even(video.width * sar) : video.width;
+  const h = sar < 1 ? even(video.height / sar) : video.height;
   const turned = rotation === 90 || rotation === 270;
   const startS = finiteOr(Number(video.start_time), 0);
   const audio = streams.find((s) => s.codec_type === 'audio');

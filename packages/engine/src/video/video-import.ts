@@ -196,6 +196,7 @@ export async function importVideoAvatar(
     const stats: VideoIndex['stats'] = {
       clipSeconds: Math.round(info.durationS * 100) / 100,
       clipSize: `${info.width}x${info.height}`,
+      ...clipStats(info),
       facePx: Math.round(plan.facePx),
       frames: frames.length,
       trackedFraction: Math.round((validCount / Math.max(1, frames.length)) * 1000) / 1000,
@@ -261,6 +262,14 @@ export async function importVideoAvatar(
 }
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+/** What the clip was, as decoded: turned upright by how much, its own rate, its colours. */
+const clipStats = (info: ClipInfo): Record<string, number | string> => ({
+  clipRotation: info.rotation,
+  clipFrameRate: round2(info.frameRate),
+  clipVariableRate: info.variableRate ? 'yes' : 'no',
+  clipColour: info.hdr ?? (info.wideGamut ? 'bt2020' : 'sdr'),
+});
 const roundDescriptor = (
   d: VideoIndex['library']['descriptors'][number],
 ): VideoIndex['library']['descriptors'][number] => ({
