@@ -13,9 +13,19 @@ import { OneEuroFilter } from './one-euro.js';
 import { STABLE_LANDMARKS, fitSimilarity, type Similarity } from './pack.js';
 import { extractCrop, thumbnail } from './pixels.js';
 
+/**
+ * Why a frame is not used: `covered` — the landmarks still find a frontal face of the right size
+ * where it was, but the detector sees no face there (a hand, hair or an object over part of it);
+ * `turned` — the landmarks fail the frontal or size test; `unseen` — no face is found at all (out
+ * of view, or covered beyond recognition).
+ */
+export type LostReason = 'covered' | 'turned' | 'unseen';
+
 export interface TrackedFrame {
   /** Tracked, frontal, confirmed by the detector's checks. */
   valid: boolean;
+  /** Why it is not valid. */
+  lost?: LostReason;
   /** Smoothed landmarks in frame pixels (empty when not valid). */
   landmarks: Landmarks;
   toFrame: Similarity;
@@ -135,9 +145,14 @@ export async function trackClip(
     return landmarksIn(f, trackingBox(first));
   };
 
-  const lose = (from: number): void => {
+  /** Landmarks of a face the detector no longer confirms, followed to tell covered from gone. */
+  let hidden: Landmarks | undefined;
+  const usable = (lm: Landmarks): boolean => frontal(lm) && Math.abs(jawWidth(lm) / refJaw - 1) <= 0.35;
+
+  const lose = (from: number, reason: LostReason): void => {
     for (let k = from; k < frames.length; k++) {
       const t = frames[k]!;
+      if (t.valid) t.lost = reason;
       t.valid = false;
       delete t.crop;
     }
@@ -157,7 +172,8 @@ export async function trackClip(
         if (boxes.length > 1) multiFaceChecks++;
         if (previous && !boxes.some((b) => overlaps(b.box, previous!)) && !(await confirm(f, previous))) {
           lost.checks++;
-          lose(lastCheck);
+          hidden = previous;
+          lose(lastCheck, 'covered');
         }
         lastCheck = i;
       }
@@ -165,17 +181,25 @@ export async function trackClip(
       const search = !previous && i - lastSearch >= SEARCH_EVERY;
       if (search) lastSearch = i;
       let lm = previous ? await landmarksIn(f, trackingBox(previous)) : search ? await find(f) : undefined;
-      if (!lm) lost.missing++;
-      else if (!frontal(lm) || Math.abs(jawWidth(lm) / refJaw - 1) > 0.35) {
+      let reason: LostReason = 'unseen';
+      if (!lm) {
+        lost.missing++;
+        // where a face the detector stopped confirming was: is it still there, in part?
+        hidden = hidden && (await landmarksIn(f, trackingBox(hidden)));
+        if (hidden && usable(hidden)) reason = 'covered';
+        else hidden = undefined;
+      } else if (!usable(lm)) {
         lost.shape++;
         lm = undefined;
+        reason = 'turned';
       }
       const thumb = thumbnail(rgb, size);
       if (!lm) {
-        if (previous) lose(frames.length);
-        frames.push({ valid: false, landmarks: [], toFrame: IDENTITY, thumb });
+        if (previous) lose(frames.length, reason);
+        frames.push({ valid: false, lost: reason, landmarks: [], toFrame: IDENTITY, thumb });
         return;
       }
+      hidden = undefined;
       previous = lm;
       const flat = lm.flat();
       const s = still.next(flat);

@@ -25,7 +25,7 @@ export function videoFilter(o: FrameOptions, zscale: boolean): string {
   const from = o.fromFrame ?? 0;
   if (from > 0) parts.push(`trim=start_frame=${from}`);
   parts.push(...squarePixels(o), ...scaling(o), ...colours(o, zscale));
-  return parts.join(',');
+  return parts.join(',') || 'null';
 }
 
 function squarePixels(o: FrameOptions): string[] {

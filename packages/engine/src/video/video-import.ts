@@ -30,6 +30,7 @@ import { extractCrop, ringMeans, rgbToI420 } from './pixels.js';
 import { previewPngOf } from './preview.js';
 import { fileLooksLikeVideo } from './sniff.js';
 import { trackClip } from './track-clip.js';
+import { refuseUnusable } from './track-refusal.js';
 
 export interface VideoImportRequest {
   id: string;
@@ -125,11 +126,7 @@ export async function importVideoAvatar(
       'several_faces',
       'The video shows more than one face; record one person alone in the picture',
     );
-  if (validCount < frames.length * VIDEO_LIMITS.minTrackedFraction)
-    throw new VideoImportError(
-      'face_away',
-      `The face is turned away or out of view in ${Math.round(100 * (1 - validCount / Math.max(1, frames.length)))} % of the video; face the camera for most of the clip`,
-    );
+  refuseUnusable(frames);
 
   onProgress('audio', 0);
   const pcm = info.hasAudio ? await decodeAudio(req.file, info) : new Int16Array(0);
