@@ -12,6 +12,7 @@ import { VIDEO_LIMITS } from './import-errors.js';
 import { OneEuroFilter } from './one-euro.js';
 import { STABLE_LANDMARKS, fitSimilarity, type Similarity } from './pack.js';
 import { extractCrop, thumbnail } from './pixels.js';
+import { SAME_UPPER_FACE, patchDistance, upperFacePatch } from './upper-face.js';
 
 /**
  * Why a frame is not used: `covered` — the landmarks still find a frontal face of the right size
@@ -147,7 +148,19 @@ export async function trackClip(
 
   /** Landmarks of a face the detector no longer confirms, followed to tell covered from gone. */
   let hidden: Landmarks | undefined;
+  /** The upper face when the detector last saw the face. */
+  let upper: Uint8Array | undefined;
   const usable = (lm: Landmarks): boolean => frontal(lm) && Math.abs(jawWidth(lm) / refJaw - 1) <= 0.35;
+  const seenAgain = (rgb: Uint8Array, lm: Landmarks): boolean =>
+    upper !== undefined && patchDistance(upperFacePatch(rgb, size, lm), upper) < SAME_UPPER_FACE;
+  /** Whether the upper face is still where it was (following it while the landmarks agree). */
+  const stillThere = async (f: RgbFrame, lm: Landmarks): Promise<boolean> => {
+    if (seenAgain(f.rgb, lm)) return true;
+    const moved = await landmarksIn(f, trackingBox(lm));
+    if (!seenAgain(f.rgb, moved)) return false;
+    hidden = moved;
+    return true;
+  };
 
   const lose = (from: number, reason: LostReason): void => {
     for (let k = from; k < frames.length; k++) {
@@ -173,8 +186,8 @@ export async function trackClip(
         if (previous && !boxes.some((b) => overlaps(b.box, previous!)) && !(await confirm(f, previous))) {
           lost.checks++;
           hidden = previous;
-          lose(lastCheck, 'covered');
-        }
+          lose(lastCheck, seenAgain(rgb, previous) ? 'covered' : 'unseen');
+        } else if (previous) upper = upperFacePatch(rgb, size, previous);
         lastCheck = i;
       }
       // while the face is away, it is looked for every SEARCH_EVERY frames (a detection costs 4 tracked frames)
@@ -185,9 +198,7 @@ export async function trackClip(
       if (!lm) {
         lost.missing++;
         // where a face the detector stopped confirming was: is it still there, in part?
-        hidden = hidden && (await landmarksIn(f, trackingBox(hidden)));
-        if (hidden && usable(hidden)) reason = 'covered';
-        else hidden = undefined;
+        if (hidden && (await stillThere(f, hidden))) reason = 'covered';
       } else if (!usable(lm)) {
         lost.shape++;
         lm = undefined;
@@ -199,6 +210,8 @@ export async function trackClip(
         frames.push({ valid: false, lost: reason, landmarks: [], toFrame: IDENTITY, thumb });
         return;
       }
+      // a face just found by the detector: its upper face is the one to look for if it is lost
+      if (!previous) upper = upperFacePatch(rgb, size, lm);
       hidden = undefined;
       previous = lm;
       const flat = lm.flat();
