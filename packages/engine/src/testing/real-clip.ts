@@ -82,19 +82,28 @@ const toHdr = (transfer: 'smpte2084' | 'arib-std-b67'): string[] => [
   `log-level=error:colorprim=bt2020:transfer=${transfer}:colormatrix=bt2020nc`,
 ];
 
+const PORTRAIT = [...CUT, ...X264, '-c:a', 'aac', '-b:a', '96k'];
+/** A skin-coloured patch over the mouth and chin (from under the nose's top) for 5 of the 7 s. */
+const COVER = "drawbox=x=110:y=325:w=140:h=100:color=0xC08870:t=fill:enable='between(t,1.5,6.5)'";
+
+export type RealClipName = 'portrait' | 'covered' | 'phone' | 'landscape' | 'pq' | 'minute';
+
 /**
  * Named clips from the real footage, as phones and editors write them:
  * - `portrait`: the 7 s cut as it is (25 fps, H.264, AAC 44.1 kHz stereo);
+ * - `covered`: the cut with a hand-coloured patch over the mouth and chin in 71 % of the frames;
  * - `phone`: stored sideways (640×360) with a display matrix that turns it upright, 30 fps with
  *   every 7th frame dropped (a variable rate, ≈ 25.7 fps on average), 10-bit HEVC in HLG;
  * - `landscape`: padded to an odd 1139×641, 60 fps, VP9 + 6-channel Opus in WebM;
  * - `pq`: 3 s of the cut in 10-bit HEVC HDR10 (PQ), for decoding only;
  * - `minute`: 60 s of the full 1080×1920 HEVC clip looped (streams copied), for benchmarks.
  */
-export function realClip(name: 'portrait' | 'phone' | 'landscape' | 'pq' | 'minute'): string {
+export function realClip(name: RealClipName): string {
   switch (name) {
     case 'portrait':
-      return realClipVariant([[...CUT, ...X264, '-c:a', 'aac', '-b:a', '96k']]);
+      return realClipVariant([PORTRAIT]);
+    case 'covered':
+      return realClipVariant([PORTRAIT, [...['-vf', COVER, '-c:a', 'copy'], ...X264]]);
     case 'phone': {
       const [hdr, codec, params] = toHdr('arib-std-b67');
       const vf = `crop=540:960:230:0,scale=360:640,fps=30,select=not(eq(mod(n\\,7)\\,3)),transpose=2,${hdr!}`;

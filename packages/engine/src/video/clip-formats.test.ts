@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { runVideoImport } from '../host/video-import-client.js';
 import { realClip } from '../testing/real-clip.js';
 import { clipInfoOf } from './clip-probe.js';
+import { VideoImportError } from './import-errors.js';
 import { decodeFrames, probeClip, type FrameOptions } from './ffmpeg.js';
 
 const SIDE = 64;
@@ -141,6 +142,7 @@ describe('importing real-world clips', () => {
       clipVariableRate: 'yes',
       clipColour: 'hlg',
       audio: 'yes',
+      lostCovered: 0,
     });
     expect(Math.abs(Number(stats.frames) - 175)).toBeLessThanOrEqual(1);
     expect(stats.trackedFraction).toBeGreaterThan(0.8);
@@ -151,8 +153,30 @@ describe('importing real-world clips', () => {
       { id: 'wide', name: 'Wide', file: realClip('landscape'), minSeconds: 5 },
       packs,
     );
-    expect(stats).toMatchObject({ clipSize: '1139x641', clipFrameRate: 60, audio: 'yes' });
+    expect(stats).toMatchObject({ clipSize: '1139x641', clipFrameRate: 60, audio: 'yes', lostCovered: 0 });
     expect(Math.abs(Number(stats.frames) - 175)).toBeLessThanOrEqual(1);
     expect(stats.trackedFraction).toBeGreaterThan(0.8);
+  }, 180_000);
+
+  it('refuses a clip whose mouth is covered in most frames, saying so and how much', async () => {
+    const err = await runVideoImport(
+      { id: 'covered', name: 'Covered', file: realClip('covered'), minSeconds: 5 },
+      packs,
+    ).then(
+      () => new Error('imported'),
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(VideoImportError);
+    expect((err as VideoImportError).code).toBe('face_covered');
+    // the patch is there from 1.5 s to 6.5 s of 7 (71 % of the frames); where the tracker loses
+    // the covered face too, those frames count as out of view
+    const message = (err as VideoImportError).message;
+    expect(message).toMatch(/^The face is covered in \d+ % of the frames/);
+    const [covered, unseen] = [/covered in (\d+) %/, /out of view or not recognisable in (\d+) %/].map((re) =>
+      Number(re.exec(message)?.[1] ?? 0),
+    );
+    expect(covered).toBeGreaterThanOrEqual(40);
+    expect(covered + unseen).toBeGreaterThanOrEqual(66);
+    expect(covered + unseen).toBeLessThanOrEqual(76);
   }, 180_000);
 });

@@ -12,13 +12,12 @@ import { VIDEO_LIMITS } from './import-errors.js';
 import { OneEuroFilter } from './one-euro.js';
 import { STABLE_LANDMARKS, fitSimilarity, type Similarity } from './pack.js';
 import { extractCrop, thumbnail } from './pixels.js';
-import { SAME_UPPER_FACE, patchDistance, upperFacePatch } from './upper-face.js';
 
 /**
- * Why a frame is not used: `covered` — the landmarks still find a frontal face of the right size
- * where it was, but the detector sees no face there (a hand, hair or an object over part of it);
- * `turned` — the landmarks fail the frontal or size test; `unseen` — no face is found at all (out
- * of view, or covered beyond recognition).
+ * Why a frame is not used: `covered` — the face is tracked but its mouth is not to be seen (a
+ * hand, hair or an object over it: video/mouth-cover.ts); `turned` — the landmarks fail the
+ * frontal or size test; `unseen` — the detector sees no face where it was tracked, or none is
+ * found at all (out of view, or covered beyond recognition).
  */
 export type LostReason = 'covered' | 'turned' | 'unseen';
 
@@ -146,22 +145,6 @@ export async function trackClip(
     return landmarksIn(f, trackingBox(first));
   };
 
-  /** Landmarks of a face the detector no longer confirms, followed to tell covered from gone. */
-  let hidden: Landmarks | undefined;
-  /** The upper face when the detector last saw the face. */
-  let upper: Uint8Array | undefined;
-  const usable = (lm: Landmarks): boolean => frontal(lm) && Math.abs(jawWidth(lm) / refJaw - 1) <= 0.35;
-  const seenAgain = (rgb: Uint8Array, lm: Landmarks): boolean =>
-    upper !== undefined && patchDistance(upperFacePatch(rgb, size, lm), upper) < SAME_UPPER_FACE;
-  /** Whether the upper face is still where it was (following it while the landmarks agree). */
-  const stillThere = async (f: RgbFrame, lm: Landmarks): Promise<boolean> => {
-    if (seenAgain(f.rgb, lm)) return true;
-    const moved = await landmarksIn(f, trackingBox(lm));
-    if (!seenAgain(f.rgb, moved)) return false;
-    hidden = moved;
-    return true;
-  };
-
   const lose = (from: number, reason: LostReason): void => {
     for (let k = from; k < frames.length; k++) {
       const t = frames[k]!;
@@ -185,9 +168,8 @@ export async function trackClip(
         if (boxes.length > 1) multiFaceChecks++;
         if (previous && !boxes.some((b) => overlaps(b.box, previous!)) && !(await confirm(f, previous))) {
           lost.checks++;
-          hidden = previous;
-          lose(lastCheck, seenAgain(rgb, previous) ? 'covered' : 'unseen');
-        } else if (previous) upper = upperFacePatch(rgb, size, previous);
+          lose(lastCheck, 'unseen');
+        }
         lastCheck = i;
       }
       // while the face is away, it is looked for every SEARCH_EVERY frames (a detection costs 4 tracked frames)
@@ -195,11 +177,8 @@ export async function trackClip(
       if (search) lastSearch = i;
       let lm = previous ? await landmarksIn(f, trackingBox(previous)) : search ? await find(f) : undefined;
       let reason: LostReason = 'unseen';
-      if (!lm) {
-        lost.missing++;
-        // where a face the detector stopped confirming was: is it still there, in part?
-        if (hidden && (await stillThere(f, hidden))) reason = 'covered';
-      } else if (!usable(lm)) {
+      if (!lm) lost.missing++;
+      else if (!frontal(lm) || Math.abs(jawWidth(lm) / refJaw - 1) > 0.35) {
         lost.shape++;
         lm = undefined;
         reason = 'turned';
@@ -210,9 +189,6 @@ export async function trackClip(
         frames.push({ valid: false, lost: reason, landmarks: [], toFrame: IDENTITY, thumb });
         return;
       }
-      // a face just found by the detector: its upper face is the one to look for if it is lost
-      if (!previous) upper = upperFacePatch(rgb, size, lm);
-      hidden = undefined;
       previous = lm;
       const flat = lm.flat();
       const s = still.next(flat);

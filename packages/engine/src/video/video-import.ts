@@ -31,6 +31,7 @@ import { previewPngOf } from './preview.js';
 import { fileLooksLikeVideo } from './sniff.js';
 import { trackClip } from './track-clip.js';
 import { refuseUnusable } from './track-refusal.js';
+import { markCoveredMouths } from './mouth-cover.js';
 
 export interface VideoImportRequest {
   id: string;
@@ -120,6 +121,7 @@ export async function importVideoAvatar(
       'broken_file',
       `The video cannot be decoded past ${seconds(frames.length / fps)} of its stated ${seconds(info.durationS)} (a damaged or truncated file); send the whole clip`,
     );
+  const coveredMouths = markCoveredMouths(frames, box, plan.reference);
   const validCount = frames.filter((f) => f.valid).length;
   if (tracked.checks > 0 && tracked.multiFaceChecks / tracked.checks > 0.3)
     throw new VideoImportError(
@@ -200,6 +202,7 @@ export async function importVideoAvatar(
       lostChecks: tracked.lost.checks,
       lostShape: tracked.lost.shape,
       lostMissing: tracked.lost.missing,
+      lostCovered: coveredMouths,
       libraryStride: tracked.stride,
       mouthScale: cal.scale,
       audio: info.hasAudio ? 'yes' : 'no',
