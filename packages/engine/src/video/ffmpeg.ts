@@ -107,16 +107,22 @@ export async function decodeFrames(
     ),
   );
   const frameBytes = size.width * size.height * 3;
-  let pending: Buffer = Buffer.alloc(0);
   let count = 0;
+  // each pipe chunk is copied once, straight into the frame it belongs to
+  let frame = new Uint8Array(frameBytes);
+  let filled = 0;
   const read = (async () => {
     for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      while (pending.length >= frameBytes) {
-        const frame = new Uint8Array(frameBytes);
-        frame.set(pending.subarray(0, frameBytes));
-        pending = pending.subarray(frameBytes);
-        await onFrame(frame, count++, size.width, size.height);
+      for (let at = 0; at < chunk.length;) {
+        const n = Math.min(frameBytes - filled, chunk.length - at);
+        frame.set(chunk.subarray(at, at + n), filled);
+        filled += n;
+        at += n;
+        if (filled < frameBytes) continue;
+        const whole = frame;
+        frame = new Uint8Array(frameBytes);
+        filled = 0;
+        await onFrame(whole, count++, size.width, size.height);
       }
     }
     const code = await new Promise<number | null>((resolve) =>
