@@ -29,3 +29,12 @@ export {
 } from './synthetic-video-pack.js';
 // tiny local neural voices (scripts/make-tiny-vits.py; sherpa-onnx loads them in child processes only)
 export { tinyVoices, tokensOf, TINY_VOICE, type TinyVoices } from './tiny-voice.js';
+// the shared real footage and clips made from it (rotated, other rates, HDR, …), cached
+export {
+  realClip,
+  realClipPath,
+  realClipVariant,
+  REAL_CLIP_PATH,
+  INPUT,
+  type RealClipName,
+} from './real-clip.js';

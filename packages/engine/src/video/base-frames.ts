@@ -16,7 +16,7 @@
 import { composeVideoPick, videoLayout, videoScratch, type VideoIndex } from '@mouthpiece/draw';
 import { REST_MOUTH } from '../face-state.js';
 import { MouthSelector } from '../render/mouth-selector.js';
-import { decodeFrames } from './ffmpeg.js';
+import { decodeFrames, type ClipInfo } from './ffmpeg.js';
 import type { FacePlan } from './find-face.js';
 import { VIDEO_LIMITS } from './import-errors.js';
 import type { SeamMask } from './mask.js';
@@ -40,6 +40,7 @@ export async function decodeBaseFrames(
   plan: FacePlan,
   tracked: ReadonlyArray<{ thumb: Uint8Array; toFrame: Similarity }>,
   source: readonly number[],
+  clip: ClipInfo,
   seam: { box: Box; mask: SeamMask },
   onProgress: (fraction: number) => void,
   /** Each frame's canonical lower-face crop (I420, box-sized; valid during the call), by pool slot. */
@@ -55,7 +56,7 @@ export async function decodeBaseFrames(
   const last = source[source.length - 1] ?? -1;
   await decodeFrames(
     file,
-    { fps: VIDEO_LIMITS.fps, crop: plan.crop, size, maxFrames: last + 1 },
+    { fps: VIDEO_LIMITS.fps, crop: plan.crop, size, maxFrames: last + 1, clip },
     (rgb, i) => {
       const k = slot.get(i);
       if (k === undefined) return;

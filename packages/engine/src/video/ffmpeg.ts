@@ -1,18 +1,20 @@
 /**
- * Debian's `ffmpeg` and `ffprobe` for the video import: what a clip holds, its frames as raw RGB
- * (cropped, scaled and resampled to a fixed rate by ffmpeg itself) and its audio as 48 kHz mono
- * PCM. A system dependency like coturn: nothing downloads it; its absence is a clear error.
+ * Debian's `ffmpeg` for the video import: the clip's frames as raw RGB (upright, cropped, scaled,
+ * tone-mapped to SDR and resampled to the pack's rate by ffmpeg itself, frame k the same instant
+ * in every pass) and its audio as 48 kHz mono PCM on the video's clock. A system dependency like
+ * coturn: nothing downloads it; its absence is a clear error. What a clip holds: clip-probe.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { ClipUnreadableError, FfmpegMissingError, firstLine, runTool, type ClipInfo } from './clip-probe.js';
+import { fitted, videoFilter } from './video-filter.js';
 
-export class FfmpegMissingError extends Error {
-  constructor() {
-    super(
-      'ffmpeg is not installed on the server; install it (Debian/Ubuntu: apt-get install ffmpeg) and try again',
-    );
-    this.name = 'FfmpegMissingError';
-  }
-}
+export {
+  ClipUnreadableError,
+  FfmpegMissingError,
+  probeClip,
+  type ClipInfo,
+  type HdrTransfer,
+} from './clip-probe.js';
 
 /** Whether `ffmpeg` and `ffprobe` run (checked each time: an operator may install it meanwhile). */
 export function ffmpegAvailable(): boolean {
@@ -23,95 +25,66 @@ export function ffmpegAvailable(): boolean {
   return true;
 }
 
-export interface ClipInfo {
-  durationS: number;
-  width: number;
-  height: number;
-  /** The container's format names (e.g. "mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm"). */
-  format: string;
-  videoCodec: string;
-  hasAudio: boolean;
-}
+/** What a decode pass needs of the clip: its timeline's start, its size and its colours. */
+export type FrameSource = Pick<ClipInfo, 'startS' | 'wideGamut' | 'width' | 'height'> &
+  Partial<Pick<ClipInfo, 'hdr' | 'codedWidth' | 'codedHeight' | 'rotation' | 'format'>>;
 
-/** Thrown when ffprobe cannot read the file or it holds no video. */
-export class ClipUnreadableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ClipUnreadableError';
-  }
-}
-
-interface ProbeStream {
-  codec_type?: string;
-  codec_name?: string;
-  width?: number;
-  height?: number;
-  duration?: string;
-  disposition?: { attached_pic?: number };
-}
-
-/** What the clip holds, by ffprobe. */
-export async function probeClip(file: string): Promise<ClipInfo> {
-  const out = await run('ffprobe', [
-    '-v',
-    'error',
-    '-show_entries',
-    'format=duration,format_name:stream=codec_type,codec_name,width,height,duration:stream_disposition=attached_pic',
-    '-of',
-    'json',
-    file,
-  ]).catch((err: Error) => {
-    throw new ClipUnreadableError(`the file cannot be read as a video (${firstLine(err.message)})`);
-  });
-  let parsed: { format?: { duration?: string; format_name?: string }; streams?: ProbeStream[] };
-  try {
-    parsed = JSON.parse(out.toString('utf8')) as typeof parsed;
-  } catch {
-    throw new ClipUnreadableError('the file cannot be read as a video');
-  }
-  const streams = parsed.streams ?? [];
-  const video = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
-  const format = parsed.format?.format_name ?? '';
-  // still images (png, jpeg) and image sequences probe as a single-frame "video"
-  if (!video || /image2|png_pipe|jpeg_pipe|gif|webp_pipe/.test(format) || !video.width || !video.height)
-    throw new ClipUnreadableError('the file holds no video stream');
-  const durationS = Number(parsed.format?.duration ?? video.duration ?? NaN);
-  if (!Number.isFinite(durationS) || durationS <= 0)
-    throw new ClipUnreadableError('the video has no readable duration (a damaged or truncated file)');
-  return {
-    durationS,
-    width: video.width,
-    height: video.height,
-    format,
-    videoCodec: video.codec_name ?? '',
-    hasAudio: streams.some((s) => s.codec_type === 'audio'),
-  };
-}
+/** Containers whose index lets ffmpeg seek to a key frame at or before a time (MPEG-TS, AVI and
+ * others are read from the start instead: their seeks may land on a later frame). */
+export const seeksExactly = (c: FrameSource): boolean => /\b(mov|mp4|matroska|webm)\b/.test(c.format ?? '');
 
 export interface FrameOptions {
+  /** Frames come out on this rate's timeline (ffmpeg's fps filter: frame k shows the picture on
+   * screen at the stream's start + k / fps, whatever the clip's own rate, also when it varies). */
   fps: number;
-  /** A rectangle of the source (even numbers are not needed) scaled to `size`×`size`. */
+  /** A square of the displayed picture (even numbers are not needed) scaled to `size`×`size`. */
   crop?: { x: number; y: number; side: number };
   size?: number;
   /** Scale the whole frame so its longer side is at most this (when there is no crop). */
   maxSide?: number;
-  startS?: number;
-  durationS?: number;
+  /** The first frame of that timeline handed over (as index 0), exactly the frame a pass from the
+   * start gives at this index: ffmpeg seeks to a key frame a second or more before it, and the
+   * frames before it are dropped after the fps filter. Needs `clip`. */
+  fromFrame?: number;
   maxFrames?: number;
+  /** Instead of a timeline: the frames from the key frame at or before this second (the cheapest
+   * frame to decode there; the face planning's samples need no exact instant). */
+  keyFrameNearS?: number;
+  /** The clip as probed: the timeline starts at its first timestamp; HDR is tone-mapped to SDR. */
+  clip?: FrameSource;
 }
 
-function videoFilter(o: FrameOptions): string {
-  const parts = [`fps=${o.fps}`];
-  if (o.crop)
-    parts.push(
-      `crop=${Math.round(o.crop.side)}:${Math.round(o.crop.side)}:${Math.round(o.crop.x)}:${Math.round(o.crop.y)}`,
-      `scale=${o.size}:${o.size}:flags=bicubic`,
-    );
-  else if (o.maxSide)
-    parts.push(
-      `scale='if(gt(iw,ih),min(iw,${o.maxSide}),-2)':'if(gt(iw,ih),-2,min(ih,${o.maxSide}))':flags=bicubic`,
-    );
-  return parts.join(',');
+/** Seconds before the wanted frame the decoder starts (at a key frame at or before that point). */
+const SEEK_MARGIN_S = 1;
+
+/** ffmpeg's arguments for a decode pass (exported for tests). */
+export function decodeArgs(file: string, o: FrameOptions, zscale = hasZscale()): string[] {
+  const from = o.fromFrame ?? 0;
+  if (from > 0 && !o.clip) throw new Error('decodeFrames: fromFrame needs the probed clip');
+  // -copyts: frames keep the stream's timestamps, so the fps filter's timeline (its start_time)
+  // is the same whether ffmpeg started at the beginning or at a key frame (-noaccurate_seek: every
+  // frame from that key frame on reaches the filter)
+  const args = ['-v', 'error', '-nostdin', '-copyts'];
+  const seekS = o.clip ? o.clip.startS + from / o.fps - SEEK_MARGIN_S : 0;
+  // -seek_timestamp: -ss is a stream timestamp, as startS and key frame times are
+  const seek = (s: number): string[] => ['-noaccurate_seek', '-seek_timestamp', '1', '-ss', s.toFixed(4)];
+  if (o.keyFrameNearS !== undefined) args.push(...seek(o.keyFrameNearS));
+  else if (from > 0 && seekS > 0 && o.clip && seeksExactly(o.clip)) args.push(...seek(seekS));
+  // ffmpeg turns the picture upright itself (autorotate, on by default: never -noautorotate)
+  args.push('-i', file, '-an', '-sn', '-dn', '-vf', videoFilter(o, zscale));
+  if (o.maxFrames !== undefined) args.push('-frames:v', String(o.maxFrames));
+  args.push('-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');
+  return args;
+}
+
+let zscaleKnown: boolean | undefined;
+/** Whether this ffmpeg has the zscale filter (libzimg; Debian's has it), for HDR and BT.2020. */
+export function hasZscale(): boolean {
+  if (zscaleKnown === undefined) {
+    const r = spawnSync('ffmpeg', ['-hide_banner', '-filters'], { encoding: 'utf8' });
+    zscaleKnown = r.status === 0 && /\szscale\s/.test(r.stdout);
+  }
+  return zscaleKnown;
 }
 
 /**
@@ -124,13 +97,7 @@ export async function decodeFrames(
   onFrame: (rgb: Uint8Array, index: number, width: number, height: number) => void | Promise<void>,
   size: { width: number; height: number },
 ): Promise<number> {
-  const args = ['-v', 'error', '-nostdin'];
-  if (o.startS !== undefined) args.push('-ss', o.startS.toFixed(3));
-  args.push('-i', file);
-  if (o.durationS !== undefined) args.push('-t', o.durationS.toFixed(3));
-  args.push('-an', '-vf', videoFilter(o));
-  if (o.maxFrames !== undefined) args.push('-frames:v', String(o.maxFrames));
-  args.push('-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');
+  const args = decodeArgs(file, o);
   const child = spawn('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const errors: Buffer[] = [];
   child.stderr.on('data', (d: Buffer) => errors.length < 20 && errors.push(d));
@@ -140,16 +107,22 @@ export async function decodeFrames(
     ),
   );
   const frameBytes = size.width * size.height * 3;
-  let pending: Buffer = Buffer.alloc(0);
   let count = 0;
+  // each pipe chunk is copied once, straight into the frame it belongs to
+  let frame = new Uint8Array(frameBytes);
+  let filled = 0;
   const read = (async () => {
     for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      while (pending.length >= frameBytes) {
-        const frame = new Uint8Array(frameBytes);
-        frame.set(pending.subarray(0, frameBytes));
-        pending = pending.subarray(frameBytes);
-        await onFrame(frame, count++, size.width, size.height);
+      for (let at = 0; at < chunk.length;) {
+        const n = Math.min(frameBytes - filled, chunk.length - at);
+        frame.set(chunk.subarray(at, at + n), filled);
+        filled += n;
+        at += n;
+        if (filled < frameBytes) continue;
+        const whole = frame;
+        frame = new Uint8Array(frameBytes);
+        filled = 0;
+        await onFrame(whole, count++, size.width, size.height);
       }
     }
     const code = await new Promise<number | null>((resolve) =>
@@ -168,54 +141,31 @@ export async function decodeFrames(
   }
 }
 
-/** The size frames come out at for `o` from a `width`×`height` source. */
+/** The size frames come out at for `o` from a `width`×`height` (displayed) source. */
 export function outputSize(
   o: FrameOptions,
   width: number,
   height: number,
 ): { width: number; height: number } {
   if (o.crop && o.size) return { width: o.size, height: o.size };
-  if (o.maxSide && Math.max(width, height) > o.maxSide) {
-    const even = (v: number): number => 2 * Math.round(v / 2);
-    return width >= height
-      ? { width: o.maxSide, height: even((height * o.maxSide) / width) }
-      : { width: even((width * o.maxSide) / height), height: o.maxSide };
-  }
-  return { width, height };
+  return o.maxSide ? fitted(width, height, o.maxSide) : { width, height };
 }
 
-/** The clip's audio as 48 kHz mono 16-bit PCM (empty when it has none). */
-export async function decodeAudio(file: string, startS?: number, durationS?: number): Promise<Int16Array> {
-  const args = ['-v', 'error', '-nostdin'];
-  if (startS !== undefined) args.push('-ss', startS.toFixed(3));
-  args.push('-i', file);
-  if (durationS !== undefined) args.push('-t', durationS.toFixed(3));
-  args.push('-vn', '-ac', '1', '-ar', '48000', '-f', 's16le', 'pipe:1');
-  const out = await run('ffmpeg', args);
-  const copy = new Uint8Array(out.length - (out.length % 2));
-  copy.set(out.subarray(0, copy.length));
-  return new Int16Array(copy.buffer);
-}
-
-function run(bin: string, args: string[]): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.length < 20 && err.push(d));
-    child.once('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'ENOENT' ? new FfmpegMissingError() : e),
-    );
-    child.once('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Error(Buffer.concat(err).toString('utf8').trim() || `${bin} exit ${code}`));
-    });
-  });
-}
-
-function firstLine(s: string): string {
-  const line = s.trim().split('\n')[0] ?? '';
-  // file paths are the server's business, not the uploader's
-  return line.replace(/^[^:]*\/[^:]*: /, '').slice(0, 160);
+/**
+ * The clip's audio as 48 kHz mono 16-bit PCM (empty when it has none), any rate and channels
+ * mixed down. With `align` (the probe's audioOffsetS), sample 0 is the video's frame 0: audio
+ * that begins later is preceded by silence, audio that begins earlier is cut.
+ */
+export async function decodeAudio(file: string, align?: { audioOffsetS: number }): Promise<Int16Array> {
+  const args = ['-v', 'error', '-nostdin', '-i', file];
+  args.push('-vn', '-sn', '-dn', '-ac', '1', '-ar', '48000', '-f', 's16le', 'pipe:1');
+  const out = await runTool('ffmpeg', args);
+  const pcm = new Int16Array(out.length >> 1);
+  for (let i = 0; i < pcm.length; i++) pcm[i] = out.readInt16LE(i * 2);
+  const shift = Math.round((align?.audioOffsetS ?? 0) * 48_000);
+  if (shift === 0) return pcm;
+  if (shift < 0) return pcm.slice(Math.min(pcm.length, -shift));
+  const padded = new Int16Array(pcm.length + shift);
+  padded.set(pcm, shift);
+  return padded;
 }

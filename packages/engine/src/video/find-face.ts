@@ -3,7 +3,8 @@
  * decides whether there is one face, big enough, and where the square the import works in lies:
  * around the face's median position, the face about 40 % of its side (as a photo avatar's crop).
  */
-import { decodeFrames, outputSize, type ClipInfo } from './ffmpeg.js';
+import { keyFrameTimes } from './clip-probe.js';
+import { decodeFrames, outputSize, seeksExactly, type ClipInfo, type FrameOptions } from './ffmpeg.js';
 import { detectFacesSsd, type FoundFace, type Landmarks } from './face-tracker.js';
 import { VIDEO_LIMITS, VideoImportError } from './import-errors.js';
 
@@ -26,16 +27,36 @@ const median = (v: number[]): number => {
   return s[Math.floor(s.length / 2)] ?? 0;
 };
 
+/**
+ * Where the samples are taken: at SAMPLES instants spread over the clip, each moved to the nearest
+ * key frame not taken yet when one is within a sixth of the clip (one frame decoded, not the
+ * seconds of a group of pictures before it), else decoded exactly there.
+ */
+export function sampleFrames(info: Pick<ClipInfo, 'startS' | 'durationS'>, keys: number[]): FrameOptions[] {
+  const taken = new Set<number>();
+  return Array.from({ length: SAMPLES }, (_, s): FrameOptions => {
+    const at = info.startS + ((s + 0.5) / SAMPLES) * info.durationS;
+    const near = keys
+      .filter((t) => !taken.has(t) && Math.abs(t - at) <= info.durationS / 6)
+      .sort((a, b) => Math.abs(a - at) - Math.abs(b - at))[0];
+    if (near !== undefined) {
+      taken.add(near);
+      return { fps: VIDEO_LIMITS.fps, keyFrameNearS: near + 0.0005 };
+    }
+    return { fps: VIDEO_LIMITS.fps, fromFrame: Math.round((at - info.startS) * VIDEO_LIMITS.fps) };
+  });
+}
+
 export async function planFace(file: string, info: ClipInfo): Promise<FacePlan> {
   const size = outputSize({ fps: 1, maxSide: SAMPLE_SIDE }, info.width, info.height);
   const k = info.width / size.width;
   const found: FoundFace[][] = [];
-  for (let s = 0; s < SAMPLES; s++) {
-    const t = ((s + 0.5) / SAMPLES) * info.durationS;
+  const keys = seeksExactly(info) ? await keyFrameTimes(file).catch(() => []) : [];
+  for (const sample of sampleFrames(info, keys)) {
     let faces: FoundFace[] = [];
     await decodeFrames(
       file,
-      { fps: 25, maxSide: SAMPLE_SIDE, startS: t, maxFrames: 1 },
+      { ...sample, maxSide: SAMPLE_SIDE, maxFrames: 1, clip: info },
       async (rgb, _i, width, height) => {
         faces = await detectFacesSsd({ rgb, width, height });
       },

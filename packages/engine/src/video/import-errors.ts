@@ -9,6 +9,7 @@ export const VideoImportErrorCode = {
   several_faces: 'several_faces',
   face_too_small: 'face_too_small',
   face_away: 'face_away',
+  face_covered: 'face_covered',
   ffmpeg_missing: 'ffmpeg_missing',
   invalid_manifest: 'invalid_manifest',
   exists: 'exists',

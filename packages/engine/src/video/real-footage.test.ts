@@ -1,5 +1,5 @@
 /**
- * The video avatar on a real person's clip (testing/real-clip.ts: a man with a beard talking to
+ * The video avatar on a real person's clip (testing/real-clip-pack.ts: a man with a beard talking to
  * the camera, imported once and cached), driven by a paragraph through say-text (espeak, offline
  * as in a session: testing/talking-clip-speech.ts). What a viewer would see, measured from the
  * rendered frames (landmarks tracked on them by the import's own tracker) against the clip's own
@@ -20,7 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REST_MOTION, type FaceState } from '../face-state.js';
 import { BLEND_SPAN } from '../render/mouth-selector.js';
 import { createVideoRenderer } from '../render/video-renderer.js';
-import { realClipPack, type RealClipPack } from '../testing/real-clip.js';
+import { realClipPack, type RealClipPack } from '../testing/real-clip-pack.js';
 import { clipSpeech } from '../testing/talking-clip-speech.js';
 import { landmarksIn, trackingBox, type Landmarks } from './face-tracker.js';
 import { applySimilarity, i420Bytes, readVideoPack, type VideoPackData } from './pack.js';

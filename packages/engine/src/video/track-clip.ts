@@ -5,7 +5,7 @@
  * frames the mouth library keeps, the canonical lower-face crop. The tiny detector checks once a
  * second that the tracked face is really there (and alone); a lost face is found again.
  */
-import { decodeFrames } from './ffmpeg.js';
+import { decodeFrames, type FrameSource } from './ffmpeg.js';
 import { detectBoxesTiny, landmarksIn, trackingBox, type Landmarks, type RgbFrame } from './face-tracker.js';
 import type { FacePlan } from './find-face.js';
 import { VIDEO_LIMITS } from './import-errors.js';
@@ -13,9 +13,19 @@ import { OneEuroFilter } from './one-euro.js';
 import { STABLE_LANDMARKS, fitSimilarity, type Similarity } from './pack.js';
 import { extractCrop, thumbnail } from './pixels.js';
 
+/**
+ * Why a frame is not used: `covered` — the face is tracked but its mouth is not to be seen (a
+ * hand, hair or an object over it: video/mouth-cover.ts); `turned` — the landmarks fail the
+ * frontal or size test; `unseen` — the detector sees no face where it was tracked, or none is
+ * found at all (out of view, or covered beyond recognition).
+ */
+export type LostReason = 'covered' | 'turned' | 'unseen';
+
 export interface TrackedFrame {
   /** Tracked, frontal, confirmed by the detector's checks. */
   valid: boolean;
+  /** Why it is not valid. */
+  lost?: LostReason;
   /** Smoothed landmarks in frame pixels (empty when not valid). */
   landmarks: Landmarks;
   toFrame: Similarity;
@@ -99,6 +109,7 @@ async function confirm(f: RgbFrame, lm: Landmarks): Promise<boolean> {
 
 export async function trackClip(
   file: string,
+  clip: FrameSource,
   plan: FacePlan,
   box: { x: number; y: number; width: number; height: number },
   expectedFrames: number,
@@ -134,9 +145,10 @@ export async function trackClip(
     return landmarksIn(f, trackingBox(first));
   };
 
-  const lose = (from: number): void => {
+  const lose = (from: number, reason: LostReason): void => {
     for (let k = from; k < frames.length; k++) {
       const t = frames[k]!;
+      if (t.valid) t.lost = reason;
       t.valid = false;
       delete t.crop;
     }
@@ -147,7 +159,7 @@ export async function trackClip(
 
   await decodeFrames(
     file,
-    { fps: VIDEO_LIMITS.fps, crop: plan.crop, size },
+    { fps: VIDEO_LIMITS.fps, crop: plan.crop, size, clip },
     async (rgb, i) => {
       const f: RgbFrame = { rgb, width: size, height: size };
       if (i % CHECK_EVERY === 0) {
@@ -156,7 +168,7 @@ export async function trackClip(
         if (boxes.length > 1) multiFaceChecks++;
         if (previous && !boxes.some((b) => overlaps(b.box, previous!)) && !(await confirm(f, previous))) {
           lost.checks++;
-          lose(lastCheck);
+          lose(lastCheck, 'unseen');
         }
         lastCheck = i;
       }
@@ -164,15 +176,17 @@ export async function trackClip(
       const search = !previous && i - lastSearch >= SEARCH_EVERY;
       if (search) lastSearch = i;
       let lm = previous ? await landmarksIn(f, trackingBox(previous)) : search ? await find(f) : undefined;
+      let reason: LostReason = 'unseen';
       if (!lm) lost.missing++;
       else if (!frontal(lm) || Math.abs(jawWidth(lm) / refJaw - 1) > 0.35) {
         lost.shape++;
         lm = undefined;
+        reason = 'turned';
       }
       const thumb = thumbnail(rgb, size);
       if (!lm) {
-        if (previous) lose(frames.length);
-        frames.push({ valid: false, landmarks: [], toFrame: IDENTITY, thumb });
+        if (previous) lose(frames.length, reason);
+        frames.push({ valid: false, lost: reason, landmarks: [], toFrame: IDENTITY, thumb });
         return;
       }
       previous = lm;

@@ -18,6 +18,7 @@ import {
   decodeAudio,
   ffmpegAvailable,
   probeClip,
+  type ClipInfo,
 } from './ffmpeg.js';
 import { planFace } from './find-face.js';
 import { chooseBasePool, POOL_LIMITS, type BasePool } from './base-pool.js';
@@ -40,6 +41,8 @@ import { ringMeans } from './pixels.js';
 import { previewPngOf } from './preview.js';
 import { fileLooksLikeVideo } from './sniff.js';
 import { trackClip } from './track-clip.js';
+import { refuseUnusable } from './track-refusal.js';
+import { markCoveredMouths } from './mouth-cover.js';
 
 export interface VideoImportRequest {
   id: string;
@@ -60,10 +63,7 @@ export type ImportProgress = (stage: ImportStage, fraction: number) => void;
 
 const seconds = (s: number): string => `${Math.round(s * 10) / 10} s`;
 
-async function checkClip(
-  file: string,
-  minSeconds: number = VIDEO_LIMITS.minSeconds,
-): Promise<Awaited<ReturnType<typeof probeClip>>> {
+async function checkClip(file: string, minSeconds: number): Promise<ClipInfo> {
   if (!ffmpegAvailable()) throw new VideoImportError('ffmpeg_missing', new FfmpegMissingError().message);
   const { size } = await stat(file);
   if (size > VIDEO_LIMITS.maxBytes)
@@ -118,14 +118,14 @@ export async function importVideoAvatar(
   if (existsSync(target)) throw new VideoImportError('exists', `An avatar with id ${req.id} already exists`);
   const started = Date.now();
   onProgress('probe', 0);
-  const info = await checkClip(req.file, req.minSeconds);
+  const info = await checkClip(req.file, req.minSeconds ?? VIDEO_LIMITS.minSeconds);
   onProgress('face', 0);
   const plan = await planFace(req.file, info).catch(rethrowDecode);
   const fps = VIDEO_LIMITS.fps;
   const box = lowerFaceBox(plan.reference);
   const mask = seamMask(box.width, box.height);
   const expected = Math.ceil(info.durationS * fps);
-  const tracked = await trackClip(req.file, plan, box, expected, (f) => onProgress('track', f)).catch(
+  const tracked = await trackClip(req.file, info, plan, box, expected, (f) => onProgress('track', f)).catch(
     rethrowDecode,
   );
   const { frames } = tracked;
@@ -134,20 +134,17 @@ export async function importVideoAvatar(
       'broken_file',
       `The video cannot be decoded past ${seconds(frames.length / fps)} of its stated ${seconds(info.durationS)} (a damaged or truncated file); send the whole clip`,
     );
+  const coveredMouths = markCoveredMouths(frames, box, plan.reference);
   const validCount = frames.filter((f) => f.valid).length;
   if (tracked.checks > 0 && tracked.multiFaceChecks / tracked.checks > 0.3)
     throw new VideoImportError(
       'several_faces',
       'The video shows more than one face; record one person alone in the picture',
     );
-  if (validCount < frames.length * VIDEO_LIMITS.minTrackedFraction)
-    throw new VideoImportError(
-      'face_away',
-      `The face is turned away or out of view in ${Math.round(100 * (1 - validCount / Math.max(1, frames.length)))} % of the video; face the camera for most of the clip`,
-    );
+  refuseUnusable(frames);
 
   onProgress('audio', 0);
-  const pcm = info.hasAudio ? await decodeAudio(req.file) : new Int16Array(0);
+  const pcm = info.hasAudio ? await decodeAudio(req.file, info) : new Int16Array(0);
   const ring = new Map<number, [number, number, number]>();
   const raw: Array<RawMouth | undefined> = frames.map((f, i) => {
     if (!f.valid) return undefined;
@@ -191,6 +188,7 @@ export async function importVideoAvatar(
       plan,
       frames,
       pool.source,
+      info,
       { box, mask },
       (f) => onProgress('write', f / 2),
       (k, crop) => {
@@ -201,12 +199,14 @@ export async function importVideoAvatar(
     const stats: VideoIndex['stats'] = {
       clipSeconds: Math.round(info.durationS * 100) / 100,
       clipSize: `${info.width}x${info.height}`,
+      ...clipStats(info),
       facePx: Math.round(plan.facePx),
       frames: frames.length,
       trackedFraction: Math.round((validCount / Math.max(1, frames.length)) * 1000) / 1000,
       lostChecks: tracked.lost.checks,
       lostShape: tracked.lost.shape,
       lostMissing: tracked.lost.missing,
+      lostCovered: coveredMouths,
       libraryStride: tracked.stride,
       mouthScale: cal.scale,
       audio: info.hasAudio ? 'yes' : 'no',
@@ -298,6 +298,14 @@ export async function importVideoAvatar(
 }
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+/** What the clip was, as decoded: turned upright by how much, its own rate, its colours. */
+const clipStats = (info: ClipInfo): Record<string, number | string> => ({
+  clipRotation: info.rotation,
+  clipFrameRate: round2(info.frameRate),
+  clipVariableRate: info.variableRate ? 'yes' : 'no',
+  clipColour: info.hdr ?? (info.wideGamut ? 'bt2020' : 'sdr'),
+});
 const roundDescriptor = (
   d: VideoIndex['library']['descriptors'][number],
 ): VideoIndex['library']['descriptors'][number] => ({

@@ -49,6 +49,7 @@ const VideoStatus: Record<VideoImportErrorCode, ErrorCode> = {
   several_faces: 'UNUSABLE_VIDEO',
   face_too_small: 'UNUSABLE_VIDEO',
   face_away: 'UNUSABLE_VIDEO',
+  face_covered: 'UNUSABLE_VIDEO',
   ffmpeg_missing: 'VIDEO_IMPORT_UNAVAILABLE',
   invalid_manifest: 'INVALID_REQUEST',
   exists: 'AVATAR_EXISTS',
