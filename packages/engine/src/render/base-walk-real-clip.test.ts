@@ -4,13 +4,11 @@
  * its idle played by the video renderer's walk: it repeats nothing for 2 s within 30 s, and it
  * jumps only between frames that match (docs/design.md §11 "Base frames").
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REST_MOTION, REST_MOUTH, type FaceState } from '../face-state.js';
-import { runVideoImport } from '../host/video-import-client.js';
+import { realClipPack } from '../testing/real-clip-pack.js';
 import { longestRepeat } from '../testing/repeats.js';
 import { thumbOfI420 } from '../video/base-frames.js';
 import { ivfFrameCount } from '../video/browser-video.js';
@@ -20,25 +18,16 @@ import { thumbDistance } from '../video/pixels.js';
 import { REPEAT_HORIZON, REPEAT_WINDOW } from './base-walk.js';
 import { createVideoRenderer } from './video-renderer.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const CLIP = join(root, '../shared/fixtures/real-clips/latentsync-demo2.mp4');
 const rest: FaceState = { mouth: REST_MOUTH, motion: REST_MOTION, speaking: false };
 
-let packs: string;
 let dir: string;
 let pack: VideoPackData;
 
+// the clip's pack is imported once per code version and shared with the other real-clip tests
 beforeAll(async () => {
-  if (!existsSync(CLIP))
-    throw new Error(
-      `the real test clip is missing: put latentsync-demo2.mp4 in ../shared/fixtures/real-clips/ beside the repository (looked for ${CLIP})`,
-    );
-  packs = mkdtempSync(join(tmpdir(), 'mp-real-walk-'));
-  await runVideoImport({ id: 'real', name: 'Real', file: CLIP }, packs);
-  dir = join(packs, 'real');
+  dir = (await realClipPack()).dir;
   pack = readVideoPack(dir);
 }, 600_000);
-afterAll(() => rmSync(packs, { recursive: true, force: true }));
 
 /** The base frames the renderer shows at rest for `seconds`, for a seed. */
 function idle(seconds: number, seed: number): number[] {
