@@ -50,8 +50,9 @@ const log = (what) => console.error(`[${((performance.now() - t0) / 1000).toFixe
  */
 async function renderMeasured(manifest, dir, states, meter, keep) {
   const size = { width: SIZE, height: SIZE };
-  const renderer = createAvatarRenderer(manifest, size, dir, { fps: 25 });
-  const twin = createAvatarRenderer(manifest, size, dir, { fps: 25 });
+  // the twin walks the base frames as the renderer does: the same seed
+  const renderer = createAvatarRenderer(manifest, size, dir, { fps: 25, seed: 29 });
+  const twin = createAvatarRenderer(manifest, size, dir, { fps: 25, seed: 29 });
   if (!renderer.renderI420 || !twin.pick) throw new Error('the video renderer has no renderI420 or pick');
   const track = createTracker(SIZE);
   const i420 = new Uint8Array((SIZE * SIZE * 3) / 2);

@@ -11,6 +11,8 @@ export interface AvatarRenderOptions {
   background?: string | undefined;
   /** Output frames per second (video avatars play their footage at its own rate); default the pack's. */
   fps?: number | undefined;
+  /** A video avatar's base-frame walk seed (random by default; tools that replay a session pass one). */
+  seed?: number | undefined;
 }
 
 export function createAvatarRenderer(
@@ -31,7 +33,7 @@ export function createAvatarRenderer(
     case 'sprites':
       return createSpriteRenderer(manifest, folder(), size, opts.background);
     case 'video':
-      return createVideoRenderer(manifest, folder(), size, { fps: opts.fps });
+      return createVideoRenderer(manifest, folder(), size, { fps: opts.fps, seed: opts.seed });
   }
 }
 
@@ -57,7 +59,7 @@ export async function openAvatarRenderer(
     throw new Error(`avatar ${manifest.id}: its video pack could not be loaded: ${why}`, { cause: err });
   }
   try {
-    return createVideoRenderer(manifest, dir, size, { fps: opts.fps, pack });
+    return createVideoRenderer(manifest, dir, size, { fps: opts.fps, seed: opts.seed, pack });
   } catch (err) {
     pack.release();
     throw err;
