@@ -35,6 +35,20 @@ function packFingerprint(): string {
   return h.digest('hex').slice(0, 12);
 }
 
+/** Packs made by other code versions and unused for a day are removed (each is ≈ 140 MB). */
+async function pruneOtherVersions(cache: string, keep: string): Promise<void> {
+  const now = Date.now();
+  for (const name of readdirSync(cache)) {
+    const path = join(cache, name);
+    if (path === keep || name.endsWith('.lock')) continue;
+    try {
+      if (now - statSync(path).mtimeMs > 24 * 3600_000) await rm(path, { recursive: true, force: true });
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 export interface RealClipPack {
   /** The pack's folder (its parent holds nothing else) and manifest. */
   dir: string;
@@ -65,6 +79,7 @@ export async function realClipPack(): Promise<RealClipPack> {
     const { manifest, stats } = await runVideoImport({ id: 'real-clip', name: 'Real clip', file }, tmp);
     await rm(base, { recursive: true, force: true });
     await rename(tmp, base);
+    await pruneOtherVersions(cache, base);
     return { dir, manifest, importSeconds: Number(stats.importSeconds) };
   };
   return underCacheLock(`${base}.lock`, done, cached, make);
