@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,12 +65,13 @@ export async function realClipPack(): Promise<RealClipPack> {
   const base = join(cache, packFingerprint());
   const dir = join(base, 'real-clip');
   const done = (): boolean => existsSync(join(dir, 'avatar.json'));
-  const cached = (): Promise<RealClipPack> => {
+  const cached = async (): Promise<RealClipPack> => {
+    await utimes(base, new Date(), new Date()); // in use: kept by pruneOtherVersions
     const manifest = JSON.parse(readFileSync(join(dir, 'avatar.json'), 'utf8')) as VideoAvatarManifest;
     const index = JSON.parse(readFileSync(join(dir, 'video.json'), 'utf8')) as {
       stats: { importSeconds: number };
     };
-    return Promise.resolve({ dir, manifest, importSeconds: index.stats.importSeconds });
+    return { dir, manifest, importSeconds: index.stats.importSeconds };
   };
   const make = async (): Promise<RealClipPack> => {
     const tmp = `${base}.${process.pid}.tmp`;
