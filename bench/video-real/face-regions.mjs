@@ -91,8 +91,15 @@ export function neckBandOf(lm, size) {
 }
 
 /**
+ * Pixels the reach is grown by: the landmarks tracked here on a base frame differ from the ones
+ * the import tracked (and the composite places its mesh by) by a few pixels, most on baked frames
+ * and at the jaw's ends, whose neck band reaches far out along the jaw's slant.
+ */
+export const REACH_DILATE_PX = 8;
+
+/**
  * Where a composite may change the picture: the face mask and the neck band under the jaw, grown
- * MASK_DILATE_PX. Outside it the output must be the base frame.
+ * REACH_DILATE_PX. Outside it the output must be the base frame.
  */
 export function reachOf(lm, size) {
   const face = fillPolygon([...lm.slice(0, 17), lm[27]], size, size);
@@ -101,7 +108,7 @@ export function reachOf(lm, size) {
     face.map((v, i) => v | neck[i]),
     size,
     size,
-    MASK_DILATE_PX,
+    REACH_DILATE_PX,
   );
 }
 
