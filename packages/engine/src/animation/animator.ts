@@ -4,20 +4,10 @@
  * speaking. Deterministic for a seed; small, slow movements keep the video cheap to encode.
  */
 import type { FaceMotion } from '../face-state.js';
+import { seededRandom } from './seeded-random.js';
 
 export interface Animator {
   next(input: { tMs: number; speaking: boolean; emphasis: number }): FaceMotion;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Sum of incommensurate sines: smooth, non-repeating, deterministic. */
@@ -32,7 +22,7 @@ function wave(t: number, phase: number): number {
 const BLINK_MS = 150;
 
 export function createAnimator(opts: { seed: number }): Animator {
-  const rnd = mulberry32(opts.seed);
+  const rnd = seededRandom(opts.seed);
   const phase = rnd() * 100;
   let nextBlinkAt = 800 + rnd() * 3000;
   let blinkStart = -1e9;

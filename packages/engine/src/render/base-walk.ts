@@ -19,6 +19,7 @@
  * Deterministic for a seed (tests); the renderer seeds each walk at random.
  */
 import type { VideoIndex } from '@mouthpiece/draw';
+import { seededRandom } from '../animation/seeded-random.js';
 
 export type WalkMode = 'idle' | 'speech';
 
@@ -60,18 +61,6 @@ export function walkGraphOf(base: VideoIndex['base']): WalkGraph | undefined {
     jumpCost,
     idle: base.idle?.length === n ? base.idle : all,
     speech: base.speech?.length === n ? base.speech : all,
-  };
-}
-
-/** mulberry32: a small seeded generator, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

@@ -21,7 +21,7 @@ import type { FacePlan } from './find-face.js';
 import { VIDEO_LIMITS } from './import-errors.js';
 import type { SeamMask } from './mask.js';
 import { i420Bytes, i420View, type I420View, type Similarity } from './pack.js';
-import { extractCrop, ringMeans, rgbToI420, THUMB_PX, thumbDistance, thumbnail } from './pixels.js';
+import { extractCrop, ringMeans, rgbToI420, thumbDistance, thumbnail } from './pixels.js';
 
 export interface DecodedBase {
   /** The frames as size×size I420, back to back, in pool order. */
@@ -114,20 +114,4 @@ export function bakeClosedMouths(
   });
 }
 
-/** A THUMB_PX² grey thumbnail of a size×size I420 frame's luma (as pixels.ts thumbnail does from RGB). */
-export function thumbOfI420(frame: Uint8Array, size: number): Uint8Array {
-  const out = new Uint8Array(THUMB_PX * THUMB_PX);
-  const k = size / THUMB_PX;
-  for (let ty = 0; ty < THUMB_PX; ty++)
-    for (let tx = 0; tx < THUMB_PX; tx++) {
-      let sum = 0;
-      let n = 0;
-      for (let y = Math.floor(ty * k); y < Math.floor((ty + 1) * k); y += 2)
-        for (let x = Math.floor(tx * k); x < Math.floor((tx + 1) * k); x += 2) {
-          sum += frame[y * size + x]!;
-          n++;
-        }
-      out[ty * THUMB_PX + tx] = n ? Math.round(sum / n) : 0;
-    }
-  return out;
-}
+export { thumbOfI420 } from './pixels.js';

@@ -117,8 +117,8 @@ export function ringMeans(crop: I420View, mask: SeamMask): [number, number, numb
 
 export const THUMB_PX = 48;
 
-/** A THUMB_PX² grey thumbnail (box-filtered) of a square RGB frame, for matching frames. */
-export function thumbnail(rgb: Uint8Array, side: number): Uint8Array {
+/** A THUMB_PX² grey thumbnail (box-filtered, every other pixel) of a side² picture's luma. */
+function thumbOf(side: number, lumaAt: (pixel: number) => number): Uint8Array {
   const out = new Uint8Array(THUMB_PX * THUMB_PX);
   const k = side / THUMB_PX;
   for (let ty = 0; ty < THUMB_PX; ty++)
@@ -127,13 +127,22 @@ export function thumbnail(rgb: Uint8Array, side: number): Uint8Array {
       let n = 0;
       for (let y = Math.floor(ty * k); y < Math.floor((ty + 1) * k); y += 2)
         for (let x = Math.floor(tx * k); x < Math.floor((tx + 1) * k); x += 2) {
-          const p = (y * side + x) * 3;
-          sum += lumaOf(rgb[p]!, rgb[p + 1]!, rgb[p + 2]!);
+          sum += lumaAt(y * side + x);
           n++;
         }
       out[ty * THUMB_PX + tx] = n ? Math.round(sum / n) : 0;
     }
   return out;
+}
+
+/** A THUMB_PX² grey thumbnail of a square RGB frame, for matching frames. */
+export function thumbnail(rgb: Uint8Array, side: number): Uint8Array {
+  return thumbOf(side, (p) => lumaOf(rgb[3 * p]!, rgb[3 * p + 1]!, rgb[3 * p + 2]!));
+}
+
+/** The same thumbnail of a square I420 frame (its luma plane), as thumbnail() makes from RGB. */
+export function thumbOfI420(frame: Uint8Array, side: number): Uint8Array {
+  return thumbOf(side, (p) => frame[p]!);
 }
 
 /** Mean absolute difference of two thumbnails. */
