@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { portraitFixture } from '@mouthpiece/engine/testing';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
 import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+import { grabRgba } from './harness/video-pack-frames.js';
 
 const ADMIN = 'e2e-admin-token-0123456789abcdefghijklmnop';
 const SIZE = 512;
@@ -84,23 +85,7 @@ async function streamingPage(
   return { page, sessionId, token };
 }
 
-/** The received frame's RGBA pixels. */
-async function grab(page: Page): Promise<Uint8ClampedArray> {
-  const url = await page.evaluate(() => {
-    const v = (window as unknown as { mpTest: { video: HTMLVideoElement } }).mpTest.video;
-    const c = document.createElement('canvas');
-    c.width = v.videoWidth;
-    c.height = v.videoHeight;
-    c.getContext('2d')!.drawImage(v, 0, 0);
-    return c.toDataURL('image/png');
-  });
-  const img = new Image();
-  img.src = Buffer.from(url.split(',')[1]!, 'base64');
-  const c = createCanvas(SIZE, SIZE);
-  const ctx = c.getContext('2d');
-  ctx.drawImage(img, 0, 0, SIZE, SIZE);
-  return ctx.getImageData(0, 0, SIZE, SIZE).data;
-}
+const grab = (page: Page): Promise<Uint8ClampedArray> => grabRgba(page, SIZE);
 
 /** Mean frame-to-frame change in a box over a window, and its largest single change. */
 function motion(page: Page, ms: number, box: Box): Promise<{ mean: number; peak: number }> {

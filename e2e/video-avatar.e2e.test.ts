@@ -8,12 +8,12 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCanvas, Image } from '@napi-rs/canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { makeTalkingClip, type TalkingClip } from '@mouthpiece/engine/testing';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
 import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+import { grabLuma as grabFrameLuma } from './harness/video-pack-frames.js';
 
 const ADMIN = 'e2e-admin-token-0123456789abcdefghijklmnop';
 const SIZE = 512;
@@ -84,27 +84,7 @@ async function streamingPage(
   return { page, sessionId, token };
 }
 
-/** The received frame's luma (BT.601 limited range), SIZE×SIZE. */
-async function grabLuma(page: Page): Promise<Float32Array> {
-  const url = await page.evaluate(() => {
-    const v = (window as unknown as { mpTest: { video: HTMLVideoElement } }).mpTest.video;
-    const c = document.createElement('canvas');
-    c.width = v.videoWidth;
-    c.height = v.videoHeight;
-    c.getContext('2d')!.drawImage(v, 0, 0);
-    return c.toDataURL('image/png');
-  });
-  const img = new Image();
-  img.src = Buffer.from(url.split(',')[1]!, 'base64');
-  const c = createCanvas(SIZE, SIZE);
-  const ctx = c.getContext('2d');
-  ctx.drawImage(img, 0, 0, SIZE, SIZE);
-  const d = ctx.getImageData(0, 0, SIZE, SIZE).data;
-  const y = new Float32Array(SIZE * SIZE);
-  for (let i = 0; i < y.length; i++)
-    y[i] = 16 + 0.257 * d[4 * i]! + 0.504 * d[4 * i + 1]! + 0.098 * d[4 * i + 2]!;
-  return y;
-}
+const grabLuma = (page: Page): Promise<Float32Array> => grabFrameLuma(page, SIZE);
 
 /** Mean frame-to-frame change in a box over a window, and its largest single change. */
 function motion(page: Page, ms: number, box: Box): Promise<{ mean: number; peak: number }> {

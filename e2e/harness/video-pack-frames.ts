@@ -81,8 +81,8 @@ export function packFrames(dir: string): PackFrames {
   return { index, boxOf, lowerFace, mad, nearestBase };
 }
 
-/** The frame Chromium shows (the harness page's video) as luma, size×size. */
-export async function grabLuma(page: Page, size: number): Promise<Float32Array> {
+/** The frame Chromium shows (the harness page's video) as RGBA, scaled to size×size. */
+export async function grabRgba(page: Page, size: number): Promise<Uint8ClampedArray> {
   const url = await page.evaluate(() => {
     const v = (window as unknown as { mpTest: { video: HTMLVideoElement } }).mpTest.video;
     const c = document.createElement('canvas');
@@ -96,7 +96,12 @@ export async function grabLuma(page: Page, size: number): Promise<Float32Array> 
   const c = createCanvas(size, size);
   const ctx = c.getContext('2d');
   ctx.drawImage(img, 0, 0, size, size);
-  const d = ctx.getImageData(0, 0, size, size).data;
+  return ctx.getImageData(0, 0, size, size).data;
+}
+
+/** The frame Chromium shows as luma (BT.601 limited range), size×size. */
+export async function grabLuma(page: Page, size: number): Promise<Float32Array> {
+  const d = await grabRgba(page, size);
   const y = new Float32Array(size * size);
   for (let i = 0; i < y.length; i++)
     y[i] = 16 + 0.257 * d[4 * i]! + 0.504 * d[4 * i + 1]! + 0.098 * d[4 * i + 2]!;
