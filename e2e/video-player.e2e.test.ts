@@ -3,7 +3,7 @@
  * (packages/client/src/render/video-player.ts, bundled here with esbuild) composes, in Chromium,
  * the engine's frame from the pick the engine sends in each animation frame. For the same pick,
  * the browser's picture at the pack's size is the engine's frame (mean absolute difference ≈ 0:
- * the pick's weights cross the wire as bytes); between two picks only the mouth box changes; a
+ * the pick's weights cross the wire as bytes); between two picks only the composite's reach changes; a
  * frame without a pick shows the idle loop's base frame; at another canvas size the picture is
  * the engine's at that size within the scaling's difference. Through the SDK's pack loader
  * (pack-loader.ts), the frames come from the pack's VP9 files decoded by WebCodecs, and only they
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { i420Bytes, i420ToRgba, outputRect, type PixelRect } from '@mouthpiece/draw';
+import { composeReach, i420Bytes, i420ToRgba, videoLayout, type PixelRect } from '@mouthpiece/draw';
 import { createAvatarRenderer } from '@mouthpiece/engine/avatars';
 import { rendererFiles } from '@mouthpiece/engine/host';
 import { writeSyntheticVideoPack, type SyntheticVideoPack } from '@mouthpiece/engine/testing';
@@ -273,10 +273,12 @@ describe('the video avatar’s player in Chromium', () => {
     for (const d of diffs) expect(d).toBeLessThan(0.05);
   });
 
-  it('between two picks only the mouth box changes; a frame without a pick shows the base frame', async () => {
+  it('between two picks only the composite’s reach changes; a frame without a pick shows the base frame', async () => {
     await openPlayer(pack, SIZE, SIZE);
     const { index } = pack;
-    const r = outputRect(index.base.toFrame[2]!, index.library.box, SIZE, SIZE);
+    // where a composite on base frame 2 may reach: the mouth box and the neck the chin warp moves
+    const mouths = new Uint8Array(readFileSync(join(pack.dir, 'mouths.i420')));
+    const r = composeReach(videoLayout(index, mouths, { width: SIZE, height: SIZE }), 2);
     const pick = (a: number): AnimationVideoPick => ({ baseFrame: 2, a, wa: 1, b: a, wb: 0, fade: 1 });
     const closed = await drawn(frame(0, pick(0)));
     const open = await drawn(frame(1920, pick(11)));

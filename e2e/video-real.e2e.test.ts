@@ -212,7 +212,8 @@ describe('a video avatar from real footage in a real browser', () => {
     const said = await server.api(`/v1/avatar-session/${session.sessionId}/say-text`, {
       token: session.token,
       json: {
-        text: 'Hello there, I am talking to you from a video of myself, one word after another, for a while.',
+        // long enough (≈ 12 s) to outlast the grabs on a busy machine
+        text: 'Hello there, I am talking to you from a video of myself, one word after another, for a while. And I keep on talking, sentence after sentence, so that there is always something to say while you look.',
         turnId: 't1',
       },
     });
