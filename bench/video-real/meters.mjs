@@ -24,13 +24,22 @@ const median = (v) => (v.length ? [...v].sort((a, b) => a - b)[v.length >> 1] : 
 /**
  * Frames a video avatar made: `add(i420, baseFrame, lm, speaking)` with the rendered I420 frame,
  * the base frame index the renderer used, the landmarks tracked on the rendered frame and whether
- * speech is sounding. `baseLm[b]`: landmarks tracked on base frame b.
+ * speech is sounding. `baseLm[b]`: landmarks tracked on base frame b; `packLm[b]` (optional): the
+ * pack's own landmarks of it (video.json, in frame pixels), whose reach counts too.
  */
-export function createRenderMeter({ base, baseLm, size }) {
+export function createRenderMeter({ base, baseLm, packLm, size }) {
   const frameBytes = (size * size * 3) / 2;
   const regions = new Map();
   const regionsAt = (b) => {
-    if (!regions.has(b)) regions.set(b, regionsOf(baseLm[b], size));
+    if (!regions.has(b)) {
+      const r = regionsOf(baseLm[b], size);
+      // the pack's own landmarks of the frame too (where the import saw the jaw), when it has them
+      if (packLm?.[b]) {
+        const own = reachOf(packLm[b], size);
+        r.reach = r.reach.map((v, i) => v | own[i]);
+      }
+      regions.set(b, r);
+    }
     return regions.get(b);
   };
   const none = new Uint8Array(size * size);

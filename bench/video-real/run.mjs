@@ -116,6 +116,17 @@ async function trackBase(index, base) {
   return out;
 }
 
+/** The pack's own landmarks of each base frame in frame pixels (packs since issue 29 store them). */
+function packLandmarks(index) {
+  return index.base.landmarks?.map((L, b) => {
+    const [a, s, tx, ty] = index.base.toFrame[b];
+    return Array.from({ length: 68 }, (_, i) => [
+      a * L[2 * i] - s * L[2 * i + 1] + tx,
+      s * L[2 * i] + a * L[2 * i + 1] + ty,
+    ]);
+  });
+}
+
 /** The clip's own frames: its meter, and the held-out frames aligned as bench:video-avatar aligns. */
 async function clipOwn(clip, index, split, n) {
   const speech = speechFrames(await decodeAudio(clip.file), clip.fps, clip.frames);
@@ -150,9 +161,10 @@ async function main() {
     const baseLm = await trackBase(index, base);
     const textStates = await sayTextStates(clip.fps, smoke ? SMOKE_FRAMES * 2 : Infinity);
     log(`rendering ${textStates.length} say-text frames and ${n} say-audio frames`);
-    const textMeter = createRenderMeter({ base, baseLm, size: SIZE });
+    const packLm = packLandmarks(index);
+    const textMeter = createRenderMeter({ base, baseLm, packLm, size: SIZE });
     await renderMeasured(imported.manifest, dir, textStates, textMeter, false);
-    const audioMeter = createRenderMeter({ base, baseLm, size: SIZE });
+    const audioMeter = createRenderMeter({ base, baseLm, packLm, size: SIZE });
     const videoFrames = await renderMeasured(imported.manifest, dir, audioStates, audioMeter, true);
     log("decoding and tracking the clip's own frames");
     const own = await clipOwn(clip, index, split, n);
