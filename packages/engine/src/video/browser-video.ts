@@ -24,8 +24,13 @@ import { VIDEO_FILES, type VideoIndex } from './pack.js';
  */
 export const BROWSER_VIDEO = {
   crf: 15,
-  /** `cpu-used` of libvpx's good-quality mode: 0 slowest and smallest … 5 fastest. */
-  cpuUsed: 4,
+  /**
+   * libvpx's real-time mode at its fastest `cpu-used` (8): on the real clip's 300 base frames
+   * (512²) 1.2 s against 11–12 s in good-quality mode at 4–5, 18 % larger (1.42 against 1.21 MB),
+   * as close to the raw frames (MAD 0.55 against 0.58 grey levels, 99th percentile 3 both).
+   */
+  deadline: 'realtime',
+  cpuUsed: 8,
   /**
    * The WebCodecs codec string of what is written (the pack route lists it): VP9 profile 0,
    * level 3.0 (up to 552,960 pixels a picture; a pack's frames are 512² at most,
@@ -85,7 +90,7 @@ export function vp9Args(
     ...['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${size.width}x${size.height}`],
     ...['-r', String(size.fps), '-i', input],
     ...['-c:v', 'libvpx-vp9', '-crf', String(BROWSER_VIDEO.crf), '-b:v', '0'],
-    ...['-deadline', 'good', '-cpu-used', String(BROWSER_VIDEO.cpuUsed), '-row-mt', '1'],
+    ...['-deadline', BROWSER_VIDEO.deadline, '-cpu-used', String(BROWSER_VIDEO.cpuUsed), '-row-mt', '1'],
     ...['-g', '100000', '-auto-alt-ref', '0', '-lag-in-frames', '0'],
     ...['-pix_fmt', 'yuv420p', '-f', 'ivf', output],
   ];
