@@ -2,11 +2,12 @@
  * The base frames' pixels (docs/design.md §11 "Base frames"): the pool's clip frames decoded
  * exactly, and a closed mouth baked into the speech-time ones.
  *
- * Decoding runs ffmpeg once over the clip from its start with the tracking pass's own settings
- * (video/track-clip.ts), so frame k here is frame k there: no seek can land a frame off. Frames
- * not in the pool are dropped as they come, and ffmpeg stops after the last one needed. Each
- * decoded frame's thumbnail is compared with the tracking pass's (`thumbError`, 0 when they are
- * the same frames).
+ * Decoding runs ffmpeg with the tracking pass's own settings (video/track-clip.ts) once per
+ * stretch of the pool (stretches under 2 s apart in one pass), each from an exact seek
+ * (video/video-filter.ts: after a seek frame k is still frame k), so a long clip costs its
+ * stretches' decoding, not the whole clip's. Frames between stretches are dropped as they come.
+ * Each decoded frame's thumbnail is compared with the tracking pass's (`thumbError`, 0 when they
+ * are the same frames).
  *
  * Baking composes the library crop the MouthSelector picks for REST_MOUTH onto each baked base
  * frame through @mouthpiece/draw's composeVideoPick, the renderer's own compositing, with the
@@ -34,6 +35,20 @@ export interface DecodedBase {
 
 type Box = VideoIndex['library']['box'];
 
+/** Frames closer than this (2 s) are decoded in one pass rather than by another seek. */
+const RUN_GAP = 50;
+
+/** The clip frames to decode, `source` (ascending) grouped into passes: [from, from + count). */
+export function decodeRuns(source: readonly number[]): Array<{ from: number; count: number }> {
+  const runs: Array<{ from: number; count: number }> = [];
+  for (const i of source) {
+    const last = runs[runs.length - 1];
+    if (last && i - (last.from + last.count) < RUN_GAP) last.count = i - last.from + 1;
+    else runs.push({ from: i, count: 1 });
+  }
+  return runs;
+}
+
 /** Decodes the clip frames `source` (ascending) as the pool's base frames. */
 export async function decodeBaseFrames(
   file: string,
@@ -53,28 +68,29 @@ export async function decodeBaseFrames(
   const ring = Array.from({ length: source.length }, (): [number, number, number] => [0, 0, 0]);
   let thumbError = 0;
   let done = 0;
-  const last = source[source.length - 1] ?? -1;
-  await decodeFrames(
-    file,
-    { fps: VIDEO_LIMITS.fps, crop: plan.crop, size, maxFrames: last + 1, clip },
-    (rgb, i) => {
-      const k = slot.get(i);
-      if (k === undefined) return;
-      const t = tracked[i]!;
-      thumbError = Math.max(thumbError, thumbDistance(thumbnail(rgb, size), t.thumb));
-      const crop = i420View(
-        extractCrop(rgb, size, size, t.toFrame, seam.box),
-        0,
-        seam.box.width,
-        seam.box.height,
-      );
-      ring[k] = ringMeans(crop, seam.mask);
-      onCrop(k, crop);
-      rgbToI420(rgb, size, size, 3, i420.subarray(k * frameBytes, (k + 1) * frameBytes));
-      onProgress(++done / source.length);
-    },
-    { width: size, height: size },
-  );
+  for (const run of decodeRuns(source))
+    await decodeFrames(
+      file,
+      { fps: VIDEO_LIMITS.fps, crop: plan.crop, size, fromFrame: run.from, maxFrames: run.count, clip },
+      (rgb, j) => {
+        const i = run.from + j;
+        const k = slot.get(i);
+        if (k === undefined) return;
+        const t = tracked[i]!;
+        thumbError = Math.max(thumbError, thumbDistance(thumbnail(rgb, size), t.thumb));
+        const crop = i420View(
+          extractCrop(rgb, size, size, t.toFrame, seam.box),
+          0,
+          seam.box.width,
+          seam.box.height,
+        );
+        ring[k] = ringMeans(crop, seam.mask);
+        onCrop(k, crop);
+        rgbToI420(rgb, size, size, 3, i420.subarray(k * frameBytes, (k + 1) * frameBytes));
+        onProgress(++done / source.length);
+      },
+      { width: size, height: size },
+    );
   if (done !== source.length)
     throw new Error(`the clip gave ${done} of the ${source.length} base frames on a second decode`);
   return { i420, ring, thumbError };

@@ -1,3 +1,4 @@
+import { decodeRuns } from './base-frames.js';
 import { describe, expect, it } from 'vitest';
 import { lowerFaceBox, seamMask } from './mask.js';
 import { calibrate, correlation, type RawMouth } from './mouth-measure.js';
@@ -132,5 +133,16 @@ describe('sniffing', () => {
     expect(looksLikeVideo(webm)).toBe(true);
     expect(looksLikeVideo(png)).toBe(false);
     expect(looksLikeVideo(Buffer.from('hello world, not a video'))).toBe(false);
+  });
+});
+
+describe('base frames decoding', () => {
+  it('decodes the pool in passes: one per stretch, stretches under 2 s apart together', () => {
+    const stretch = (from: number, n: number): number[] => Array.from({ length: n }, (_, k) => from + k);
+    expect(decodeRuns([...stretch(10, 75), ...stretch(100, 75), ...stretch(600, 75)])).toEqual([
+      { from: 10, count: 165 },
+      { from: 600, count: 75 },
+    ]);
+    expect(decodeRuns([])).toEqual([]);
   });
 });
