@@ -53,6 +53,8 @@ describe('video avatar idle from a real clip without a calm stretch', () => {
     expect(base.idle!.every((v, i) => v && base.baked![i])).toBe(true);
     expect(base.jumps).toHaveLength(base.frames);
     expect(ivfFrameCount(readFileSync(join(dir, VIDEO_FILES.baseEncoded)))).toBe(base.frames);
+    // decoded per stretch from seeks, every base frame is exactly the frame tracked there
+    expect(pack.index.stats.baseThumbError).toBe(0);
   });
 
   it('repeats no 2 s of base frames within 30 s, not even shifted by a few frames, over two minutes, for several seeds', () => {
