@@ -30,6 +30,7 @@ import {
   type ViewerAnswer,
   type ViewerOffer,
 } from './types.js';
+import { warnMediaTrouble } from './media-warnings.js';
 
 /**
  * Where a new session goes: the process with the fewest sessions; among equals, the next in turn
@@ -370,19 +371,7 @@ class EnginePool implements EngineHost {
       if (!w?.alive) continue;
       w.channel.request('ping', [], 10_000).then(
         (media) => {
-          const skipped = media.framesSkipped - (w.media?.framesSkipped ?? 0);
-          if (skipped > 0)
-            this.#log.warn(
-              { pid: media.pid, skipped, sessions: media.sessions, maxLateMs: Math.round(media.maxLateMs) },
-              'late frames skipped',
-            );
-          // from the second ping on: a process's start is not a stall of its sessions
-          const stalls = w.media ? media.stalls - w.media.stalls : 0;
-          if (stalls > 0)
-            this.#log.warn(
-              { pid: media.pid, stalls, sessions: media.sessions, lateMs: Math.round(media.recentMaxLateMs) },
-              'media ticks stalled',
-            );
+          warnMediaTrouble(this.#log, w.media, media);
           w.media = media;
         },
         () => {
