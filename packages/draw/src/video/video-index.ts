@@ -74,6 +74,8 @@ export interface VideoIndex {
     pose?: Array<[number, number]>;
     /** What of each inner-ring point of the face mesh is uncovered in the crop (as base.clear). */
     clear?: number[][];
+    /** Each crop's lower-face sharpness (mean |Laplacian| of luma; low: motion blur in its source frame). */
+    sharpness?: number[];
     /**
      * What the clip sounded like at each crop (the engine's lipsync/sound-signature.ts, values
      * 0..1 to two decimals), and the median distance between neighbouring sounds; absent for a

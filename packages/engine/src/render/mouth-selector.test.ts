@@ -63,6 +63,14 @@ describe('MouthSelector', () => {
     expect(s.select(want({ open: 0.88 })).a).not.toBe(5);
   });
 
+  it('avoids a crop blurred by motion in its source frame (sharpness well under the library median)', () => {
+    const lib = [d(0.5), d(0.5), d(0.52)];
+    const s = new MouthSelector(lib, [0, 100, 200], [], 0, { sharpness: [2, 10, 10] });
+    expect(s.select(want({ open: 0.5 })).a).toBe(1);
+    const plain = new MouthSelector(lib, [0, 100, 200]);
+    expect(plain.select(want({ open: 0.5 })).a).toBe(0);
+  });
+
   it('never blends crops from different moments (two lip lines): only source frames BLEND_SPAN apart', () => {
     const s = new MouthSelector([d(0.2), d(0.4), d(0.9)], [0, 2 + BLEND_SPAN, 200]);
     expect(s.select(want({ open: 0.25 }))).toEqual({ a: 0, wa: 1, b: 0, wb: 0 });

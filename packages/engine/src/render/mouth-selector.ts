@@ -53,12 +53,21 @@ export const POSE_WEIGHT = 0.6;
 /** The cost of a crop whose face was covered in its source frame (per unit of covered share). */
 export const COVER_WEIGHT = 0.5;
 
+/**
+ * The cost of a crop blurred by motion in its source frame (per unit of sharpness missing below
+ * BLUR_FROM of the library's median: a crop at half that costs BLUR_WEIGHT / 2).
+ */
+export const BLUR_WEIGHT = 0.3;
+const BLUR_FROM = 0.8;
+
 /** What the pack measured of each crop beyond its mouth (absent in packs imported before it). */
 export interface CropExtras {
   /** Head pose [yaw, pitch] of each crop's source frame. */
   pose?: ReadonlyArray<readonly [number, number]> | undefined;
   /** What of each crop's face-mesh ring is clear (1) or covered (0). */
   clear?: ReadonlyArray<ArrayLike<number>> | undefined;
+  /** Each crop's lower-face sharpness (video/face-data.ts): a blurred one costs BLUR_WEIGHT. */
+  sharpness?: readonly number[] | undefined;
 }
 
 export interface MouthPick {
@@ -116,6 +125,14 @@ export class MouthSelector {
         for (let i = 0; i < c.length; i++) covered += (1 - c[i]!) / c.length;
         this.#fixed[k] = COVER_WEIGHT * covered;
       });
+    if (extras.sharpness?.length === n) {
+      const sorted = [...extras.sharpness].sort((p, q) => p - q);
+      const from = BLUR_FROM * (sorted[n >> 1] ?? 0);
+      if (from > 0)
+        extras.sharpness.forEach((v, k) => {
+          this.#fixed[k]! += BLUR_WEIGHT * Math.max(0, 1 - v / from);
+        });
+    }
     this.#pose = new Float64Array(extras.pose?.length === n ? 2 * n : 0);
     extras.pose?.forEach((p, k) => this.#pose.set(p, 2 * k));
   }

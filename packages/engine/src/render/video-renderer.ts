@@ -82,7 +82,7 @@ export function createVideoRenderer(
     index.library.source,
     index.library.sound,
     index.library.soundSpread,
-    { pose: index.library.pose, clear: index.library.clear },
+    { pose: index.library.pose, clear: index.library.clear, sharpness: index.library.sharpness },
   );
   const bytes = i420Bytes(width, height);
   const mix = videoScratch(index);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { i420Bytes } from '@mouthpiece/draw';
-import { clearness, medianSamples, meshFrame, ringSamples } from './face-data.js';
+import { clearness, medianSamples, meshFrame, ringSamples, sharpness } from './face-data.js';
 import { i420View, type I420View } from './pack.js';
 
 /**
@@ -84,5 +84,21 @@ describe('clear (not covered) ring points', () => {
     // ring points 0..2 are the jaw's landmarks 3..5, under the strand; the far side is clear
     expect(Math.max(c[0]!, c[1]!, c[2]!), c.join(' ')).toBeLessThanOrEqual(0.1);
     expect(Math.min(...c.slice(6, 11)), c.join(' ')).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe('sharpness', () => {
+  it('reads a sharp lower face above the same face blurred', () => {
+    const box = { x: 0, y: 0, width: 64, height: 64 };
+    const crop = (blur: boolean): I420View => {
+      const v = i420View(new Uint8Array(i420Bytes(64, 64)), 0, 64, 64);
+      for (let y = 0; y < 64; y++)
+        for (let x = 0; x < 64; x++)
+          v.y[y * 64 + x] = blur ? 128 + 20 * Math.sin(x / 6) : (x + y) % 2 ? 168 : 88;
+      return v;
+    };
+    const L = new Array<number>(136).fill(0);
+    [L[96], L[108], L[67], L[17]] = [8, 56, 8, 56]; // 48.x, 54.x, 33.y, 8.y
+    expect(sharpness(crop(false), box, L)).toBeGreaterThan(10 * sharpness(crop(true), box, L));
   });
 });

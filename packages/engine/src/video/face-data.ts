@@ -128,4 +128,26 @@ export function clearness(samples: Float32Array, median: Float32Array): number[]
   return out;
 }
 
+/**
+ * How sharp a crop's lower face is: the mean absolute Laplacian of luma over the box between the
+ * mouth's corners and from under the nose to the chin (landmarks 48/54, 33, 8). A frame blurred by
+ * motion reads low against the library's median; the selector weighs that (render/mouth-selector.ts).
+ */
+export function sharpness(crop: I420View, box: Box, landmarks: ArrayLike<number>): number {
+  const x0 = Math.max(1, Math.round(landmarks[2 * 48]! - box.x));
+  const x1 = Math.min(crop.width - 2, Math.round(landmarks[2 * 54]! - box.x));
+  const y0 = Math.max(1, Math.round(landmarks[2 * 33 + 1]! - box.y));
+  const y1 = Math.min(crop.height - 2, Math.round(landmarks[2 * 8 + 1]! - box.y));
+  const w = crop.width;
+  let sum = 0;
+  let n = 0;
+  for (let y = y0; y <= y1; y++)
+    for (let x = x0; x <= x1; x++) {
+      const i = y * w + x;
+      sum += Math.abs(4 * crop.y[i]! - crop.y[i - 1]! - crop.y[i + 1]! - crop.y[i - w]! - crop.y[i + w]!);
+      n++;
+    }
+  return n ? Math.round((sum / n) * 100) / 100 : 0;
+}
+
 export { meshFrame };

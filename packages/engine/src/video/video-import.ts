@@ -33,6 +33,7 @@ import {
   medianSamples,
   meshFrame,
   ringSamples,
+  sharpness,
 } from './face-data.js';
 import { buildJumpGraph, type JumpGraph } from './jump-graph.js';
 import { calibrate, frameSounds, measureMouth, type RawMouth } from './mouth-measure.js';
@@ -242,6 +243,9 @@ export async function importVideoAvatar(
         landmarks: libraryLandmarks,
         pose: libraryLandmarks.map(headPose),
         clear: librarySamples.map((x) => clearness(x, usualFace)),
+        sharpness: library.map(({ f }, k) =>
+          sharpness(i420View(f.crop!, 0, box.width, box.height), box, libraryLandmarks[k]!),
+        ),
         ...(sound.sounds.length
           ? {
               sound: sound.sounds.map((s) => Array.from(s, round2)),
