@@ -7,3 +7,5 @@ export * from './emitter.js';
 export * from './session-choices.js';
 export * from './avatar-id.js';
 export * from './animation.js';
+export * from './session-events.js';
+export * from './audio-stream.js';
