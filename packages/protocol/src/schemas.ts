@@ -42,7 +42,11 @@ export type CreateSessionBody = Static<typeof CreateSessionBody>;
 export const CreateSessionResponse = Type.Object({
   success: Type.Literal(true),
   sessionId: Type.String(),
-  token: Type.String(),
+  token: Type.String({ description: 'Session token: full control of the session. Keep it on the backend.' }),
+  viewerToken: Type.String({
+    description:
+      'View-only token for a page: init-client, keep-alive, WHEP and the avatar pack; every other call answers 403',
+  }),
 });
 export type CreateSessionResponse = Static<typeof CreateSessionResponse>;
 

@@ -1,7 +1,8 @@
 /**
  * Authorization of token operations, in the order of docs/design.md §4.2 (first match wins):
- * bad/expired token → 401; no such session → 404; token of another session → 403;
- * session ended → 410. Then the per-session and per-credential rate limits.
+ * bad/expired token → 401; no such session → 404; token of another session, or this session's
+ * viewer token on a call it may not make → 403; session ended → 410. Then the per-session and
+ * per-credential rate limits, for viewer calls as for token calls.
  */
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_SESSION_RPS } from '@mouthpiece/protocol';
@@ -15,30 +16,65 @@ import type { SessionClaims } from './tokens.js';
 
 const challenge = { 'WWW-Authenticate': BEARER_CHALLENGE };
 
+/**
+ * Who was admitted: the session token (`token`), the viewer token as `Authorization: Bearer`
+ * (`viewer`: a view-only page) or in the whepUrl's query (`vt`: a WHEP player or pack fetch).
+ */
+export type SessionCaller = 'token' | 'viewer' | 'vt';
+
+export interface SessionAuthOptions {
+  /** The `vt` query value of a route that takes it (WHEP offers, the avatar pack). */
+  viewerToken?: string | undefined;
+  /** Whether the viewer token admits this call (init-client, keep-alive, WHEP, the pack). */
+  viewerAllowed?: boolean;
+  /** The call's name for a refusal's message (`say-text`). */
+  call?: string;
+}
+
 export async function authorizeSession(
   ctx: AppContext,
   req: FastifyRequest,
   sessionId: string,
-  opts: { viewerToken?: string | undefined } = {},
-): Promise<{ record: SessionRecord; viaViewerToken: boolean }> {
-  let viaViewerToken = false;
-  if (opts.viewerToken !== undefined) {
-    const record = await ctx.registry.get(sessionId);
-    if (record && safeEqual(record.viewerToken, opts.viewerToken)) {
-      viaViewerToken = true;
-    }
-  }
-  if (!viaViewerToken) {
-    const claims = await bearerClaims(ctx, req, opts.viewerToken !== undefined);
-    const record = await ctx.registry.get(sessionId);
-    if (!record) throw new ApiError('SESSION_NOT_FOUND');
-    if (claims.sessionId !== sessionId) throw new ApiError('FORBIDDEN');
-  }
+  opts: SessionAuthOptions = {},
+): Promise<{ record: SessionRecord; caller: SessionCaller }> {
+  const caller = await admit(ctx, req, sessionId, opts);
   const record = await ctx.registry.get(sessionId);
   if (!record) throw new ApiError('SESSION_NOT_FOUND');
   if (record.status !== 'active' || !ctx.registry.isActive(sessionId)) throw sessionEnded(record);
   await limitSession(ctx, req, record);
-  return { record, viaViewerToken };
+  return { record, caller };
+}
+
+/** 401 → 404 → 403 for one request: who it comes from, or why it is refused. */
+async function admit(
+  ctx: AppContext,
+  req: FastifyRequest,
+  sessionId: string,
+  opts: SessionAuthOptions,
+): Promise<SessionCaller> {
+  if (opts.viewerToken !== undefined) {
+    const record = await ctx.registry.get(sessionId);
+    if (record && safeEqual(record.viewerToken, opts.viewerToken)) return 'vt';
+  }
+  // a viewer token is opaque (no dots); a session token is a JWT (always dotted)
+  const bearer = authorizationValue(req, 'Bearer');
+  if (bearer !== undefined && !bearer.includes('.')) {
+    const record = await ctx.registry.get(sessionId);
+    if (record && safeEqual(record.viewerToken, bearer)) {
+      if (opts.viewerAllowed) return 'viewer';
+      throw new ApiError(
+        'FORBIDDEN',
+        `Insufficient permissions: this is a viewer token: it can watch the avatar and keep the session alive; ${
+          opts.call ?? 'this call'
+        } needs the session token, which stays on your backend`,
+      );
+    }
+  }
+  const claims = await bearerClaims(ctx, req, opts.viewerToken !== undefined);
+  const record = await ctx.registry.get(sessionId);
+  if (!record) throw new ApiError('SESSION_NOT_FOUND');
+  if (claims.sessionId !== sessionId) throw new ApiError('FORBIDDEN');
+  return 'token';
 }
 
 /** 410 with why the session ended: `{..., code: "SESSION_ENDED", reason}`. */
@@ -96,7 +132,12 @@ async function bearerClaims(
     case 'wrong_issuer':
       return fail('not a session token of this server');
     case 'malformed':
-      return fail(`malformed token; ${USE_BEARER}, unchanged`);
+      return fail(
+        token.includes('.')
+          ? `malformed token; ${USE_BEARER}, unchanged`
+          : "malformed token: neither a session token nor this session's viewer token (a viewer token admits only its own session); " +
+              `${USE_BEARER}, or the viewerToken of this session`,
+      );
   }
 }
 

@@ -103,6 +103,14 @@ describe('who may read a pack', () => {
       const viaVt = await t.app.inject({ url: `${url}?vt=${s.vt}` });
       expect(viaVt.statusCode, url).toBe(200);
       expectError(await t.app.inject({ url: `${url}?vt=${other.vt}` }), 401, 'INVALID_TOKEN');
+      // a view-only page sends the viewer token as Bearer (create's viewerToken)
+      const viaBearer = await t.app.inject({ url, headers: { authorization: `Bearer ${s.vt}` } });
+      expect(viaBearer.statusCode, url).toBe(200);
+      expectError(
+        await t.app.inject({ url, headers: { authorization: `Bearer ${other.vt}` } }),
+        401,
+        'INVALID_TOKEN',
+      );
       expectError(
         await t.app.inject({ url, headers: { authorization: `Bearer ${other.token}` } }),
         403,

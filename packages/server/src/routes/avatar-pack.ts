@@ -54,7 +54,7 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
   app.route({
     method: ['GET', 'HEAD'],
     url: sessionCallPath('avatar'),
-    config: { auth: 'token-or-viewer' },
+    config: { auth: 'viewer-url' },
     schema: {
       tags: ['session'],
       summary: "The session's avatar pack: its manifest and the files a renderer in the browser needs",
@@ -109,7 +109,7 @@ export const avatarPackRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
   app.route<{ Params: { sessionId: string; file: string } }>({
     method: ['GET', 'HEAD'],
     url: sessionCallPath('avatar', '/:file'),
-    config: { auth: 'token-or-viewer' },
+    config: { auth: 'viewer-url' },
     schema: {
       tags: ['session'],
       summary: "One file of the session's avatar pack (a name from the pack's `files`)",

@@ -1,4 +1,7 @@
-/** POST /v1/avatar-session (and /create): a backend with a KS credential creates a session. */
+/**
+ * POST /v1/avatar-session (and /create): a backend with a KS credential creates a session. It
+ * answers the spec's `sessionId` and `token`, and `viewerToken` for a view-only page.
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { EngineCatalog } from '@mouthpiece/engine/host';
@@ -72,7 +75,7 @@ export const createSessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asyn
       });
       const lifetimeMs = record.expiresAt - record.createdAt + ctx.config.endedRetentionMs;
       const token = await ctx.tokens.issue({ sessionId: record.id, credentialId: credential.id }, lifetimeMs);
-      return { success: true as const, sessionId: record.id, token };
+      return { success: true as const, sessionId: record.id, token, viewerToken: record.viewerToken };
     });
   }
 };

@@ -33,6 +33,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
   r.post(
     sessionCallPath('init-client'),
     {
+      config: { auth: 'viewer' }, // a view-only page's calls (routes/session-scope.ts)
       schema: {
         ...base,
         summary: 'Streaming configuration for the client',
@@ -72,6 +73,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
   r.post(
     sessionCallPath('keep-alive'),
     {
+      config: { auth: 'viewer' }, // a view-only page's calls (routes/session-scope.ts)
       schema: {
         ...base,
         summary: 'Keep the session alive (every 10 s)',

@@ -4,9 +4,12 @@
  * before its body is read — 401 → 404 → 403 → 410, then the rate limits (auth/session-guard.ts) —
  * puts the session on `req.avatarSession`, and refreshes the idle clock when the request starts
  * and again when it ends (a long upload is activity). Routes choose their authorization in
- * `config.auth`: `token` (default), `token-or-viewer` (WHEP offers and the avatar pack: the
- * whepUrl's `vt` also admits, but only the token holder keeps the session alive) or `none` (WHEP
- * resources: the viewerId in the path is an unguessable capability). In cluster mode a first hook
+ * `config.auth`: `token` (default: the session token only; the viewer token gets a 403 naming the
+ * call), `viewer` (init-client, keep-alive: the viewer token as `Authorization: Bearer` also
+ * admits — a view-only page), `viewer-url` (WHEP offers and the avatar pack: as `viewer`, and the
+ * whepUrl's `vt` query too, for players that send no header) or `none` (WHEP resources: the viewerId in the
+ * path is an unguessable capability). A Bearer call (token or viewer token) keeps the session
+ * alive; a call admitted only by the `vt` query does not. In cluster mode a first hook
  * forwards a call for a session another node holds to that node, before anything else runs
  * (cluster/cluster.ts).
  */
@@ -21,7 +24,7 @@ import { sayAudioRoutes, sayTextRoutes } from './speech.js';
 import { whepRoutes } from './whep.js';
 import { avatarPackRoutes } from './avatar-pack.js';
 
-export type SessionAuth = 'token' | 'token-or-viewer' | 'none';
+export type SessionAuth = 'token' | 'viewer' | 'viewer-url' | 'none';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,7 +38,7 @@ declare module 'fastify' {
 
 export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.decorateRequest('avatarSession', null as unknown as SessionRecord);
-  /** Requests whose caller may keep the session alive (the token holder, not a viewer). */
+  /** Requests whose caller keeps the session alive (a Bearer token or viewer token, not `vt`). */
   const keepsAlive = new WeakSet<object>();
   // cluster mode: a call for a session another node holds is forwarded there, body unread
   app.addHook('onRequest', async (req, reply) => {
@@ -48,10 +51,16 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     const auth = req.routeOptions.config.auth ?? 'token';
     const sessionId = (req.params as { sessionId?: string }).sessionId;
     if (auth === 'none' || sessionId === undefined) return;
-    const viewerToken = auth === 'token-or-viewer' ? oneQueryValue(req.query, 'vt') : undefined;
-    const { record, viaViewerToken } = await authorizeSession(ctx, req, sessionId, { viewerToken });
+    const viewerAllowed = auth === 'viewer' || auth === 'viewer-url';
+    const viewerToken = auth === 'viewer-url' ? oneQueryValue(req.query, 'vt') : undefined;
+    const call = /:sessionId\/([^/]+)/.exec(req.routeOptions.url ?? '')?.[1];
+    const { record, caller } = await authorizeSession(ctx, req, sessionId, {
+      viewerToken,
+      viewerAllowed,
+      call,
+    });
     req.avatarSession = record;
-    if (!viaViewerToken) {
+    if (caller !== 'vt') {
       keepsAlive.add(req);
       ctx.registry.touch(record.id);
     }

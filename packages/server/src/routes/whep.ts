@@ -38,7 +38,7 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   r.post(
     sessionCallPath('whep'),
     {
-      config: { auth: 'token-or-viewer' },
+      config: { auth: 'viewer-url' },
       schema: {
         tags: ['whep'],
         summary: 'WHEP: send an SDP offer, receive the answer',
