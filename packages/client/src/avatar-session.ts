@@ -1,6 +1,7 @@
 /**
  * AvatarSession: show and drive a Mouthpiece avatar in a page. Backend-created pattern:
- * `initSession({sessionId, token})`; frontend-only pattern (demos only — never ship a credential
+ * `initSession({sessionId, token})`, or `initSession({sessionId, viewerToken})` for a view-only
+ * page while the backend speaks (session-access.ts); frontend-only pattern (demos only — never ship a credential
  * to browsers): `createSession()` with `credential` in the config.
  */
 import {
@@ -10,7 +11,6 @@ import {
   TypedEmitter,
   type CreateSessionResponse,
   type InitClientResponse,
-  type SayTextResponse,
   type ServerMessage,
 } from '@mouthpiece/protocol';
 import { ApiClient } from './api-client.js';
@@ -26,8 +26,9 @@ import { endWhenReachable, GAVE_UP_ERROR, idleDeadline } from './outage.js';
 import { SpeakingTracker } from './speaking-tracker.js';
 import { playWithFallback, styleVideo } from './video-element.js';
 import { RenderSwitch } from './render/render-switch.js';
+import { sessionKey, type SessionAccess, type SessionKey } from './session-access.js';
+import { SessionCalls } from './session-calls.js';
 import {
-  audioForm,
   checkConfig,
   createBody,
   dispatchServerMessage,
@@ -53,7 +54,9 @@ export class AvatarSession {
   readonly #session: StateMachine<SessionState>;
   readonly #link: ViewerLink;
   #sessionId: string | null = null;
-  #token: string | null = null;
+  #key: SessionKey | undefined;
+  /** say-text, say-audio, interrupt, end with the session's token (refused for a viewer token). */
+  #calls: SessionCalls | undefined;
   #init: InitClientResponse | undefined;
   #video: HTMLVideoElement | undefined;
   #lifetime: SessionLifetime | undefined;
@@ -129,6 +132,11 @@ export class AvatarSession {
     return this.#link.state;
   }
 
+  /** True when the page opened the session with a viewer token: it watches, the backend speaks. */
+  get viewOnly(): boolean {
+    return this.#key?.viewOnly ?? false;
+  }
+
   /** Frontend-only pattern: create → init-client → WHEP → keep-alive → video. */
   async createSession(o: {
     avatarId: string;
@@ -149,23 +157,26 @@ export class AvatarSession {
         json: createBody(o),
         kind: 'unsafe',
       });
-      await this.#start(created.sessionId, created.token, o.videoContainerId);
+      await this.#start(
+        { sessionId: created.sessionId, bearer: created.token, viewOnly: false },
+        o.videoContainerId,
+      );
       return created.sessionId;
     } catch (err) {
       throw this.#fail(err);
     }
   }
 
-  /** Backend-created pattern: the same without create. */
-  async initSession(
-    s: { sessionId: string; token: string },
-    o: { videoContainerId?: string } = {},
-  ): Promise<void> {
-    if (!s?.sessionId || !s?.token)
-      throw new MouthpieceError(ClientErrorCode.INVALID_CONFIGURATION, 'sessionId and token are required');
+  /**
+   * Backend-created pattern: the same without create. With `{ sessionId, viewerToken }` the page
+   * only watches: sayText, sayAudio, interrupt and endSession reject with ViewOnlyError, sending
+   * nothing, and leaving the page does not end the session.
+   */
+  async initSession(s: SessionAccess, o: { videoContainerId?: string } = {}): Promise<void> {
+    const key = sessionKey(s);
     this.#begin();
     try {
-      await this.#start(s.sessionId, s.token, o.videoContainerId);
+      await this.#start(key, o.videoContainerId);
     } catch (err) {
       throw this.#fail(err);
     }
@@ -192,52 +203,43 @@ export class AvatarSession {
   }
 
   async sayText(text: string, turnId?: string, isFinal = true): Promise<string> {
-    this.#requireReady();
-    const r = await this.#api.post<SayTextResponse>(`/v1/avatar-session/${this.#sessionId}/say-text`, {
-      auth: { bearer: this.#token! },
-      json: { text, isFinal, ...(turnId ? { turnId } : {}) },
-      kind: 'unsafe',
-    });
-    return r.turnId;
+    return this.#ready('sayText').sayText(text, turnId, isFinal);
   }
 
   async sayAudio(audioFile: Blob, turnId: string, duration: number): Promise<void> {
-    this.#requireReady();
-    await this.#api.post(`/v1/avatar-session/${this.#sessionId}/say-audio`, {
-      auth: { bearer: this.#token! },
-      form: audioForm(audioFile, turnId, duration),
-      kind: 'unsafe',
-    });
+    await this.#ready('sayAudio').sayAudio(audioFile, turnId, duration);
   }
 
   async interrupt(): Promise<void> {
-    this.#requireReady();
-    await this.#api.post(`/v1/avatar-session/${this.#sessionId}/interrupt`, {
-      auth: { bearer: this.#token! },
-      json: {},
-      kind: 'safe',
-    });
+    await this.#ready('interrupt').interrupt();
     this.#speaking.interruptAll(); // the server stopped them; its speakingEnd may be lost in an outage
   }
 
+  /** Ends the session (not on a view-only page: ViewOnlyError, nothing stops; see `leave()`). */
   async endSession(): Promise<void> {
-    const id = this.#sessionId;
-    const token = this.#token;
+    this.#calls?.require('endSession');
+    const calls = this.#calls;
     const viewerClosed = this.#teardown();
     if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
-    if (id && token) {
+    if (calls) {
       // the viewer's DELETE first: sent after /end, it would answer 410 (a console error)
       await viewerClosed;
       try {
-        await this.#api.post(`/v1/avatar-session/${id}/end`, {
-          auth: { bearer: token },
-          json: {},
-          kind: 'safe',
-        });
+        await calls.end();
       } catch (err) {
         if (!(err instanceof MouthpieceError && err.code === ClientErrorCode.SESSION_NOT_FOUND)) throw err;
       }
     }
+  }
+
+  /**
+   * Stops showing the session here — keep-alives, connection, drawing — without ending it on the
+   * server (a view-only page's way out: the backend ends the session). The page's state is ENDED.
+   */
+  async leave(): Promise<void> {
+    const viewerClosed = this.#teardown();
+    if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
+    await viewerClosed;
   }
 
   /** After a user gesture, when the browser blocked autoplay with sound. */
@@ -258,9 +260,11 @@ export class AvatarSession {
     this.#session.transition(SessionState.CREATING);
   }
 
-  async #start(sessionId: string, token: string, videoContainerId?: string): Promise<void> {
+  async #start(key: SessionKey, videoContainerId?: string): Promise<void> {
+    const { sessionId, bearer: token } = key;
     this.#sessionId = sessionId;
-    this.#token = token;
+    this.#key = key;
+    this.#calls = new SessionCalls(this.#api, key);
     this.#init = await this.#api.post<InitClientResponse>(`/v1/avatar-session/${sessionId}/init-client`, {
       auth: { bearer: token },
       json: {},
@@ -281,7 +285,7 @@ export class AvatarSession {
       sessionId,
       token,
       idleTimeoutMs: this.#init.idleTimeoutMs,
-      endOnPageHide: this.#config.endOnPageHide !== false,
+      endOnPageHide: !key.viewOnly && this.#config.endOnPageHide !== false, // a viewer never ends it
       log: this.#log,
     });
     lifetime.on('ended', ({ error }) => this.#ended(error.message, error));
@@ -303,13 +307,13 @@ export class AvatarSession {
    */
   #giveUp(error: AvatarSessionEvents['error']): void {
     this.#log.error('gave up on the session', error.message);
-    const id = this.#sessionId;
-    const token = this.#token;
+    const key = this.#key;
     void this.#teardown({ sessionGone: true, to: ConnectionState.FAILED }); // no keep-alives from here
     if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
     this.#events.emit('error', error);
-    if (id && token && this.#config.endOnPageHide !== false)
-      endWhenReachable(this.#api, id, token, (err) => {
+    // a view-only page ends nothing: the backend owns the session
+    if (key && !key.viewOnly && this.#config.endOnPageHide !== false)
+      endWhenReachable(this.#api, key.sessionId, key.bearer, (err) => {
         if (this.#session.state !== SessionState.ERROR) return; // a new session began meanwhile
         this.#session.transition(SessionState.ENDED);
         void this.#link.close();
@@ -377,13 +381,12 @@ export class AvatarSession {
     if (this.#video) playWithFallback(this.#video, () => this.#events.emit('autoplayBlocked', {}));
   }
 
-  #requireReady(): void {
-    if (this.#session.state !== SessionState.READY || !this.#sessionId || !this.#token) {
-      throw new MouthpieceError(
-        ClientErrorCode.INVALID_STATE,
-        `The session is ${this.#session.state}, not READY`,
-      );
-    }
+  /** The session's calls, if this page may make `call` (else ViewOnlyError) and it is READY. */
+  #ready(call: string): SessionCalls {
+    this.#calls?.require(call);
+    const { state } = this.#session;
+    if (state === SessionState.READY && this.#calls) return this.#calls;
+    throw new MouthpieceError(ClientErrorCode.INVALID_STATE, `The session is ${state}, not READY`);
   }
 
   #fail(err: unknown): MouthpieceError {

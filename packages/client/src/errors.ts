@@ -45,3 +45,20 @@ export function asMouthpieceError(err: unknown): MouthpieceError {
         err instanceof Error ? err.message : String(err),
       );
 }
+
+/**
+ * What a view-only page (`initSession({ sessionId, viewerToken })`) may not do: speak, interrupt
+ * or end. Thrown locally, before any request; the server would answer 403 to the viewer token.
+ * `code` UNAUTHORIZED (as that 403 maps), `details.code` 'VIEW_ONLY'.
+ */
+export class ViewOnlyError extends MouthpieceError {
+  constructor(call: string) {
+    super(
+      ClientErrorCode.UNAUTHORIZED,
+      `view-only session: ${call} needs the session token, which stays on your backend; ` +
+        'this page was opened with a viewerToken, so it can watch the avatar and keep the session alive only',
+      { code: 'VIEW_ONLY' },
+    );
+    this.name = 'ViewOnlyError';
+  }
+}

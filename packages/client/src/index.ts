@@ -6,7 +6,8 @@ export {
   type RenderFallbackReason,
   type RenderMode,
 } from './avatar-session.js';
-export { MouthpieceError, errorForStatus } from './errors.js';
+export { MouthpieceError, ViewOnlyError, errorForStatus } from './errors.js';
+export type { SessionAccess } from './session-access.js';
 export { ClientErrorCode as ErrorCode, ConnectionState, SessionState } from '@mouthpiece/protocol';
 export { iceServersFor, type TurnConfig } from './turn.js';
 export { DEFAULT_RETRY, backoffMs, retryConfig, shouldRetry, type RetryConfig } from './retry.js';
