@@ -33,7 +33,7 @@ async function startExample(env: Record<string, string>): Promise<{ url: string;
   }
 }
 
-it('the example backend creates a session and its page plays the avatar without ever seeing the credential', async () => {
+it('the example backend creates a session; its page plays the avatar view-only, seeing neither the credential nor the token, and Say speaks through the backend', async () => {
   const example = await startExample({
     MOUTHPIECE_URL: stack.server.url,
     MOUTHPIECE_CREDENTIAL: stack.server.secret,
@@ -42,9 +42,12 @@ it('the example backend creates a session and its page plays the avatar without 
   // hold the page's POST /session so it is seen before the avatar arrives
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
+  let handed: Record<string, unknown> = {};
   await page.route('**/session', async (route) => {
     await held;
-    await route.continue();
+    const res = await route.fetch();
+    handed = (await res.json()) as Record<string, unknown>;
+    await route.fulfill({ response: res });
   });
   await page.goto(`${example.url}/`);
   expect(await page.textContent('#status')).toBe('connecting…');
@@ -56,6 +59,23 @@ it('the example backend creates a session and its page plays the avatar without 
   );
   await page.waitForSelector('#status', { state: 'hidden' });
   expect(await page.content()).not.toContain(stack.server.secret);
+  expect(Object.keys(handed).sort()).toEqual(['sessionId', 'viewerToken']); // never the session token
+  const sessionId = String(handed['sessionId']);
+  // the viewer token cannot make the avatar speak…
+  const direct = await fetch(`${stack.server.url}/v1/avatar-session/${sessionId}/say-text`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${String(handed['viewerToken'])}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ text: 'anything' }),
+  });
+  expect(direct.status).toBe(403);
+  // …the page's Say button asks the backend, which speaks with the token it kept
+  const [said] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/say')),
+    page.click('#say'),
+  ]);
+  expect(said.status()).toBe(200);
+  expect(await said.json()).toMatchObject({ success: true, turnId: expect.any(String) as unknown });
+  expect(await page.isVisible('#status')).toBe(false); // no error shown
 });
 
 it('answers 502 with what to do when Mouthpiece is down, stays up, and its page shows the error', async () => {

@@ -1,6 +1,8 @@
-// The backend-created pattern: this server holds the session credential (from the environment,
-// never sent to the browser), creates a session per visitor and hands only sessionId + token to
-// its page, which shows the avatar with the Mouthpiece browser SDK's initSession().
+// The backend-created pattern, view-only page: this server holds the session credential (from the
+// environment, never sent to the browser), creates a session per visitor, keeps its token and
+// hands only sessionId + viewerToken to its page, which shows the avatar with the Mouthpiece
+// browser SDK's initSession(). What the avatar says goes through this server (POST /say), which
+// speaks with the token: a visitor cannot make the avatar say anything with a curl of their own.
 //   MOUTHPIECE_URL=http://localhost:8080 MOUTHPIECE_CREDENTIAL=mp_… node server.mjs
 import http from 'node:http';
 
@@ -8,6 +10,10 @@ const MOUTHPIECE_URL = (process.env.MOUTHPIECE_URL ?? 'http://localhost:8080').r
 const CREDENTIAL = process.env.MOUTHPIECE_CREDENTIAL;
 const PORT = Number(process.env.PORT ?? 3000);
 const CREATE_TIMEOUT_MS = 15_000;
+/** Sessions live at most an hour by default; a token is kept no longer. */
+const KEEP_TOKEN_MS = 60 * 60_000;
+/** sessionId → { token, createdAt }: the session tokens, which never leave this server. */
+const tokens = new Map();
 if (!CREDENTIAL) {
   console.error(
     'Set MOUTHPIECE_CREDENTIAL (create one with: npx mouthpiece credentials create --name example)',
@@ -17,7 +23,7 @@ if (!CREDENTIAL) {
 
 /**
  * Creates a Mouthpiece session for one visitor. Resolves to [status, body for the page]: the
- * session id and token, or `{error}` saying what went wrong and what to do. Never rejects.
+ * session id and viewer token, or `{error}` saying what went wrong and what to do. Never rejects.
  */
 async function createSession() {
   let r;
@@ -45,8 +51,12 @@ async function createSession() {
   } catch {
     // not JSON (a proxy's error page?): the status and the start of the text say enough
   }
-  if (r.ok && body.sessionId && body.token) {
-    return [200, { sessionId: body.sessionId, token: body.token }]; // only these: never the credential
+  if (r.ok && body.sessionId && body.token && body.viewerToken) {
+    const now = Date.now();
+    for (const [id, t] of tokens) if (now - t.createdAt > KEEP_TOKEN_MS) tokens.delete(id);
+    tokens.set(body.sessionId, { token: body.token, createdAt: now });
+    // only these: never the credential, nor the token (it could make the avatar say anything)
+    return [200, { sessionId: body.sessionId, viewerToken: body.viewerToken }];
   }
   if (r.ok) {
     return [
@@ -65,6 +75,48 @@ async function createSession() {
       error: `Mouthpiece refused to create a session (${r.status}${body.code ? ` ${body.code}` : ''}): ${why}.${check}`,
     },
   ];
+}
+
+/**
+ * say-text or interrupt on a visitor's session, with the token this server kept. A real backend
+ * decides what the avatar says (an assistant's answer); this one says the visitor's text.
+ * Resolves to [status, body for the page]; never rejects.
+ */
+async function sessionCall(sessionId, call, json) {
+  const kept = tokens.get(sessionId);
+  if (!kept) return [404, { error: 'No session of this page here: reload the page for a new one' }];
+  try {
+    const r = await fetch(`${MOUTHPIECE_URL}/v1/avatar-session/${sessionId}/${call}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${kept.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(json),
+      signal: AbortSignal.timeout(CREATE_TIMEOUT_MS),
+    });
+    const body = await r.json().catch(() => ({}));
+    if (r.status === 404 || r.status === 410) tokens.delete(sessionId);
+    return r.ok
+      ? [200, body]
+      : [r.status, { error: `Mouthpiece answered ${r.status}: ${body.error ?? r.statusText}` }];
+  } catch (err) {
+    return [
+      502,
+      { error: `Mouthpiece is not reachable at ${MOUTHPIECE_URL}: ${err.cause?.message || err.message}` },
+    ];
+  }
+}
+
+/** The JSON body of a request (at most 64 KiB), or {} when it is not JSON. */
+async function readJson(req) {
+  let text = '';
+  for await (const chunk of req) {
+    text += chunk;
+    if (text.length > 65_536) break;
+  }
+  try {
+    return JSON.parse(text) ?? {};
+  } catch {
+    return {};
+  }
 }
 
 const page = `<!doctype html>
@@ -89,6 +141,7 @@ const page = `<!doctype html>
       status.hidden = false;
     };
     let avatar;
+    let sessionId;
     fetch('/session', { method: 'POST' })
       .then(async (r) => {
         const s = await r.json().catch(() => ({ error: 'The backend answered ' + r.status }));
@@ -97,12 +150,28 @@ const page = `<!doctype html>
         avatar = new Mouthpiece.AvatarSession({ baseUrl: ${JSON.stringify(MOUTHPIECE_URL)} });
         avatar.on('videoReady', () => (status.hidden = true));
         avatar.on('error', (e) => show(e.message, true));
-        await avatar.initSession(s, { videoContainerId: 'avatar' });
+        sessionId = s.sessionId;
+        // view-only: this page shows the avatar and keeps the session alive; the backend speaks
+        await avatar.initSession(
+          { sessionId: s.sessionId, viewerToken: s.viewerToken },
+          { videoContainerId: 'avatar' },
+        );
       })
       .catch((err) => show(err.message, true));
-    const act = (fn) => () => (avatar ? fn().catch((e) => show(e.message, true)) : undefined);
-    document.getElementById('say').onclick = act(() => avatar.sayText(document.getElementById('text').value));
-    document.getElementById('stop').onclick = act(() => avatar.interrupt());
+    // the page asks its backend, which speaks with the session token
+    const ask = (path, body) =>
+      sessionId &&
+      fetch(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ sessionId, ...body }),
+      })
+        .then(async (r) => {
+          if (!r.ok) throw new Error((await r.json().catch(() => ({}))).error ?? 'The backend answered ' + r.status);
+        })
+        .catch((e) => show(e.message, true));
+    document.getElementById('say').onclick = () => ask('/say', { text: document.getElementById('text').value });
+    document.getElementById('stop').onclick = () => ask('/interrupt', {});
   </script>
 </body></html>`;
 
@@ -111,6 +180,17 @@ async function handle(req, res) {
   if (req.method === 'POST' && path === '/session') {
     const [status, body] = await createSession();
     if (body.error) console.error(`POST /session → ${status}: ${body.error}`);
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+    return;
+  }
+  if (req.method === 'POST' && (path === '/say' || path === '/interrupt')) {
+    const { sessionId, text } = await readJson(req);
+    const [status, body] = await sessionCall(
+      String(sessionId),
+      path === '/say' ? 'say-text' : 'interrupt',
+      path === '/say' ? { text: String(text ?? '') } : {},
+    );
     res.writeHead(status, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify(body));
     return;
