@@ -104,6 +104,24 @@ describe('cluster: three nodes on one Redis', () => {
     expect(metrics).toMatch(/mouthpiece_cluster_redis_up 1\b/);
   });
 
+  it('a view-only page’s calls (the viewer token) go through another node: watched and kept alive, never spoken', async () => {
+    const s = await createSession(a, secret);
+    const viaB = (call: string, json: unknown = {}) =>
+      b.api(`/v1/avatar-session/${s.sessionId}/${call}`, { token: s.viewerToken, json });
+    const init = await viaB('init-client');
+    expect(init.status).toBe(200);
+    expect(init.headers.get('x-mouthpiece-node')).toBe('node-a'); // the owner checked it
+    const { whepUrl } = (await init.json()) as { whepUrl: string };
+    expect(new URL(whepUrl).searchParams.get('vt')).toBe(s.viewerToken);
+    expect((await viaB('keep-alive')).status).toBe(200);
+    const say = await viaB('say-text', { text: 'Not from a page.' });
+    expect(say.status).toBe(403);
+    expect(await say.json()).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await viaB('end')).status).toBe(403);
+    expect((await keepAlive(third, s)).status).toBe(200); // still alive
+    await a.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
+  });
+
   it("a session's avatar pack is read through another node: forwarded with its ETag, 304 and refusals", async () => {
     const s = await createSession(a, secret);
     const path = `/v1/avatar-session/${s.sessionId}/avatar`;

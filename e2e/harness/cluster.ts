@@ -183,10 +183,10 @@ export async function createSession(
   node: ClusterNode,
   secret: string,
   body: unknown = DEFAULT_SESSION,
-): Promise<{ sessionId: string; token: string; servedBy: string | null }> {
+): Promise<{ sessionId: string; token: string; viewerToken: string; servedBy: string | null }> {
   const r = await node.api('/v1/avatar-session', { ks: secret, json: body });
   if (!r.ok) throw new Error(`create on ${node.id}: ${r.status} ${await r.text()}`);
-  const j = (await r.json()) as { sessionId: string; token: string };
+  const j = (await r.json()) as { sessionId: string; token: string; viewerToken: string };
   return { ...j, servedBy: r.headers.get('x-mouthpiece-node') };
 }
 
