@@ -1,6 +1,6 @@
 /**
- * Type-level tests of the client's closed event maps. Not run: compiled by session-events.test.ts,
- * which fails if any `@ts-expect-error` below meets no error (a misspelt event name that compiles)
+ * Type-level tests of the client's closed event maps, and of initSession's arguments. Not run:
+ * compiled by session-events.test.ts, which fails if any `@ts-expect-error` below meets no error (a misspelt event name that compiles)
  * or if anything else here does not compile (a documented event or payload that went missing).
  */
 import type { ConnectionState, SessionState } from '@mouthpiece/protocol';
@@ -57,4 +57,17 @@ export function misspeltPartEvents(transport: WhepTransport, lifetime: SessionLi
   // @ts-expect-error: and the lifetime's
   lifetime.on('end', () => undefined);
   lifetime.on('alive', () => undefined);
+}
+
+/** initSession's two ways in (docs/client.md "View-only pages"). */
+export function sessionAccess(session: AvatarSession): void {
+  void session.initSession({ sessionId: 's', token: 't' }, { videoContainerId: 'avatar' });
+  void session.initSession({ sessionId: 's', viewerToken: 'v' });
+  const viewOnly: boolean = session.viewOnly;
+  void viewOnly;
+  void session.leave();
+  // @ts-expect-error: a session id alone opens nothing
+  void session.initSession({ sessionId: 's' });
+  // @ts-expect-error: viewOnly is read, not set
+  session.viewOnly = true;
 }
