@@ -1,7 +1,8 @@
 /**
  * Type-level tests of the client's closed event maps, and of initSession's arguments. Not run:
- * compiled by session-events.test.ts, which fails if any `@ts-expect-error` below meets no error (a misspelt event name that compiles)
- * or if anything else here does not compile (a documented event or payload that went missing).
+ * compiled by session-events.test.ts, which fails if any `@ts-expect-error` below meets no error
+ * (a misspelt event name that compiles) or if anything else here does not compile (a documented
+ * event or payload that went missing).
  */
 import type { ConnectionState, SessionState } from '@mouthpiece/protocol';
 import type { AvatarSession } from './avatar-session.js';
