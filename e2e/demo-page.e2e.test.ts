@@ -79,6 +79,29 @@ describe('the demo page', () => {
     expect(await logLines(page, 'error')).toEqual([]);
   });
 
+  it('opened with a viewer token: plays, its Say is refused as view-only, the backend speaks', async () => {
+    const created = (await stack.server.createSession()) as {
+      sessionId: string;
+      token: string;
+      viewerToken: string;
+    };
+    const page = await stack.browser.context.newPage();
+    await page.goto(`${stack.server.url}/#sessionId=${created.sessionId}&viewerToken=${created.viewerToken}`);
+    await playing(page);
+    await page.fill('#text', 'Not from this page.');
+    await page.click('#say button[type=submit]');
+    await page.waitForFunction(`document.querySelectorAll('#log .error').length > 0`);
+    expect((await logLines(page, 'error')).join('\n')).toMatch(
+      /UNAUTHORIZED: view-only session: sayText needs/,
+    );
+    const said = await stack.server.api(`/v1/avatar-session/${created.sessionId}/say-text`, {
+      token: created.token,
+      json: { text: 'The backend says this, and the page shows it.', turnId: 'backend' },
+    });
+    expect(said.status).toBe(200);
+    await page.waitForFunction(`${text('speaking')} === 'speaking'`, null, { timeout: 15_000 });
+  });
+
   it('says why a session link does not open, on the poster and in a log that wraps long lines', async () => {
     const page = await stack.browser.context.newPage();
     await page.goto(`${stack.server.url}/#sessionId=${'x'.repeat(300)}&token=not-a-token`);

@@ -1,15 +1,19 @@
 // The demo page: drives Mouthpiece through the browser SDK (window.Mouthpiece.AvatarSession).
 // Two modes: a credential typed into the page creates the session (demos only), or the page is
-// opened on a backend-created session with `#sessionId=…&token=…`. A session this page created
-// ends when the page goes away; a backend's session outlives a reload (the backend owns it).
+// opened on a backend-created session with `#sessionId=…&token=…` (or `&viewerToken=…`: view-only,
+// the SDK refuses to speak, interrupt or end). A session this page created ends when the page goes
+// away; a backend's session outlives a reload (the backend owns it).
 (() => {
   const { AvatarSession } = window.Mouthpiece;
   const $ = (id) => document.getElementById(id);
   const hash = new URLSearchParams(location.hash.slice(1));
-  const opened =
-    hash.get('sessionId') && hash.get('token')
+  const opened = !hash.get('sessionId')
+    ? null
+    : hash.get('token')
       ? { sessionId: hash.get('sessionId'), token: hash.get('token') }
-      : null;
+      : hash.get('viewerToken')
+        ? { sessionId: hash.get('sessionId'), viewerToken: hash.get('viewerToken') }
+        : null;
   /** Sessions whose end this page asked for: their end is normal, whatever else reports it. */
   const endedHere = new WeakSet();
   let session = null;
@@ -107,7 +111,9 @@
   /** A fresh session object for the avatar box: the previous one's video goes. */
   async function replaceSession(options) {
     const old = session;
-    if (old?.getSessionState() === 'READY') {
+    if (old?.getSessionState() === 'READY' && old.viewOnly) {
+      await old.leave(); // a view-only page ends nothing
+    } else if (old?.getSessionState() === 'READY') {
       endedHere.add(old);
       await old.endSession().catch(() => undefined);
       log('info', `session ${old.getSessionId()} ended`);
