@@ -240,6 +240,30 @@ describe("render: 'client' in Chromium", () => {
     await page.close();
   });
 
+  it('a view-only page (viewer token) draws the session on a canvas: the pack loads with the viewer token', async () => {
+    const created = (await server.createSession({
+      visualConfig: { avatarId: 'amara' },
+      voiceConfig: { id: 'en-us-female' },
+    })) as { sessionId: string; token: string; viewerToken: string };
+    const page = await browser.context.newPage();
+    await page.goto(`${server.url}/`);
+    await page.check('#clientRender');
+    const packAuth: string[] = [];
+    page.on('request', (r) => {
+      if (/\/avatar(\/|$)/.test(new URL(r.url()).pathname)) packAuth.push(r.headers()['authorization'] ?? '');
+    });
+    await page.goto(`${server.url}/healthz`);
+    await page.goto(`${server.url}/#sessionId=${created.sessionId}&viewerToken=${created.viewerToken}`);
+    await page.waitForSelector('#avatar canvas', { timeout: 15000 });
+    await page.waitForSelector('#poster', { state: 'hidden', timeout: 15000 }); // the first frame was drawn
+    expect(await page.locator('#avatar video').count()).toBe(0);
+    expect(packAuth.length).toBeGreaterThan(0);
+    expect(new Set(packAuth)).toEqual(new Set([`Bearer ${created.viewerToken}`]));
+    await page.evaluate(() => localStorage.removeItem('mouthpiece.demo.render')); // as it was
+    await server.api(`/v1/avatar-session/${created.sessionId}/end`, { token: created.token, json: {} });
+    await page.close();
+  });
+
   it('a photo avatar on a page without WebGL falls back to video with renderFallback no-webgl', async () => {
     const page = await clientPage(browser, server, { webgl: false });
     const log = await startClientSession(page, server, 'astro');
