@@ -122,6 +122,22 @@ describe('a view-only page', () => {
     expect(calls.length).toBe(n);
   });
 
+  it('a lost connection is reconnected with the viewer token (a probe keep-alive, a new offer)', async () => {
+    const s = await viewing();
+    const before = calls.length;
+    FakePeer.last!.set('failed');
+    await vi.advanceTimersByTimeAsync(0);
+    FakePeer.last!.set('connected');
+    expect(s.getConnectionState()).toBe('CONNECTED');
+    const after = calls.slice(before);
+    expect(after.map((c) => `${c.method} ${c.url.replace(`${BASE}/v1/avatar-session/${SID}`, '')}`)).toEqual(
+      expect.arrayContaining(['POST /keep-alive', `POST /whep?vt=${VT}`]),
+    );
+    for (const c of after.filter((c) => c.url.endsWith('/keep-alive')))
+      expect(c.headers['authorization']).toBe(`Bearer ${VT}`);
+    expect(after.some((c) => c.url.endsWith('/end'))).toBe(false);
+  });
+
   it('giving up after no connection for 30 s ends nothing on the server', async () => {
     const s = await viewing({ connect: false });
     await vi.advanceTimersByTimeAsync(60_000);
