@@ -30,6 +30,7 @@ import { sessionRoutes } from './routes/session-scope.js';
 import { parseSessionCall } from './routes/session-paths.js';
 import { staticRoutes } from './routes/static-files.js';
 import type { Limiter, RateLimiter } from './sessions/rate-limiter.js';
+import type { SessionEvents } from './sessions/session-events.js';
 import type { SessionRegistry } from './sessions/session-registry.js';
 import { oneHeader } from './single-value.js';
 
@@ -42,6 +43,7 @@ export interface HttpAppParts extends Pick<
   log: FastifyBaseLogger;
   metrics: Metrics;
   registry: SessionRegistry;
+  events: SessionEvents;
   limiter: RateLimiter;
   /** Credential and session rates: `limiter`, or in cluster mode buckets shared in Redis. */
   quotas: Limiter;
@@ -83,6 +85,7 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
     engine: deps.engine,
     clock: deps.clock,
     registry,
+    events: deps.events,
     tokens: new TokenService(deps.jwtSecret, deps.clock),
     limiter: deps.limiter,
     quotas: deps.quotas,
@@ -99,7 +102,8 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
   }
   // the app owns the registry it was given: closing the app ends the sessions (server_restart)
   app.addHook('onClose', async () => {
-    await registry.close();
+    await registry.close(); // every session ends: its streams get sessionEnded and close
+    deps.events.close();
   });
 
   registerErrorHandling(app);
@@ -145,7 +149,7 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
       cb(null, {
         origin: open ? true : deps.config.corsOrigins,
         methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Last-Event-ID'],
         exposedHeaders: ['Location', 'Link', 'ETag', 'Accept-Patch', 'Retry-After'],
         maxAge: 600,
       });

@@ -1,7 +1,7 @@
 /**
  * Forwards a request to another node over HTTP and passes its answer back unchanged: status,
  * headers (less hop-by-hop ones) and body, streamed both ways (a say-audio upload is piped, not
- * buffered). Called from `onRequest` hooks, before Fastify reads the body. The request carries the
+ * buffered; an event stream passes each event as it comes, and closes when either side goes). Called from `onRequest` hooks, before Fastify reads the body. The request carries the
  * cluster key, so the receiving node serves it itself (it never forwards again) and does not count
  * it twice against rate limits. A node that does not answer is a 503 the caller may retry.
  */
@@ -167,6 +167,11 @@ function answer(upstream: IncomingMessage, res: ServerResponse, via: string): Pr
       res.destroy(); // the holder went away mid-answer
       resolve();
     });
-    res.once('close', resolve);
+    res.once('close', () => {
+      // the caller went away first (an event stream's reader, an aborted download): the holder's
+      // answer is dropped too, so it stops writing and frees what the call held there
+      if (!upstream.complete) upstream.destroy();
+      resolve();
+    });
   });
 }
