@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
-import { ErrorResponse } from '@mouthpiece/protocol';
+import { EndReason, ErrorResponse } from '@mouthpiece/protocol';
 import type { AppContext, AppDeps } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
 import type { Cluster } from './cluster/cluster.js';
@@ -100,6 +100,14 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
     cluster.registerMetrics(metrics.registry);
     app.addHook('onRequest', async (_req, reply) => cluster.stamp(reply));
   }
+  // the HTTP server waits for open requests before it closes: event streams end as it starts to
+  // (with sessionEnded server_restart: the registry is about to end every session so), and so do
+  // streams forwarded from other nodes (their readers reconnect to another node)
+  app.addHook('preClose', (done) => {
+    deps.events.close(EndReason.SERVER_RESTART);
+    cluster?.forwarder.endStreams();
+    done();
+  });
   // the app owns the registry it was given: closing the app ends the sessions (server_restart)
   app.addHook('onClose', async () => {
     await registry.close(); // every session ends: its streams get sessionEnded and close

@@ -125,6 +125,25 @@ describe('session events', () => {
     expect(r.events()).toEqual([{ type: 'sessionEnded', reason: 'engine_failed' }]);
   });
 
+  it('an open stream does not keep the session alive: it ends idle_timeout like any other', async () => {
+    const s = await setup({ config: { idleTimeoutMs: 30_000 } });
+    const r = await stream(s.sessionId, s.token);
+    t.clock.advance(29_000);
+    expect((await t.post(`/v1/avatar-session/${s.sessionId}/keep-alive`, s.token, {})).statusCode).toBe(200);
+    t.clock.advance(30_001);
+    await r.toEnd();
+    expect(r.events()).toEqual([{ type: 'sessionEnded', reason: 'idle_timeout' }]);
+    expect(r.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a server closing ends every stream with sessionEnded server_restart', async () => {
+    const s = await setup();
+    const r = await stream(s.sessionId, s.token);
+    await t.close();
+    await r.toEnd();
+    expect(r.events()).toEqual([{ type: 'sessionEnded', reason: 'server_restart' }]);
+  });
+
   it('replays what came after Last-Event-ID (header or query), and everything kept after 0', async () => {
     const s = await setup();
     const first = await stream(s.sessionId, s.token);

@@ -10,6 +10,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { EngineEvent, EngineHost } from '@mouthpiece/engine/host';
 import {
+  type EndReason,
   MAX_EVENT_STREAMS_PER_SESSION,
   SESSION_EVENTS_HEARTBEAT_MS,
   SESSION_EVENTS_REPLAY_COUNT,
@@ -166,13 +167,11 @@ export interface SessionEventsDeps {
 /** Every live session's event log on this node. */
 export class SessionEvents {
   readonly #logs = new Map<string, SessionLog>();
-  readonly #log: FastifyBaseLogger;
   readonly #offs: Array<() => void>;
   readonly streamOptions: Readonly<EventStreamOptions>;
 
   constructor(d: SessionEventsDeps) {
     this.streamOptions = Object.freeze({ ...DEFAULT_EVENT_STREAM_OPTIONS, ...d.streams });
-    this.#log = d.log;
     this.#offs = [
       d.registry.onTransition((t) => {
         if (t.to === 'active') this.#logs.set(t.sessionId, new SessionLog(t.sessionId, d.clock, d.log));
@@ -216,11 +215,18 @@ export class SessionEvents {
     return this.#logs.get(sessionId)?.subscribers.size ?? 0;
   }
 
-  /** Stops following the engine and the registry; open streams end. Idempotent. */
-  close(): void {
+  /**
+   * Stops following the engine and the registry and ends every open stream, after a
+   * `sessionEnded {reason}` when a reason is given (the server going down: its sessions end
+   * `server_restart`). Idempotent. The HTTP server waits for open streams before it closes, so
+   * this runs as it starts closing (http-app.ts).
+   */
+  close(reason?: EndReason): void {
     for (const off of this.#offs.splice(0)) off();
-    for (const log of this.#logs.values()) log.end();
+    for (const log of this.#logs.values()) {
+      if (reason) log.append({ type: 'sessionEnded', reason });
+      log.end();
+    }
     this.#logs.clear();
-    this.#log.debug('session events closed');
   }
 }
