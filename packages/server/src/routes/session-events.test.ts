@@ -193,6 +193,13 @@ describe('session events', () => {
       expect(body).toMatchObject({ success: false, code: 'INVALID_REQUEST' });
       expect(body.error).toMatch(message);
     }
+    // a HEAD would hold a stream with nothing to read: the path is GET only
+    const head = await fetch(`${origin}/v1/avatar-session/${s.sessionId}/events`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET');
     expect(t.app.ctx.events.streams(s.sessionId)).toBe(0);
     // and the session is none the worse
     const r = await stream(s.sessionId, s.token);

@@ -54,6 +54,8 @@ export const sessionEventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
   r.get(
     sessionCallPath('events'),
     {
+      // a HEAD would hold a stream open (and a place under the cap) with nothing to read: 405
+      exposeHeadRoute: false,
       schema: {
         tags: ['session'],
         security: [{ Bearer: [] }],
@@ -97,6 +99,8 @@ export const sessionEventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
       }
       reply.hijack();
       stream.start(reply.getHeaders(), opened.replay, opened.close);
+      req.log.debug({ sessionId, replayed: opened.replay.length }, 'event stream opened');
+      reply.raw.once('close', () => req.log.debug({ sessionId }, 'event stream closed'));
     },
   );
 };
