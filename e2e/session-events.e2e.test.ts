@@ -3,7 +3,8 @@
  * cluster mode on a real redis-server: a backend reads `GET …/events` from the node holding the
  * session and, at once, through another node; a page plays the avatar in Chromium while say-text
  * speaks. Both streams carry the same events with the same ids: the viewer connecting, the turn's
- * start, its words (espeak gives timings) and its end, then sessionEnded, and they close.
+ * start, its words (espeak gives timings) and its end, then sessionEnded, and they close. Nodes
+ * stopping with streams open neither hang nor keep a forwarded stream's place at the holder.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
@@ -27,7 +28,7 @@ describe('session events from real servers', () => {
     browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
+    await browser?.close().catch(() => undefined);
     await c?.close();
   });
 
@@ -103,4 +104,27 @@ describe('session events from real servers', () => {
     expect(await after.json()).toMatchObject({ code: 'SESSION_ENDED', reason: 'ended_by_client' });
     await page.close();
   }, 90_000);
+
+  it('nodes stopping with streams open: the forwarding node lets go, the holder ends them server_restart', async () => {
+    // the page's own connections would hold a closing server as long as they live: gone first
+    await browser.close();
+    const { secret } = c.createCredential();
+    const s = await createSession(a, secret);
+    const direct = new SseReader(await events(a, s));
+    const viaB = new SseReader(await events(b, s));
+    await viaB.until((x) => x.comments.length > 0); // the stream runs through B
+    await b.stop(); // SIGTERM: a node that waited for the stream would be SIGKILLed after 8 s
+    expect(b.proc.signalCode, b.logs.join('').slice(-3000)).not.toBe('SIGKILL');
+    await viaB.toEnd().catch(() => undefined); // cut: its reader would reconnect through another node
+    // the holder freed the forwarded stream's place: three more fit beside the direct one
+    const more = await Promise.all([1, 2, 3].map(() => events(a, s)));
+    expect(more.map((r) => r.status)).toEqual([200, 200, 200]);
+    const readers = more.map((r) => new SseReader(r));
+    await a.stop();
+    expect(a.proc.signalCode, a.logs.join('').slice(-4000)).not.toBe('SIGKILL');
+    for (const x of [direct, ...readers]) {
+      await x.toEnd();
+      expect(x.events()).toEqual([{ type: 'sessionEnded', reason: 'server_restart' }]);
+    }
+  }, 60_000);
 });

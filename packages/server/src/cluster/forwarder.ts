@@ -175,8 +175,10 @@ function answer(
   for (const [name, value] of Object.entries(upstream.headers))
     if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
   headers[`${NODE_HEADER}-via`] = via;
+  const stream = String(upstream.headers['content-type']).startsWith('text/event-stream');
+  if (stream) headers['connection'] = 'close'; // as the holder's own: the socket goes with the stream
   res.writeHead(upstream.statusCode ?? 502, headers);
-  if (String(upstream.headers['content-type']).startsWith('text/event-stream')) {
+  if (stream) {
     streams.add(res);
     res.once('close', () => streams.delete(res));
   }

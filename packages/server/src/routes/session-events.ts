@@ -132,6 +132,8 @@ class EventStream implements EventSubscriber {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
+      // the socket closes with the stream: a server closing waits for no keep-alive left behind
+      connection: 'close',
     });
     this.res.write(': mouthpiece session events\n\n');
     for (const e of replay) this.res.write(formatSessionEvent(e.id, e.event));
