@@ -224,6 +224,22 @@ describe('session events', () => {
     await stream(s.sessionId, s.token);
   });
 
+  it('a page of any origin may open it with Last-Event-ID (the preflight allows the header)', async () => {
+    const s = await setup();
+    const res = await t.app.inject({
+      method: 'OPTIONS',
+      url: `/v1/avatar-session/${s.sessionId}/events`,
+      headers: {
+        origin: 'https://agent.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization, last-event-id',
+      },
+    });
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('https://agent.example');
+    expect(String(res.headers['access-control-allow-headers'])).toContain('Last-Event-ID');
+  });
+
   it('sends a comment heartbeat every heartbeat interval', async () => {
     const s = await setup({ eventStreams: { heartbeatMs: 5000 } });
     const r = await stream(s.sessionId, s.token);

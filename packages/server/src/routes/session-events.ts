@@ -125,6 +125,11 @@ class EventStream implements EventSubscriber {
   start(headers: Headers, replay: LoggedEvent[], unsubscribe: () => void): void {
     this.#unsubscribe = unsubscribe;
     this.res.once('close', () => this.#stop());
+    // the caller left while the request was authorized: its 'close' has passed, free the place now
+    if (this.res.destroyed || !this.res.socket || this.res.socket.destroyed) {
+      this.#stop();
+      return;
+    }
     const h: Headers = {};
     for (const [k, v] of Object.entries(headers)) if (v !== undefined) h[k] = v;
     this.res.writeHead(200, {
