@@ -103,10 +103,17 @@ describe('session events', () => {
     const s = await setup();
     const a = await stream(s.sessionId, s.token);
     const b = await stream(s.sessionId, s.token);
+    await say(s, 'Still talking when the session ends', 't1');
+    t.clock.advance(100);
     expect((await t.post(`/v1/avatar-session/${s.sessionId}/end`, s.token, {})).statusCode).toBe(200);
     for (const r of [a, b]) {
       await r.toEnd();
-      expect(r.events()).toEqual([{ type: 'sessionEnded', reason: 'ended_by_client' }]);
+      // the turn cut by the end gets no speakingEnd: sessionEnded is the last word
+      expect(r.events()).toEqual([
+        { type: 'speakingStart', turnId: 't1' },
+        { type: 'word', turnId: 't1', text: 'Still talking when the session ends', offsetMs: 0 },
+        { type: 'sessionEnded', reason: 'ended_by_client' },
+      ]);
     }
     const again = await get(s.sessionId, s.token);
     expect(again.status).toBe(410);
