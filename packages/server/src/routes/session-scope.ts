@@ -1,10 +1,9 @@
 /**
  * The token routes of a session (init-client, say-text, say-audio, interrupt, keep-alive, end,
- * WHEP, the avatar pack, the event stream) in one encapsulated scope. Its `onRequest` hook authorizes each request
+ * WHEP, the avatar pack) in one encapsulated scope. Its `onRequest` hook authorizes each request
  * before its body is read — 401 → 404 → 403 → 410, then the rate limits (auth/session-guard.ts) —
  * puts the session on `req.avatarSession`, and refreshes the idle clock when the request starts
- * and again when it ends (a long upload is activity; an event stream held open is not: only
- * its opening counts, and a hijacked reply runs no onResponse). Routes choose their authorization in
+ * and again when it ends (a long upload is activity). Routes choose their authorization in
  * `config.auth`: `token` (default), `token-or-viewer` (WHEP offers and the avatar pack: the
  * whepUrl's `vt` also admits, but only the token holder keeps the session alive) or `none` (WHEP
  * resources: the viewerId in the path is an unguessable capability). In cluster mode a first hook
