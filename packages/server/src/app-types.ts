@@ -6,6 +6,7 @@ import type { Cluster } from './cluster/cluster.js';
 import type { Config } from './config.js';
 import type { Metrics } from './metrics.js';
 import type { Limiter, RateLimiter } from './sessions/rate-limiter.js';
+import type { EventStreamOptions, SessionEvents } from './sessions/session-events.js';
 import type { SessionRegistry } from './sessions/session-registry.js';
 import type { TokenService } from './auth/tokens.js';
 import type { Stores } from './storage/ports.js';
@@ -17,6 +18,8 @@ export interface AppContext {
   engine: EngineHost;
   clock: Clock;
   registry: SessionRegistry;
+  /** Every live session's event log and streams (`GET …/events`). */
+  events: SessionEvents;
   tokens: TokenService;
   /** This process's buckets (per-address limits, such as failed authentications). */
   limiter: RateLimiter;
@@ -60,4 +63,6 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Cluster mode (docs/cluster.md); undefined on a single node. */
   cluster?: ClusterPlan;
+  /** The event streams' heartbeat and buffer bound (tests shorten them; not configurable by env). */
+  eventStreams?: Partial<EventStreamOptions>;
 }

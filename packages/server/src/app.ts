@@ -1,7 +1,7 @@
 /**
  * The composition root: every dependency comes in through `AppDeps` (stores first: SQLite, Redis
  * or memory), and the parts are built here in order, each handed what it needs: logger and
- * metrics → session registry → cluster view (cluster mode) → the HTTP app (http-app.ts). Nothing
+ * metrics → session registry → its event logs → cluster view (cluster mode) → the HTTP app (http-app.ts). Nothing
  * is reached late through the app. Tests build the same app with memory stores, the fake engine
  * and a manual clock.
  */
@@ -11,6 +11,7 @@ import type { AppDeps } from './app-types.js';
 import { createHttpApp } from './http-app.js';
 import { createMetrics } from './metrics.js';
 import { RateLimiter } from './sessions/rate-limiter.js';
+import { SessionEvents } from './sessions/session-events.js';
 import { SessionRegistry } from './sessions/session-registry.js';
 
 export type { AppDeps, ClusterPlan } from './app-types.js';
@@ -63,6 +64,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log,
     metrics,
   });
+  const events = new SessionEvents({
+    engine: deps.engine,
+    registry,
+    clock: deps.clock,
+    log,
+    streams: deps.eventStreams,
+  });
   const cluster = deps.cluster?.cluster(registry);
   const limiter = new RateLimiter(deps.clock);
   try {
@@ -76,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       log,
       metrics,
       registry,
+      events,
       limiter,
       quotas: deps.cluster?.quotas ?? limiter,
       cluster,
@@ -83,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   } catch (err) {
     // nothing built here outlives a failed start: the registry's timers and the forwarder's sockets
     await registry.close();
+    events.close();
     await cluster?.close();
     throw err;
   }

@@ -6,7 +6,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
-import { ErrorResponse } from '@mouthpiece/protocol';
+import { EndReason, ErrorResponse } from '@mouthpiece/protocol';
 import type { AppContext, AppDeps } from './app-types.js';
 import { TokenService } from './auth/tokens.js';
 import type { Cluster } from './cluster/cluster.js';
@@ -30,6 +30,7 @@ import { sessionRoutes } from './routes/session-scope.js';
 import { parseSessionCall } from './routes/session-paths.js';
 import { staticRoutes } from './routes/static-files.js';
 import type { Limiter, RateLimiter } from './sessions/rate-limiter.js';
+import type { SessionEvents } from './sessions/session-events.js';
 import type { SessionRegistry } from './sessions/session-registry.js';
 import { oneHeader } from './single-value.js';
 
@@ -42,6 +43,7 @@ export interface HttpAppParts extends Pick<
   log: FastifyBaseLogger;
   metrics: Metrics;
   registry: SessionRegistry;
+  events: SessionEvents;
   limiter: RateLimiter;
   /** Credential and session rates: `limiter`, or in cluster mode buckets shared in Redis. */
   quotas: Limiter;
@@ -83,6 +85,7 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
     engine: deps.engine,
     clock: deps.clock,
     registry,
+    events: deps.events,
     tokens: new TokenService(deps.jwtSecret, deps.clock),
     limiter: deps.limiter,
     quotas: deps.quotas,
@@ -97,9 +100,18 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
     cluster.registerMetrics(metrics.registry);
     app.addHook('onRequest', async (_req, reply) => cluster.stamp(reply));
   }
+  // the HTTP server waits for open requests before it closes: event streams end as it starts to
+  // (with sessionEnded server_restart: the registry is about to end every session so), and so do
+  // streams forwarded from other nodes (their readers reconnect to another node)
+  app.addHook('preClose', (done) => {
+    deps.events.close(EndReason.SERVER_RESTART);
+    cluster?.forwarder.endStreams();
+    done();
+  });
   // the app owns the registry it was given: closing the app ends the sessions (server_restart)
   app.addHook('onClose', async () => {
-    await registry.close();
+    await registry.close(); // every session ends: its streams get sessionEnded and close
+    deps.events.close();
   });
 
   registerErrorHandling(app);
@@ -145,7 +157,7 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
       cb(null, {
         origin: open ? true : deps.config.corsOrigins,
         methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Last-Event-ID'],
         exposedHeaders: ['Location', 'Link', 'ETag', 'Accept-Patch', 'Retry-After'],
         maxAge: 600,
       });

@@ -79,6 +79,21 @@ describe('OpenAPI document', () => {
     expect(Object.keys(trickle['requestBody'].content)).toEqual(['application/trickle-ice-sdpfrag']);
   });
 
+  it('describes the event stream: text/event-stream, Last-Event-ID, its 400 and 429', () => {
+    const events = doc.paths['/v1/avatar-session/{sessionId}/events']!;
+    expect(Object.keys(events)).toEqual(['get']); // no HEAD: it would hold a stream open
+    const op = events['get']!;
+    expect(op['operationId']).toBe('sessionEvents');
+    expect(Object.keys(op['responses']['200'].content)).toEqual(['text/event-stream']);
+    expect(op['responses']['200'].description).toMatch(/Last-Event-ID/);
+    for (const status of ['400', '401', '403', '404', '410', '429'])
+      expect(op['responses'][status], status).toBeDefined();
+    const params = (op['parameters'] as Array<{ in: string; name: string }>).map((p) => `${p.in}:${p.name}`);
+    expect(params).toEqual(
+      expect.arrayContaining(['path:sessionId', 'header:last-event-id', 'query:lastEventId']),
+    );
+  });
+
   it('lists health, readiness and metrics', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/metrics']));
   });

@@ -40,7 +40,7 @@ const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
   ],
   429: [
     'TooManyRequests',
-    'Rate limited, too many sessions for the credential, or a full speech queue (see `Retry-After`)',
+    'Rate limited, too many sessions for the credential, a full speech queue (see `Retry-After`), or too many event streams open for the session (close one)',
   ],
   500: ['ServerError', 'Internal error'],
   503: [
@@ -166,6 +166,17 @@ const OPERATIONS: Record<
     id: 'headAvatarPackFile',
     errors: TOKEN,
     success: { 200: HEAD_OK, 304: NOT_MODIFIED },
+  },
+  'get /v1/avatar-session/{sessionId}/events': {
+    id: 'sessionEvents',
+    errors: [400, ...TOKEN],
+    success: {
+      200: {
+        description:
+          'Server-Sent Events until the session ends: `id:` (1, 2, … per session), `event:` (speakingStart, word, speakingEnd, turnFailed, viewer, sessionEnded) and `data:` (JSON). A comment line every 15 s; the stream closes after `sessionEnded`. With `Last-Event-ID`, the kept events after it come first (at least the last 256, or those of the last 5 minutes; 0 or an id older than that: every event kept)',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+    },
   },
   'get /v1/avatars': { id: 'listAvatars', errors: [401, 403, 429, 500] },
   'get /v1/voices': { id: 'listVoices', errors: [401, 403, 429, 500] },

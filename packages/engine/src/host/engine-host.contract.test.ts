@@ -116,9 +116,10 @@ describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
     host = await make();
     host.onEvent((e) => events.push(e));
   }, 30_000);
+  /** A turn's events at the host, its words left out (wordsOf has them). */
   const ofTurn = (turnId: string): string[] =>
     events
-      .filter((e) => 'turnId' in e && e.turnId === turnId)
+      .filter((e) => 'turnId' in e && e.turnId === turnId && e.type !== 'word')
       .map((e) => (e.type === 'speakingEnd' ? `speakingEnd${e.interrupted ? ':interrupted' : ''}` : e.type));
   afterAll(async () => {
     await host?.close();
@@ -204,6 +205,14 @@ describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
       expect(seen.at(-1)).toBe('speakingEnd');
       expect(seen.slice(1, -1).length).toBeGreaterThan(0);
       expect(new Set(seen.slice(1, -1))).toEqual(new Set(['word']));
+      // the host hears the same words, between the turn's start and end, at rising offsets
+      const turn = events.filter((e) => 'turnId' in e && e.turnId === 'w1');
+      const words = turn.flatMap((e) => (e.type === 'word' ? [e] : []));
+      expect(words).toHaveLength(seen.length - 2);
+      expect(turn.slice(1, -1).every((e) => e.type === 'word')).toBe(true);
+      const offsets = words.map((w) => w.offsetMs);
+      expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+      expect(offsets.at(-1)).toBeGreaterThan(0);
     } finally {
       viewer.close();
     }

@@ -56,9 +56,14 @@ export interface ViewerAnswer {
 export type EngineEvent =
   | { type: 'speakingStart'; sessionId: string; turnId: string }
   | { type: 'speakingEnd'; sessionId: string; turnId: string; interrupted: boolean }
+  /** A word of a turn, `offsetMs` after the turn's start, where the voice gives timings. */
+  | { type: 'word'; sessionId: string; turnId: string; text: string; offsetMs: number }
   | { type: 'viewerConnected'; sessionId: string; viewerId: string }
   | { type: 'viewerDisconnected'; sessionId: string; viewerId: string }
-  /** A voice provider failed a turn: it ended (speakingEnd if it had started); the session lives. */
+  /**
+   * A voice provider failed a turn: it ended (speakingEnd if it had started); the session lives.
+   * `reason` is a stable code, `detail` says what happened (the provider's status, never a key or text).
+   */
   | { type: 'turnFailed'; sessionId: string; turnId: string; reason: string; detail: string }
   /** One request to a voice provider (for the metrics); `failure` is absent when it succeeded. */
   | { type: 'voiceRequest'; provider: string; failure?: string; firstByteMs?: number }

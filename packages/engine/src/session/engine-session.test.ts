@@ -76,7 +76,12 @@ describe('EngineSession with injected media', () => {
     expect(events[0]).toEqual({ type: 'viewerConnected', sessionId: 's1', viewerId: 'v1' });
     expect(session.playingTurn).toBe('t1');
     run(20); // 'Hello there.' is 120 ms
-    expect(events.slice(1).map((e) => e.type)).toEqual(['speakingStart', 'speakingEnd']);
+    // the words go to the host too, in the order played (speakingStart, words, speakingEnd)
+    expect(events.slice(1)).toEqual([
+      { type: 'speakingStart', sessionId: 's1', turnId: 't1' },
+      { type: 'word', sessionId: 's1', turnId: 't1', text: 'Hello there.', offsetMs: 0 },
+      { type: 'speakingEnd', sessionId: 's1', turnId: 't1', interrupted: false },
+    ]);
     expect(media.audioSink.chunks).toBe(20);
     expect(session.framesSent).toBe(0); // no video sink: no frames
     session.close('ended_by_client');

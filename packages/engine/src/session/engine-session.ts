@@ -307,6 +307,13 @@ export class EngineSession {
         break;
       case 'word':
         this.#viewer?.send(e);
+        this.#o.emit({
+          type: 'word',
+          sessionId: this.id,
+          turnId: e.turnId,
+          text: e.text,
+          offsetMs: e.startMs,
+        });
         break;
       case 'failed':
         this.#viewer?.send({ type: 'turnFailed', turnId: e.turnId, reason: e.reason });

@@ -81,8 +81,9 @@ async function startSession(sessionId: string, voiceId: string): Promise<Running
   };
 }
 
+/** A turn's events, its words left out. */
 const types = (events: EngineEvent[], turnId: string): string[] =>
-  events.filter((e) => 'turnId' in e && e.turnId === turnId).map((e) => e.type);
+  events.filter((e) => 'turnId' in e && e.turnId === turnId && e.type !== 'word').map((e) => e.type);
 
 /** The phonemes the tiny model spoke in this audio (pads, sentence marks and silence dropped). */
 function spoken(chunks: Int16Array[]): string {

@@ -23,7 +23,7 @@ describe('FakeEngineHost', () => {
     expect(engine.playingTurn('s1')).toBe('a');
     expect(events).toEqual([]); // it sounds from the next 10 ms tick
     clock.advance(10);
-    expect(events.map((e) => e.type)).toEqual(['speakingStart']);
+    expect(events.map((e) => e.type)).toEqual(['speakingStart', 'word']);
     clock.advance(89);
     expect(engine.playingTurn('s1')).toBe('a');
     clock.advance(1); // a's last sample: b is next
@@ -31,8 +31,10 @@ describe('FakeEngineHost', () => {
     clock.advance(50);
     expect(events).toEqual([
       { type: 'speakingStart', sessionId: 's1', turnId: 'a' },
+      { type: 'word', sessionId: 's1', turnId: 'a', text: '0123456789', offsetMs: 0 },
       { type: 'speakingEnd', sessionId: 's1', turnId: 'a', interrupted: false },
       { type: 'speakingStart', sessionId: 's1', turnId: 'b' },
+      { type: 'word', sessionId: 's1', turnId: 'b', text: '01234', offsetMs: 0 },
       { type: 'speakingEnd', sessionId: 's1', turnId: 'b', interrupted: false },
     ]);
   });

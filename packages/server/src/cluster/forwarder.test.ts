@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import net from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
@@ -12,6 +13,9 @@ describe('forwarder (real sockets)', () => {
   let front: FastifyInstance;
   let frontUrl: string;
   const seen: Array<{ forwarded: boolean; xff: unknown }> = [];
+  let forwarder: Forwarder;
+  /** The owner's open event streams, and when each closed. */
+  const streams: Array<{ res: ServerResponse; closed: Promise<void> }> = [];
 
   beforeAll(async () => {
     const ownerForwarder = new Forwarder(KEY, 'owner');
@@ -47,10 +51,17 @@ describe('forwarder (real sockets)', () => {
     owner.post('/sdp', { config: {} }, (_req, reply) =>
       reply.status(201).header('content-type', 'application/sdp').header('location', '/v/x').send('v=0\r\n'),
     );
+    owner.get('/stream', (_req, reply) => {
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: 1\nevent: viewer\ndata: {"state":"connected"}\n\n');
+      streams.push({ res, closed: new Promise((resolve) => res.once('close', resolve)) });
+    });
     owner.addContentTypeParser('application/sdp', { parseAs: 'string' }, (_r, b, done) => done(null, b));
     const ownerUrl = await owner.listen({ port: 0, host: '127.0.0.1' });
 
-    const forwarder = new Forwarder(KEY, 'front');
+    forwarder = new Forwarder(KEY, 'front');
     front = Fastify();
     registerErrorHandling(front);
     front.addHook('onRequest', async (req, reply) => {
@@ -59,6 +70,7 @@ describe('forwarder (real sockets)', () => {
     });
     for (const p of ['/gone', '/upload', '/sdp', '/down', '/lines'])
       front.post(p, () => ({ served: 'front' }));
+    front.get('/stream', () => ({ served: 'front' }));
     frontUrl = await front.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
@@ -92,6 +104,33 @@ describe('forwarder (real sockets)', () => {
     const r = await fetch(`${frontUrl}/upload`, { method: 'POST', body: form });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ bytes: audio.length, sum, field: 't1' });
+  });
+
+  it('passes an event stream through as it is written, and closes it at the owner when the reader goes', async () => {
+    const r = await fetch(`${frontUrl}/stream`);
+    expect(r.headers.get('content-type')).toBe('text/event-stream');
+    const reader = r.body!.getReader();
+    const text = async () => new TextDecoder().decode((await reader.read()).value);
+    expect(await text()).toContain('id: 1\n'); // the owner's answer is still open: nothing buffered
+    const { res, closed } = streams.at(-1)!;
+    res.write('id: 2\nevent: viewer\ndata: {"state":"lost"}\n\n');
+    expect(await text()).toContain('id: 2\n');
+    await reader.cancel();
+    await closed; // the owner's side of the stream is dropped too
+    expect(res.destroyed).toBe(true);
+  });
+
+  it('endStreams cuts the event streams passing through (the node is closing)', async () => {
+    const r = await fetch(`${frontUrl}/stream`);
+    const reader = r.body!.getReader();
+    await reader.read();
+    forwarder.endStreams();
+    // the reader's stream stops (as an end or an error, as the client library takes a cut socket)
+    const stopped = await (async () => {
+      for (;;) if ((await reader.read()).done) return 'ended';
+    })().catch(() => 'cut');
+    expect(['ended', 'cut']).toContain(stopped);
+    await streams.at(-1)!.closed; // and the owner's side went with it
   });
 
   it('keeps content types and Location of a WHEP-like answer', async () => {

@@ -1,7 +1,7 @@
 /**
  * Forwards a request to another node over HTTP and passes its answer back unchanged: status,
  * headers (less hop-by-hop ones) and body, streamed both ways (a say-audio upload is piped, not
- * buffered). Called from `onRequest` hooks, before Fastify reads the body. The request carries the
+ * buffered; an event stream passes each event as it comes, and closes when either side goes). Called from `onRequest` hooks, before Fastify reads the body. The request carries the
  * cluster key, so the receiving node serves it itself (it never forwards again) and does not count
  * it twice against rate limits. A node that does not answer is a 503 the caller may retry.
  */
@@ -67,6 +67,8 @@ export class Forwarder {
   readonly #nodeId: string;
   readonly #http = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   readonly #https = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
+  /** Event streams passing through, ended when this node closes (endStreams). */
+  readonly #streams = new Set<ServerResponse>();
 
   constructor(key: string, nodeId: string) {
     this.#key = Buffer.from(key);
@@ -88,7 +90,7 @@ export class Forwarder {
   async forward(req: InboundCall, reply: CallAnswer, baseUrl: string): Promise<void> {
     const upstream = await this.#send(req.raw, req.ip, baseUrl, req.log);
     reply.hijack();
-    await answer(upstream, reply.raw, this.#nodeId);
+    await answer(upstream, reply.raw, this.#nodeId, this.#streams);
   }
 
   /**
@@ -110,7 +112,16 @@ export class Forwarder {
       res.end(JSON.stringify(errorBody(e.code, e.message)));
       throw err;
     }
-    await answer(upstream, res, this.#nodeId);
+    await answer(upstream, res, this.#nodeId, this.#streams);
+  }
+
+  /**
+   * Cuts the event streams passing through this node (it is closing, and the HTTP server waits
+   * for open answers); their readers reconnect with Last-Event-ID through another node.
+   */
+  endStreams(): void {
+    for (const res of this.#streams) res.destroy();
+    this.#streams.clear();
   }
 
   #send(req: IncomingMessage, ip: string, baseUrl: string, log: FastifyBaseLogger): Promise<IncomingMessage> {
@@ -154,12 +165,23 @@ export class Forwarder {
 }
 
 /** Writes the holder's answer: its status and headers (less hop-by-hop ones), its body streamed. */
-function answer(upstream: IncomingMessage, res: ServerResponse, via: string): Promise<void> {
+function answer(
+  upstream: IncomingMessage,
+  res: ServerResponse,
+  via: string,
+  streams: Set<ServerResponse>,
+): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(upstream.headers))
     if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
   headers[`${NODE_HEADER}-via`] = via;
+  const stream = String(upstream.headers['content-type']).startsWith('text/event-stream');
+  if (stream) headers['connection'] = 'close'; // as the holder's own: the socket goes with the stream
   res.writeHead(upstream.statusCode ?? 502, headers);
+  if (stream) {
+    streams.add(res);
+    res.once('close', () => streams.delete(res));
+  }
   return new Promise<void>((resolve) => {
     upstream.pipe(res);
     upstream.once('end', resolve);
@@ -167,6 +189,11 @@ function answer(upstream: IncomingMessage, res: ServerResponse, via: string): Pr
       res.destroy(); // the holder went away mid-answer
       resolve();
     });
-    res.once('close', resolve);
+    res.once('close', () => {
+      // the caller went away first (an event stream's reader, an aborted download): the holder's
+      // answer is dropped too, so it stops writing and frees what the call held there
+      if (!upstream.complete) upstream.destroy();
+      resolve();
+    });
   });
 }

@@ -1,8 +1,9 @@
 /**
  * The calls a session token makes (`/v1/avatar-session/{sessionId}/{call}`): one list from which
- * the routes take their paths (session-control.ts, speech.ts, whep.ts, avatar-pack.ts) and by
+ * the routes take their paths (session-control.ts, speech.ts, whep.ts, avatar-pack.ts,
+ * session-events.ts) and by
  * which a raw URL is recognised before routing (CORS in app.ts; the cluster's fast path in
- * cluster/fast-path.ts, which takes POST, PATCH and DELETE: a GET, such as the avatar pack's, is
+ * cluster/fast-path.ts, which takes POST, PATCH and DELETE: a GET, such as the avatar pack's or the event stream, is
  * forwarded by the session scope's first hook).
  */
 export const SESSION_CALLS = [
@@ -14,6 +15,7 @@ export const SESSION_CALLS = [
   'end',
   'whep',
   'avatar',
+  'events',
 ] as const;
 export type SessionCall = (typeof SESSION_CALLS)[number];
 

@@ -23,6 +23,7 @@ import { sessionControlRoutes } from './session-control.js';
 import { sayAudioRoutes, sayTextRoutes } from './speech.js';
 import { whepRoutes } from './whep.js';
 import { avatarPackRoutes } from './avatar-pack.js';
+import { sessionEventRoutes } from './session-events.js';
 
 export type SessionAuth = 'token' | 'viewer' | 'viewer-url' | 'none';
 
@@ -73,4 +74,5 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   await app.register(sayAudioRoutes, { ctx });
   await app.register(whepRoutes, { ctx });
   await app.register(avatarPackRoutes, { ctx });
+  await app.register(sessionEventRoutes, { ctx });
 };

@@ -1,7 +1,8 @@
 /**
  * What the engine's events mean for the sessions (session-registry.ts subscribes this): a session
  * whose media failed ends `engine_failed` (and is counted), viewers joining and leaving are logged,
- * and speech events are left to the metrics and the engine pool's own log.
+ * and speech events are left to the event streams (session-events.ts), the metrics and the engine
+ * pool's own log.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { EngineHost } from '@mouthpiece/engine/host';
@@ -33,7 +34,8 @@ export function followEngineEvents(engine: EngineHost, d: EngineEventDeps): () =
         d.log.info({ sessionId: e.sessionId, viewerId: e.viewerId }, 'viewer disconnected');
         break;
       case 'speakingStart':
-      case 'speakingEnd':
+      case 'word':
+      case 'speakingEnd': // for backends: session-events.ts
       case 'turnFailed': // logged by the engine pool; the session lives
       case 'voiceRequest': // counted by the metrics
         break;

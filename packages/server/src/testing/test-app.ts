@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { FakeEngineHost, ManualClock, type FakeEngineHostOptions } from '@mouthpiece/engine/testing';
-import { buildApp } from '../app.js';
+import { buildApp, type AppDeps } from '../app.js';
 import { generateCredential, hashSecret } from '../auth/credential-secret.js';
 import type { Config } from '../config.js';
 import { testConfig } from './test-config.js';
@@ -49,6 +49,8 @@ export async function createTestApp(
     avatars?: FakeEngineHostOptions['avatars'];
     /** The fake engine's voices (default FAKE_VOICES). */
     voices?: FakeEngineHostOptions['voices'];
+    /** The event streams' heartbeat and buffer bound. */
+    eventStreams?: AppDeps['eventStreams'];
   } = {},
 ): Promise<TestApp> {
   const clock = new ManualClock();
@@ -69,6 +71,7 @@ export async function createTestApp(
     jwtSecret: JWT_SECRET,
     turn: opts.turn ?? { mode: 'off', host: 'localhost', ports: [], secret: '' },
     logger: false,
+    ...(opts.eventStreams ? { eventStreams: opts.eventStreams } : {}),
   });
   const addCredential: TestApp['addCredential'] = (o = {}) => {
     const { id, secret } = generateCredential();
