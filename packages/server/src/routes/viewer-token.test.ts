@@ -106,6 +106,14 @@ describe('the viewer token', () => {
       expect(error).toMatch(/^Insufficient permissions: this is a viewer token/);
       expect(error).toContain(`${call} needs the session token, which stays on your backend`);
     }
+    // the backend's event stream too (its 403 comes before the stream starts)
+    const events = await t.app.inject({
+      method: 'GET',
+      url: `/v1/avatar-session/${s.sessionId}/events`,
+      headers: { authorization: `Bearer ${s.viewerToken}` },
+    });
+    expectError(events, 403, 'FORBIDDEN');
+    expect(events.json<{ error: string }>().error).toContain('events needs the session token');
     expect(t.engine.calls.slice(before)).toEqual([]); // no interrupt, no close
     expect(t.engine.sessionIds()).toEqual([s.sessionId]);
     // the session token still does all of it
