@@ -68,10 +68,13 @@ const page = `<!doctype html>
     const say = (cls, text) => { const p = document.createElement('p'); p.className = cls; p.textContent = text; $('log').prepend(p); };
     window.agentEvents = [];
     let session;
-    fetch('/session', { method: 'POST' })
-      .then(async (r) => {
-        const s = await r.json();
-        if (!r.ok) throw new Error(s.error);
+    window.sessionReady = fetch('/session', { method: 'POST' }).then(async (r) => {
+      const s = await r.json();
+      if (!r.ok) throw new Error(s.error);
+      return s;
+    });
+    window.sessionReady
+      .then(async (s) => {
         session = s;
         const avatar = new Mouthpiece.AvatarSession({ baseUrl: ${JSON.stringify(MOUTHPIECE_URL)} });
         avatar.on('speakingStart', (e) => agentEvents.push({ type: 'speakingStart', turnId: e.turnId }));
