@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SentenceSplitter, type Segment } from './sentence-splitter.js';
+import { tokenize } from './testing/openai-standin.js';
 
 /** Feeds the text in the given pieces (or one character at a time) and returns every piece out. */
 function split(pieces: string[] | string, opts = {}): Segment[] {
@@ -40,8 +41,28 @@ describe('SentenceSplitter', () => {
     ['no terminator at the end', 'Hello there. And then', ['Hello there.', 'And then']],
     ['blank input', '  \n\n ', []],
   ])('%s', (_name, text, expected) => {
-    expect(texts(split(text))).toEqual(expected);
+    // whole, and one character at a time (the worst cut a stream can make) without eager ends
     expect(texts(split([text]))).toEqual(expected);
+    expect(texts(split(text, { eager: false }))).toEqual(expected);
+  });
+
+  it('fed as a model streams (words with their space, punctuation apart), eager ends cut the same; closers after the period are dropped', () => {
+    const text =
+      'He said "stop." Then (he left.) Dr. Lee paid 3.50 dollars! Fine? Yes. J. R. R. Tolkien wrote it.';
+    expect(texts(split(tokenize(text)))).toEqual([
+      'He said "stop.',
+      'Then (he left.',
+      'Dr. Lee paid 3.50 dollars!',
+      'Fine?',
+      'Yes.',
+      'J. R. R. Tolkien wrote it.',
+    ]);
+  });
+
+  it('the price of eager ends: a bare domain streamed in pieces is cut (eager: false keeps it)', () => {
+    const text = 'See example.com now. Ok.';
+    expect(texts(split(tokenize(text)))).toEqual(['See example.', 'com now.', 'Ok.']);
+    expect(texts(split(tokenize(text), { eager: false }))).toEqual(['See example.com now.', 'Ok.']);
   });
 
   it('keeps a code fence whole, periods and all, and marks it', () => {
@@ -62,14 +83,17 @@ describe('SentenceSplitter', () => {
     ]);
   });
 
-  it('holds a terminator until the next token shows what follows it', () => {
+  it('ends a sentence as its terminator arrives, unless the next token could change that', () => {
     const s = new SentenceSplitter();
-    expect(s.push('It costs 3.')).toEqual([]);
-    expect(s.push('50 dollars.')).toEqual([]);
-    expect(texts(s.push(' Next'))).toEqual(['It costs 3.50 dollars.']);
-    expect(s.push(' Dr.')).toEqual([]);
-    expect(s.push(' Who')).toEqual([]); // an abbreviation, not an end
-    expect(texts(s.end())).toEqual(['Next Dr. Who']);
+    expect(s.push('It costs 3.')).toEqual([]); // 3.50?
+    expect(texts(s.push('50 dollars.'))).toEqual(['It costs 3.50 dollars.']);
+    expect(s.push(' Ask Dr.')).toEqual([]); // an abbreviation, not an end
+    expect(s.push(' Who')).toEqual([]);
+    expect(texts(s.push('?'))).toEqual(['Ask Dr. Who?']);
+    expect(s.push(' He said "go."')).toEqual([]); // more closers may follow
+    expect(texts(s.push(' Then'))).toEqual(['He said "go."']);
+    expect(s.push(' J.')).toEqual([]); // an initial
+    expect(texts(s.end())).toEqual(['Then J.']);
   });
 
   it('cuts a long clause at a comma, and a run with no boundary at a space', () => {
