@@ -66,6 +66,27 @@ async function* tokens(text: string): AsyncGenerator<string> {
   }
 }
 
+/** A WAV file: 16 kHz mono 16-bit, a quiet tone. */
+function wav(seconds: number): Buffer {
+  const rate = 16000;
+  const n = Math.round(rate * seconds);
+  const b = Buffer.alloc(44 + n * 2);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + n * 2, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(rate, 24);
+  b.writeUInt32LE(rate * 2, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(n * 2, 40);
+  for (let i = 0; i < n; i++) b.writeInt16LE(Math.round(3000 * Math.sin(i / 8)), 44 + i * 2);
+  return b;
+}
+
 beforeEach(() => {
   sent = [];
   inFlight = 0;
@@ -223,6 +244,18 @@ describe('a session through the backend client', () => {
       code: 'SESSION_ENDED',
     });
     expect(sent.filter((x) => x.path === 'say-text')).toHaveLength(1);
+  });
+
+  it('says a finished WAV file, and passes the refusal of a bad file on', async () => {
+    const s = await client().createSession({ visualConfig: { avatarId: 'amara' } });
+    expect(await s.sayAudio(wav(0.5), { turnId: 'a1', durationSec: 0.5 })).toEqual({
+      turnId: 'a1',
+      decodedDurationSec: 0.5,
+      discarded: false,
+    });
+    await expect(
+      s.sayAudio(new Blob([Buffer.from('not audio at all')]), { turnId: 'a2', durationSec: 1 }),
+    ).rejects.toMatchObject({ status: 400, code: 'INVALID_AUDIO' });
   });
 
   it('the keep-alive loop sends, and stops and reports once the session has ended', async () => {
