@@ -16,7 +16,14 @@ import { createBackendClient } from '../../packages/backend/dist/index.js';
 import { nowMs, openAiStandin } from '../../packages/backend/dist/testing/index.js';
 // @ts-expect-error: the example is plain JavaScript
 import { chatCompletion } from '../../examples/llm-agent/agent.mjs';
-import { AUDIO_FLOOR, onset, openAvSession, wait } from '../lib/av-session.js';
+import {
+  AUDIO_FLOOR,
+  onset,
+  openAvSession,
+  wait,
+  type AvSession,
+  type ProbeLogs,
+} from '../lib/av-session.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
 
 const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 20);
@@ -34,6 +41,18 @@ interface Sample {
   posted: number;
   audio: number;
   playout: number;
+  /** The same first sentence as one plain say-text, request sent → first audio (this machine's server figure now). */
+  plain: number;
+}
+
+/** First received audio (page clock) after tPage, polled until it comes (≤ 6 s). */
+async function firstAudio(s: AvSession, tPage: number): Promise<ProbeLogs> {
+  let logs = await s.logs(tPage);
+  for (let k = 0; k < 60 && Number.isNaN(onset(logs.audio, tPage, AUDIO_FLOOR)); k++) {
+    await wait(100);
+    logs = await s.logs(tPage);
+  }
+  return logs;
 }
 
 it('measures', async () => {
@@ -60,11 +79,7 @@ it('measures', async () => {
           onTurn: () => (Number.isNaN(postedAt) ? (postedAt = nowMs()) : undefined),
         },
       );
-      let logs = await s.logs(tPage);
-      for (let k = 0; k < 60 && Number.isNaN(onset(logs.audio, tPage, AUDIO_FLOOR)); k++) {
-        await wait(100);
-        logs = await s.logs(tPage);
-      }
+      const logs = await firstAudio(s, tPage);
       await done;
       const c = model.completions.at(-1)!;
       const first = c.sentAt[0]!;
@@ -78,7 +93,20 @@ it('measures', async () => {
           posted: postedAt - first,
           audio: pageOrigin + onset(logs.audio, tPage, AUDIO_FLOOR) - first,
           playout: pageOrigin + onset(logs.playout, tPage, AUDIO_FLOOR) - first,
+          plain: NaN,
         });
+      await s.settle();
+      await wait(200);
+      // the same first sentence as one say-text: what the server alone takes now, on this machine
+      const sentence = c.tokens
+        .slice(0, c.firstSentenceToken + 1)
+        .join('')
+        .trim();
+      const tPlain = await s.page.evaluate(() => performance.now());
+      const sentAt = nowMs();
+      await session.sayText(sentence, { turnId: `plain${i + 1}` });
+      const plainLogs = await firstAudio(s, tPlain);
+      if (i >= 0) samples.at(-1)!.plain = pageOrigin + onset(plainLogs.audio, tPlain, AUDIO_FLOOR) - sentAt;
       await s.settle();
       await wait(200);
     }
@@ -98,14 +126,20 @@ it('measures', async () => {
     ['first turn accepted by say-text', 'posted'],
     ['first received audio (analyser)', 'audio'],
     ['first audio played out (receiver)', 'playout'],
+    ['plain say-text of sentence 1 → first audio', 'plain'],
   ] as const) {
     const v = samples.map((x) => x[key]).filter(Number.isFinite);
     report(row(label, [fmt(quantile(v, 0.5)), fmt(quantile(v, 0.95)), fmt(Math.max(...v)), v.length], 46, 8));
     json[key] = { p50: +quantile(v, 0.5).toFixed(1), p95: +quantile(v, 0.95).toFixed(1), n: v.length };
   }
   const ratio = p50('audio') / target;
+  // what the agent path adds over a plain say-text of its first sentence, at the same load
+  const added = quantile(samples.map((x) => x.audio - x.sentence - x.plain).filter(Number.isFinite), 0.5);
   report(
     `figure to beat: first sentence complete + ${TARGET_MS} ms = ${fmt(target)} ms; first audio p50 ${fmt(p50('audio'))} ms: ratio ${ratio.toFixed(2)} (≤ 1 beats it)`,
+  );
+  report(
+    `first audio − first sentence complete − plain say-text → first audio (what streaming adds), p50: ${fmt(added)} ms`,
   );
   report(
     JSON.stringify({
@@ -117,6 +151,7 @@ it('measures', async () => {
       ms: json,
       targetMs: +target.toFixed(1),
       ratio: +ratio.toFixed(3),
+      addedOverPlainSayTextMs: +added.toFixed(1),
     }),
   );
 });

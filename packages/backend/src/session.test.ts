@@ -258,6 +258,20 @@ describe('a session through the backend client', () => {
     ).rejects.toMatchObject({ status: 400, code: 'INVALID_AUDIO' });
   });
 
+  it('a model that fails mid-answer rejects streamText with its error; what was posted stays posted', async () => {
+    const s = await client().createSession({ visualConfig: { avatarId: 'amara' } });
+    async function* model(): AsyncGenerator<string> {
+      yield 'Said before the failure. ';
+      await new Promise((r) => setTimeout(r, 20));
+      yield 'Never said';
+      throw new Error('the model server went away');
+    }
+    await expect(s.streamText(model())).rejects.toThrow('the model server went away');
+    expect(sent.filter((x) => x.path === 'say-text').map((x) => x.body['text'])).toEqual([
+      'Said before the failure.',
+    ]);
+  });
+
   it('the keep-alive loop sends, and stops and reports once the session has ended', async () => {
     const s = await client().createSession({ visualConfig: { avatarId: 'amara' } });
     const errors: unknown[] = [];

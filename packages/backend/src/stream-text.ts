@@ -5,7 +5,8 @@
  * complete while one is being posted wait and go together in the next turn, so a fast model costs
  * one request per turn the avatar can speak, not one per token. Blank pieces are never sent.
  * The source is read without waiting for the posts (the model's stream never stalls on us);
- * an abort, an interrupt or a failed post stops reading it (its `return()` closes the stream).
+ * an abort, an interrupt or a failed post stops reading it (its `return()` closes the stream);
+ * a source that throws stops the posts and rejects with its error, once the post in flight settled.
  */
 import { stripMarkdown } from './markdown.js';
 import { SentenceSplitter, type SplitterOptions } from './sentence-splitter.js';
@@ -106,12 +107,17 @@ export async function streamTextTurns(
       }
       if (typeof next.value === 'string' && next.value !== '') enqueue(splitter.push(next.value));
     }
-    while (posting) await posting;
+  } catch (err) {
+    // the model failed mid-answer: nothing more is posted, and its error is the caller's
+    if (!stop.signal.aborted && failure === undefined)
+      failure = err instanceof Error ? err : new Error(String(err));
+    stop.abort();
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     // stop reading the source: closes the model's HTTP stream when it is one
     if (stop.signal.aborted) void Promise.resolve(it.return?.()).catch(() => undefined);
   }
+  while (posting) await posting;
   if (failure !== undefined) throw failure;
   const wasAborted = stop.signal.aborted;
   return { turns, text: turns.map((t) => t.text).join(' '), aborted: wasAborted };
