@@ -1,11 +1,11 @@
 /** audioStream() against the loopback stand-in of the audio WebSocket (testing/audio-standin.ts). */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createBackendClient } from './client.js';
-import type { AvatarSession } from './session.js';
+import type { BackendSession } from './session.js';
 import { audioStandin, type AudioStandin } from './testing/audio-standin.js';
 
 let server: AudioStandin;
-let session: AvatarSession;
+let session: BackendSession;
 
 beforeEach(async () => {
   server = await audioStandin();

@@ -1,10 +1,10 @@
 /**
  * The entry: a client holding the session credential (`KS`), which creates sessions. Everything
- * after create goes through the AvatarSession it returns (or one rebuilt from a stored id and token).
+ * after create goes through the BackendSession it returns (or one rebuilt from a stored id and token).
  */
 import type { CreateSessionBody, CreateSessionResponse } from '@mouthpiece/protocol';
 import { call, realSleep, type HttpOptions, type Sleep } from './http.js';
-import { AvatarSession, type SessionTokens } from './session.js';
+import { BackendSession, type SessionTokens } from './session.js';
 
 export interface BackendClientOptions {
   /** Where Mouthpiece answers, e.g. `http://localhost:8080`. */
@@ -21,9 +21,9 @@ export interface BackendClientOptions {
 
 export interface MouthpieceBackend {
   /** `POST /v1/avatar-session` with the credential. */
-  createSession(body: CreateSessionBody, signal?: AbortSignal): Promise<AvatarSession>;
+  createSession(body: CreateSessionBody, signal?: AbortSignal): Promise<BackendSession>;
   /** A session created earlier (its id and token), e.g. by another process. */
-  session(tokens: SessionTokens): AvatarSession;
+  session(tokens: SessionTokens): BackendSession;
 }
 
 export function createBackendClient(opts: BackendClientOptions): MouthpieceBackend {
@@ -41,12 +41,12 @@ export function createBackendClient(opts: BackendClientOptions): MouthpieceBacke
         json: body,
         signal,
       });
-      return new AvatarSession(http, {
+      return new BackendSession(http, {
         sessionId: r.sessionId,
         token: r.token,
         ...(typeof r.viewerToken === 'string' ? { viewerToken: r.viewerToken } : {}),
       });
     },
-    session: (tokens) => new AvatarSession(http, tokens),
+    session: (tokens) => new BackendSession(http, tokens),
   };
 }

@@ -1,5 +1,10 @@
 export { createBackendClient, type BackendClientOptions, type MouthpieceBackend } from './client.js';
-export { AvatarSession, type SessionTokens, type SayTextOptions, type CreateSessionBody } from './session.js';
+export {
+  BackendSession,
+  type SessionTokens,
+  type SayTextOptions,
+  type CreateSessionBody,
+} from './session.js';
 export { MouthpieceError, CLIENT_ERROR } from './errors.js';
 export type { Sleep } from './http.js';
 export type { StreamTextOptions, StreamTextResult, SpokenTurn } from './stream-text.js';

@@ -2,11 +2,11 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { SessionEvent } from '@mouthpiece/protocol';
 import { createBackendClient } from './client.js';
-import type { AvatarSession } from './session.js';
+import type { BackendSession } from './session.js';
 import { eventsStandin, type EventsStandin } from './testing/events-standin.js';
 
 let server: EventsStandin;
-let session: AvatarSession;
+let session: BackendSession;
 let waits: number[];
 
 beforeEach(async () => {

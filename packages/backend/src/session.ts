@@ -36,7 +36,7 @@ export interface SayTextOptions {
   signal?: AbortSignal;
 }
 
-export class AvatarSession implements SessionTokens {
+export class BackendSession implements SessionTokens {
   readonly sessionId: string;
   readonly token: string;
   readonly viewerToken?: string;
