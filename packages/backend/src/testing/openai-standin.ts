@@ -33,7 +33,12 @@ export interface OpenAiStandin {
   baseUrl: string;
   apiKey: string;
   completions: StandinCompletion[];
-  settings: { tokensPerSecond: number; reply: (messages: ChatMessage[]) => string };
+  settings: {
+    tokensPerSecond: number;
+    reply: (messages: ChatMessage[]) => string;
+    /** When set, a stream waits for it after its first sentence (a model still generating). */
+    holdAfterFirstSentence?: Promise<void> | undefined;
+  };
   close(): Promise<void>;
 }
 
@@ -53,7 +58,7 @@ function firstSentenceEnd(tokens: string[]): number {
 export async function openAiStandin(
   opts: { tokensPerSecond?: number; reply?: (messages: ChatMessage[]) => string; apiKey?: string } = {},
 ): Promise<OpenAiStandin> {
-  const settings = {
+  const settings: OpenAiStandin['settings'] = {
     tokensPerSecond: opts.tokensPerSecond ?? 40,
     reply:
       opts.reply ??
@@ -100,7 +105,7 @@ export async function openAiStandin(
       const chunk = (delta: object, finish: string | null = null): string =>
         `data: ${JSON.stringify({ id: 'chatcmpl-standin', object: 'chat.completion.chunk', model: c.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.write(chunk({ role: 'assistant', content: '' }));
-      const start = nowMs();
+      let start = nowMs();
       const gapMs = 1000 / settings.tokensPerSecond;
       for (let i = 0; i < tokens.length; i++) {
         const due = start + (i + 1) * gapMs - nowMs();
@@ -108,6 +113,10 @@ export async function openAiStandin(
         if (c.aborted) return;
         c.sentAt.push(nowMs());
         res.write(chunk({ content: tokens[i] }));
+        if (i === c.firstSentenceToken && settings.holdAfterFirstSentence) {
+          await settings.holdAfterFirstSentence;
+          start = nowMs() - (i + 1) * gapMs; // the pace goes on from here
+        }
       }
       res.write(chunk({}, 'stop'));
       res.end('data: [DONE]\n\n');
