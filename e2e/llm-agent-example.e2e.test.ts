@@ -105,7 +105,6 @@ it('speaks a streamed answer sentence by sentence, the first while the model is 
   );
   const completion = model.completions.at(-1)!;
   expect(completion.done).toBe(false); // spoken while the model is still generating
-  model.settings.holdAfterFirstSentence = undefined;
   release();
   await page.waitForSelector('#log .agent', { timeout: 20_000 });
   expect(await page.textContent('#log .agent')).toBe(
@@ -139,6 +138,8 @@ it('speaks a streamed answer sentence by sentence, the first while the model is 
 it('a message while the avatar answers is a barge-in: the model stream is aborted and no more of the old answer is spoken', async () => {
   const example = await startExample();
   const page = await openPage(example.url);
+  // the model stops after its first sentence: the barge-in comes while it is still generating
+  model.settings.holdAfterFirstSentence = new Promise<void>(() => undefined);
   const first = ask(page, 'long');
   await page.waitForFunction(
     () => (window as any).agentEvents.some((e: AgentEvent) => e.type === 'speakingStart'),

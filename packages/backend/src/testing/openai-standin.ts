@@ -36,7 +36,7 @@ export interface OpenAiStandin {
   settings: {
     tokensPerSecond: number;
     reply: (messages: ChatMessage[]) => string;
-    /** When set, a stream waits for it after its first sentence (a model still generating). */
+    /** When set, the next stream waits for it after its first sentence (a model still generating). */
     holdAfterFirstSentence?: Promise<void> | undefined;
   };
   close(): Promise<void>;
@@ -98,9 +98,14 @@ export async function openAiStandin(
         done: false,
       };
       completions.push(c);
-      res.on('close', () => {
-        if (!c.done) c.aborted = true;
-      });
+      const hold = settings.holdAfterFirstSentence;
+      settings.holdAfterFirstSentence = undefined;
+      const closed = new Promise<void>((resolve) =>
+        res.on('close', () => {
+          if (!c.done) c.aborted = true;
+          resolve();
+        }),
+      );
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const chunk = (delta: object, finish: string | null = null): string =>
         `data: ${JSON.stringify({ id: 'chatcmpl-standin', object: 'chat.completion.chunk', model: c.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -113,8 +118,9 @@ export async function openAiStandin(
         if (c.aborted) return;
         c.sentAt.push(nowMs());
         res.write(chunk({ content: tokens[i] }));
-        if (i === c.firstSentenceToken && settings.holdAfterFirstSentence) {
-          await settings.holdAfterFirstSentence;
+        if (i === c.firstSentenceToken && hold) {
+          await Promise.race([hold, closed]);
+          if (c.aborted) return;
           start = nowMs() - (i + 1) * gapMs; // the pace goes on from here
         }
       }
