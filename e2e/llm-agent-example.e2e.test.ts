@@ -32,7 +32,7 @@ afterEach(() => {
   for (const p of running.splice(0)) p.kill();
 });
 
-async function startExample(): Promise<{ url: string; out: string[] }> {
+async function startExample(env: Record<string, string> = {}): Promise<{ url: string; out: string[] }> {
   const port = await freePort();
   const out: string[] = [];
   const proc = spawn(process.execPath, [EXAMPLE], {
@@ -44,6 +44,7 @@ async function startExample(): Promise<{ url: string; out: string[] }> {
       OPENAI_BASE_URL: model.baseUrl,
       OPENAI_API_KEY: model.apiKey,
       OPENAI_MODEL: 'standin-model',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -174,4 +175,19 @@ it('a message while the avatar answers is a barge-in: the model stream is aborte
   expect(got.some((e) => e.type === 'speakingEnd' && e.turnId.startsWith('answer1') && e.interrupted)).toBe(
     true,
   );
+});
+
+it('says what went wrong when the model server refuses, and the avatar says nothing', async () => {
+  const example = await startExample({ OPENAI_API_KEY: 'sk-wrong' });
+  const session = await (await fetch(`${example.url}/session`, { method: 'POST' })).json();
+  const r = await fetch(`${example.url}/message`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sessionId: session.sessionId, text: 'hello' }),
+  });
+  expect(r.status).toBe(502);
+  expect((await r.json()).error).toMatch(
+    /^the answer failed: the model server answered 401: .*Incorrect API key/,
+  );
+  expect(example.out.filter((l) => l.startsWith('turn '))).toEqual([]);
 });

@@ -49,6 +49,8 @@ export class Agent {
   #turns = 0;
   /** The last turn given to the avatar: its speakingEnd (with no answer generating) ends our turn. */
   #lastTurnId;
+  /** Messages start their answers one at a time (two at once would both barge in, then both speak). */
+  #starting = Promise.resolve();
 
   constructor({ session, model, log = console }) {
     this.session = session;
@@ -65,34 +67,53 @@ export class Agent {
 
   /** Answers a user message; resolves with what the avatar was given to say. */
   async reply(text) {
-    // barge-in: the old answer stops where it is (model stream and speech), the new one follows
-    if (this.#answer || this.speaking !== false) {
-      this.#answer?.controller.abort();
-      await this.session.interrupt();
-      await this.#answer?.done.catch(() => undefined);
+    // answers start one at a time: two messages at once would both barge in, then both speak
+    const previous = this.#starting;
+    let started;
+    this.#starting = new Promise((r) => (started = r));
+    let answer;
+    try {
+      await previous;
+      // barge-in: the old answer stops where it is (model stream and speech), the new one follows
+      if (this.#answer || this.speaking !== false) {
+        const old = this.#answer;
+        old?.controller.abort();
+        await this.session.interrupt(); // also waits for the old answer's last post
+        await old?.finished.catch(() => undefined); // its history entry before the new message
+      }
+      answer = this.#begin(text);
+    } finally {
+      started();
     }
+    return answer.finished;
+  }
+
+  /** Starts streaming the answer to one message: { controller, finished }. */
+  #begin(text) {
     this.#history.push({ role: 'user', content: text });
     const controller = new AbortController();
     const n = ++this.#turns;
     const deltas = chatCompletion({ ...this.model, messages: this.#history, signal: controller.signal });
-    const done = this.session.streamText(deltas, {
-      signal: controller.signal,
-      turnIdPrefix: `answer${n}`,
-      onTurn: (t) => {
-        this.#lastTurnId = t.turnId;
-        this.log.info?.(`turn ${t.turnId}: ${JSON.stringify(t.text)}`);
-      },
-    });
-    const answer = { controller, done };
+    const answer = { controller };
+    answer.finished = this.session
+      .streamText(deltas, {
+        signal: controller.signal,
+        turnIdPrefix: `answer${n}`,
+        onTurn: (t) => {
+          this.#lastTurnId = t.turnId;
+          this.log.info?.(`turn ${t.turnId}: ${JSON.stringify(t.text)}`);
+        },
+      })
+      .then((r) => {
+        // the history holds what was said: an interrupted answer ends where the avatar stopped being fed
+        if (r.text) this.#history.push({ role: 'assistant', content: r.text });
+        return { spoken: r.text, turns: r.turns.map((t) => t.turnId), aborted: r.aborted };
+      })
+      .finally(() => {
+        if (this.#answer === answer) this.#answer = undefined;
+      });
     this.#answer = answer;
-    try {
-      const r = await done;
-      // the history holds what was said: an interrupted answer ends where the avatar stopped being fed
-      if (r.text) this.#history.push({ role: 'assistant', content: r.text });
-      return { spoken: r.text, turns: r.turns.map((t) => t.turnId), aborted: r.aborted };
-    } finally {
-      if (this.#answer === answer) this.#answer = undefined;
-    }
+    return answer;
   }
 
   close() {

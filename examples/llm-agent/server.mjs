@@ -37,7 +37,7 @@ async function createSession() {
   agents.set(session.sessionId, agent);
   session.startKeepAlive({
     onError: (err) => {
-      log.warn(`keep-alive ${session.sessionId}: ${err.code ?? ''} ${err.message}`);
+      log.warn(`keep-alive ${session.sessionId}: ${[err.code, err.message].filter(Boolean).join(' ')}`);
       if (err.status === 410 || err.status === 404) forget(session.sessionId);
     },
   });
@@ -132,7 +132,7 @@ async function handle(req, res) {
     try {
       return send(200, await agent.reply(text));
     } catch (err) {
-      return send(502, { error: `the answer failed: ${err.code ?? ''} ${err.message}`.trim() });
+      return send(502, { error: `the answer failed: ${[err.code, err.message].filter(Boolean).join(' ')}` });
     }
   }
   if (req.method === 'GET' && path === '/state') {
