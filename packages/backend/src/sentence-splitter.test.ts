@@ -96,6 +96,16 @@ describe('SentenceSplitter', () => {
     expect(texts(s.end())).toEqual(['Then J.']);
   });
 
+  it('cuts a long first sentence at its first comma past 40 characters, later ones past 80', () => {
+    const text =
+      'That is a really great question about returns, and the short answer is yes. After that the rest of the answer goes on, and on, without a cut until it ends.';
+    expect(texts(split(tokenize(text)))).toEqual([
+      'That is a really great question about returns,',
+      'and the short answer is yes.',
+      'After that the rest of the answer goes on, and on, without a cut until it ends.',
+    ]);
+  });
+
   it('cuts a long clause at a comma, and a run with no boundary at a space', () => {
     const clause = 'This first clause is long enough to be worth speaking on its own, and the rest follows.';
     expect(texts(split(clause, { clauseMinChars: 40 }))).toEqual([

@@ -16,6 +16,11 @@ export interface Segment {
 export interface SplitterOptions {
   /** A `,` `;` or `:` followed by a space ends a clause once the piece is this long (default 80). */
   clauseMinChars?: number;
+  /**
+   * The same for the first piece (default 40): a long first sentence starts speaking at its first
+   * comma past this length, since the first piece is what the listener waits for.
+   */
+  firstClauseMinChars?: number;
   /** A piece with no boundary is cut at its last space past this length (default 400). */
   maxChars?: number;
   /**
@@ -76,6 +81,9 @@ export class SentenceSplitter {
   #buf = '';
   #inFence = false;
   readonly #clauseMinChars: number;
+  readonly #firstClauseMinChars: number;
+  /** Pieces given out so far. */
+  #pieces = 0;
   readonly #maxChars: number;
   readonly #eager: boolean;
   /** The last cut was made before the character after it was known: closers that follow are its. */
@@ -83,6 +91,7 @@ export class SentenceSplitter {
 
   constructor(opts: SplitterOptions = {}) {
     this.#clauseMinChars = opts.clauseMinChars ?? 80;
+    this.#firstClauseMinChars = opts.firstClauseMinChars ?? Math.min(40, this.#clauseMinChars);
     this.#maxChars = opts.maxChars ?? 400;
     this.#eager = opts.eager ?? true;
   }
@@ -114,7 +123,10 @@ export class SentenceSplitter {
       this.#buf = this.#buf.slice(d.cut + d.skip);
       if (code) this.#inFence = false;
       else this.#buf = this.#buf.replace(/^[ \t]+/, '');
-      if (text.trim() !== '') out.push({ text: code ? text.trimEnd() : text.trim(), code });
+      if (text.trim() !== '') {
+        out.push({ text: code ? text.trimEnd() : text.trim(), code });
+        this.#pieces++;
+      }
     }
   }
 
@@ -176,7 +188,8 @@ export class SentenceSplitter {
         if (c === '.' && j === i + 1 && !this.#endsSentence(b.slice(0, i))) continue;
         return { cut: j, skip: 0 };
       }
-      if (CLAUSE.includes(c) && i + 1 >= this.#clauseMinChars) {
+      const clauseMin = this.#pieces === 0 ? this.#firstClauseMinChars : this.#clauseMinChars;
+      if (CLAUSE.includes(c) && i + 1 >= clauseMin) {
         if (i + 1 === b.length) return final ? undefined : 'more';
         if (/\s/.test(b[i + 1]!)) return { cut: i + 1, skip: 0 };
       }
