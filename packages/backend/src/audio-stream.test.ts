@@ -28,7 +28,8 @@ it('streams a turn of PCM and reports its playback events', async () => {
   audio.on('playbackStarted', (e) => events.push(`started ${e.turnId}`));
   const turnId = audio.start({ sampleRate: 16000, turnId: 'tts-1' });
   expect(turnId).toBe('tts-1');
-  for (let i = 0; i < 10; i++) await audio.write(pcm(1600));
+  for (let i = 0; i < 9; i++) await audio.write(pcm(1600));
+  await audio.write(new Int16Array(1600).fill(1000)); // samples as they come from a TTS
   const finished = audio.finished('tts-1');
   audio.end();
   expect(await finished).toEqual({
@@ -39,6 +40,11 @@ it('streams a turn of PCM and reports its playback events', async () => {
   });
   expect(events).toEqual(['started tts-1']);
   expect(server.turns).toMatchObject([{ turnId: 'tts-1', sampleRate: 16000, bytes: 32000, ended: true }]);
+  expect(
+    Buffer.concat(server.turns[0]!.pcm).equals(
+      Buffer.concat(Array.from({ length: 10 }, () => Buffer.from(pcm(1600)))),
+    ),
+  ).toBe(true);
   await audio.close();
 });
 

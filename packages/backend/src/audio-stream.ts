@@ -36,8 +36,8 @@ export interface AudioStreamOptions {
 export interface AudioStream {
   /** Opens a turn of mono s16le PCM at sampleRate; returns its turn id (generated when not given). */
   start(opts: { sampleRate: AudioStreamSampleRate; turnId?: string }): string;
-  /** Sends PCM of the open turn; resolves when the socket can take more. */
-  write(pcm: Uint8Array): Promise<void>;
+  /** Sends PCM of the open turn (s16le bytes, or an Int16Array of samples in the machine's order, little-endian on x86 and ARM); resolves when the socket can take more. */
+  write(pcm: Uint8Array | Int16Array): Promise<void>;
   /** Ends the open turn: the rest of its audio plays, then `playbackFinished`. */
   end(): void;
   /** Barge-in: stops what plays and drops what is queued, as `interrupt` does. */
@@ -132,7 +132,8 @@ class WsAudioStream implements AudioStream {
     return turnId;
   }
 
-  async write(pcm: Uint8Array): Promise<void> {
+  async write(samples: Uint8Array | Int16Array): Promise<void> {
+    const pcm = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
     if (this.#turnId === undefined) throw new Error('no turn is open: start() one first');
     this.#checkOpen();
     const sent = new Promise<void>((resolve, reject) =>
