@@ -6,14 +6,17 @@
 import { MouthpieceError } from './errors.js';
 
 export interface KeepAliveOptions {
-  /** Default 10 000 (the contract's interval; the server's idle timeout is 30 s by default). */
+  /**
+   * Default 10 000 (the contract's interval; the server's idle timeout is 30 s by default), or a
+   * third of the idle timeout init-client answered when that is shorter.
+   */
   intervalMs?: number;
   onError?: (err: unknown) => void;
 }
 
 export class KeepAlive {
   readonly #send: (signal: AbortSignal) => Promise<void>;
-  readonly #intervalMs: number;
+  readonly intervalMs: number;
   readonly #onError: (err: unknown) => void;
   readonly #stop = new AbortController();
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -22,7 +25,7 @@ export class KeepAlive {
 
   constructor(send: (signal: AbortSignal) => Promise<void>, opts: KeepAliveOptions) {
     this.#send = send;
-    this.#intervalMs = opts.intervalMs ?? 10_000;
+    this.intervalMs = opts.intervalMs ?? 10_000;
     this.#onError = opts.onError ?? ((): void => undefined);
     this.#schedule();
   }
@@ -38,7 +41,7 @@ export class KeepAlive {
 
   #schedule(): void {
     if (!this.running) return;
-    this.#timer = setTimeout(() => void this.#tick(), this.#intervalMs);
+    this.#timer = setTimeout(() => void this.#tick(), this.intervalMs);
     this.#timer.unref?.();
   }
 

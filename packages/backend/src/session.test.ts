@@ -22,8 +22,8 @@ let inFlight: number;
 let maxInFlight: number;
 let sleeps: number[];
 
-async function start(limits: { requestsPerSecond?: number } = {}): Promise<void> {
-  t = await createTestApp({ limits, config: { idleTimeoutMs: 600_000 } });
+async function start(limits: { requestsPerSecond?: number } = {}, idleTimeoutMs = 600_000): Promise<void> {
+  t = await createTestApp({ limits, config: { idleTimeoutMs } });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = t.app.server.address() as { port: number };
   baseUrl = `http://127.0.0.1:${addr.port}`;
@@ -285,6 +285,16 @@ describe('a session through the backend client', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ status: 410, code: 'SESSION_ENDED' });
   });
+});
+
+it('keeps alive at a third of an idle timeout shorter than 30 s, as init-client tells it', async () => {
+  await start({}, 9000);
+  const s = await client().createSession({ visualConfig: { avatarId: 'amara' } });
+  expect(s.startKeepAlive().intervalMs).toBe(10_000); // not known before init-client
+  await s.initClient();
+  expect(s.startKeepAlive().intervalMs).toBe(3000);
+  expect(s.startKeepAlive({ intervalMs: 500 }).intervalMs).toBe(500);
+  await s.end();
 });
 
 describe('under the rate limit', () => {

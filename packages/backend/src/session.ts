@@ -45,6 +45,8 @@ export class BackendSession implements SessionTokens {
   /** streamText calls in progress: interrupt() stops them (barge-in stops the rest of the answer). */
   readonly #streams = new Map<AbortController, Promise<unknown>>();
   #keepAlive: KeepAlive | undefined;
+  /** The server's idle timeout, once init-client told it. */
+  #idleTimeoutMs: number | undefined;
 
   constructor(http: HttpOptions, tokens: SessionTokens) {
     this.#http = http;
@@ -59,8 +61,10 @@ export class BackendSession implements SessionTokens {
     return { sessionId: this.sessionId, token: this.viewerToken ?? this.token };
   }
 
-  initClient(signal?: AbortSignal): Promise<InitClientResponse> {
-    return this.#post<InitClientResponse>('/init-client', {}, signal);
+  async initClient(signal?: AbortSignal): Promise<InitClientResponse> {
+    const r = await this.#post<InitClientResponse>('/init-client', {}, signal);
+    if (typeof r.idleTimeoutMs === 'number' && r.idleTimeoutMs > 0) this.#idleTimeoutMs = r.idleTimeoutMs;
+    return r;
   }
 
   /** One say-text call; markdown stripped unless `markdown: 'keep'`. */
@@ -148,12 +152,14 @@ export class BackendSession implements SessionTokens {
   }
 
   /**
-   * Sends keep-alives every `intervalMs` (default 10 s) until stop() or end(). A failed one is
+   * Sends keep-alives every `intervalMs` (default 10 s, or a third of the idle timeout init-client
+   * answered when that is shorter) until stop() or end(). A failed one is
    * reported to `onError`; one that cannot succeed again (401, 404, 410) stops the loop.
    */
   startKeepAlive(opts: KeepAliveOptions = {}): KeepAlive {
     this.#keepAlive?.stop();
-    this.#keepAlive = new KeepAlive((signal) => this.keepAliveOnce(signal), opts);
+    const intervalMs = opts.intervalMs ?? Math.min(10_000, (this.#idleTimeoutMs ?? Infinity) / 3);
+    this.#keepAlive = new KeepAlive((signal) => this.keepAliveOnce(signal), { ...opts, intervalMs });
     return this.#keepAlive;
   }
 
