@@ -82,7 +82,11 @@ export async function streamTextTurns(
         const turn = { turnId: `${prefix}-${turns.length + 1}`, text };
         await post(turn, stop.signal);
         turns.push(turn);
-        opts.onTurn?.(turn);
+        try {
+          opts.onTurn?.(turn);
+        } catch {
+          // a failing listener is the caller's bug; it never stops the answer
+        }
       }
     } catch (err) {
       if (!stop.signal.aborted) failure = err instanceof Error ? err : new Error(String(err));
