@@ -103,7 +103,15 @@ describe('a session through the backend client', () => {
   it('creates, inits, says text, keeps alive, interrupts and ends', async () => {
     const s = await client().createSession({ visualConfig: { avatarId: 'amara' } });
     expect(s.sessionId).toMatch(/\S/);
-    expect(s.viewerCredentials()).toEqual({ sessionId: s.sessionId, token: s.viewerToken ?? s.token });
+    expect(s.viewerCredentials()).toEqual(
+      s.viewerToken === undefined
+        ? { sessionId: s.sessionId, token: s.token }
+        : { sessionId: s.sessionId, viewerToken: s.viewerToken },
+    );
+    expect(client().session({ sessionId: 'x', token: 't', viewerToken: 'v' }).viewerCredentials()).toEqual({
+      sessionId: 'x',
+      viewerToken: 'v',
+    });
     const init = await s.initClient();
     expect(init.whepUrl).toContain(s.sessionId);
     expect(await s.sayText('**Hello** there, see [the docs](https://x.y/z).', { turnId: 't1' })).toEqual({

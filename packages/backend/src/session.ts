@@ -56,9 +56,15 @@ export class BackendSession implements SessionTokens {
     this.#path = `/v1/avatar-session/${encodeURIComponent(tokens.sessionId)}`;
   }
 
-  /** What a page needs to show the avatar without control of it: the viewer token when there is one. */
-  viewerCredentials(): { sessionId: string; token: string } {
-    return { sessionId: this.sessionId, token: this.viewerToken ?? this.token };
+  /**
+   * What a page needs to show the avatar without control of it: `{ sessionId, viewerToken }`,
+   * which the browser SDK's `initSession` opens view-only (docs/client.md "View-only pages"), or,
+   * from a server that issues no viewer token, `{ sessionId, token }`.
+   */
+  viewerCredentials(): { sessionId: string; viewerToken: string } | { sessionId: string; token: string } {
+    return this.viewerToken !== undefined
+      ? { sessionId: this.sessionId, viewerToken: this.viewerToken }
+      : { sessionId: this.sessionId, token: this.token };
   }
 
   async initClient(signal?: AbortSignal): Promise<InitClientResponse> {
