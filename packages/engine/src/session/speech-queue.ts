@@ -16,7 +16,8 @@ export interface QueueClock {
   clearTimeout(handle: unknown): void;
 }
 
-const systemClock: QueueClock = {
+/** Timers on the process's event loop (unref'd: they never keep a process alive). */
+export const systemQueueClock: QueueClock = {
   setTimeout: (fn, ms) => {
     const t = setTimeout(fn, ms);
     t.unref();
@@ -83,7 +84,7 @@ export class SpeechQueue<A = unknown> {
   #closed = false;
 
   constructor(opts: SpeechQueueOptions = {}) {
-    this.#clock = opts.clock ?? systemClock;
+    this.#clock = opts.clock ?? systemQueueClock;
     this.#autoFinalizeMs = opts.autoFinalizeMs ?? TURN_AUTO_FINALIZE_MS;
     this.#maxTurns = opts.maxTurns ?? MAX_QUEUED_TURNS;
     this.#maxCharacters = opts.maxCharacters ?? MAX_QUEUED_CHARACTERS;

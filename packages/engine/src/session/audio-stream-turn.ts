@@ -1,0 +1,210 @@
+/**
+ * A turn of PCM streamed in by a backend (the audio WebSocket, docs/api.md): another filler of a
+ * `TurnAudio`, played by the same player as text and uploaded turns. The audio arrives at the
+ * producer's rate, is resampled to the 48 kHz media clock as it comes (speech/stream-resampler.ts)
+ * and gets the audio-only mouth live (lipsync/live-audio-mouth.ts), so the mouth — and a video
+ * avatar's sound matching — follows the audio while it streams.
+ *
+ * A jitter buffer decides when audio reaches the player: nothing until the target is held (the
+ * largest chunk seen plus a margin for arrival jitter, at least START_MS), then everything as it
+ * comes. When playback runs dry (an underrun: the player plays silence and the mouth closes) the
+ * target grows by STEP_MS up to MAX_MS and the turn buffers again. `end` releases all at once; so
+ * does a producer silent for `autoFinalizeMs` (the turn ends with what came), unless the session
+ * holds back the producer (its unplayed audio is over AUDIO_STREAM_MAX_BUFFERED_MS).
+ */
+import { AUDIO_STREAM_MAX_BUFFERED_MS, AUDIO_STREAM_MAX_TURN_MS } from '@mouthpiece/protocol';
+import { SAMPLE_RATE_HZ, msToSamples } from '../clock/media-clock.js';
+import { LiveAudioMouth } from '../lipsync/live-audio-mouth.js';
+import { StreamResampler } from '../speech/stream-resampler.js';
+import type { QueueClock } from './speech-queue.js';
+import { TurnAudio, type PieceWriter } from './turn-audio.js';
+
+/** The least audio held before playback starts (ms). */
+export const JITTER_START_MS = 60;
+/** Held beyond the largest chunk seen, for chunks arriving late (ms). */
+export const JITTER_MARGIN_MS = 50;
+/** Added to the target after each underrun (ms). */
+export const JITTER_STEP_MS = 60;
+/** The most the target grows to (ms). */
+export const JITTER_MAX_MS = 600;
+
+export interface AudioStreamTurnOptions {
+  turnId: string;
+  sampleRateHz: number;
+  clock: QueueClock;
+  autoFinalizeMs: number;
+}
+
+export type AudioTurnWriteResult = 'written' | 'too_long' | 'closed';
+
+const SAMPLES_PER_MS = msToSamples(1);
+/** A turn's audio goes to the player in pieces of at most 10 s. */
+const PIECE_SAMPLES = msToSamples(10_000);
+
+export class AudioStreamTurn {
+  readonly audio: TurnAudio;
+  readonly #o: AudioStreamTurnOptions;
+  readonly #resampler = new StreamResampler(SAMPLE_RATE_HZ);
+  #mouth = new LiveAudioMouth();
+  #writer: PieceWriter | undefined;
+  #pending: Int16Array[] = [];
+  #pendingSamples = 0;
+  /** Input samples (at the producer's rate) received. */
+  #inputSamples = 0;
+  /** 48 kHz samples made so far (pending or released). */
+  #samples = 0;
+  /** 48 kHz samples handed to the player's pieces. */
+  #released = 0;
+  #largestChunkMs = 0;
+  #targetMs = JITTER_START_MS;
+  #buffering = true;
+  #underrunsSeen = 0;
+  #ended = false;
+  #timer: unknown;
+  /** An odd byte left from the last write (a sample split across frames). */
+  #carry: number | undefined;
+
+  constructor(o: AudioStreamTurnOptions) {
+    this.#o = o;
+    this.audio = new TurnAudio(o.turnId);
+    this.#arm();
+  }
+
+  get turnId(): string {
+    return this.audio.turnId;
+  }
+
+  /** The producer's side is over (end, silence, or closed): writes answer `closed`. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Audio received but not yet played, in ms (the session's backpressure sums these). */
+  get unplayedMs(): number {
+    return Math.max(0, this.#samples - this.audio.playedSamples) / SAMPLES_PER_MS;
+  }
+
+  get playedMs(): number {
+    return Math.round(this.audio.playedSamples / SAMPLES_PER_MS);
+  }
+
+  get underruns(): number {
+    return this.audio.underruns;
+  }
+
+  /** The audio the jitter buffer holds before playing (ms). */
+  get targetMs(): number {
+    return Math.min(JITTER_MAX_MS, Math.max(this.#targetMs, this.#largestChunkMs + JITTER_MARGIN_MS));
+  }
+
+  /** Mono s16le PCM at the turn's rate, any number of bytes (a sample may span two writes). */
+  write(bytes: Uint8Array): AudioTurnWriteResult {
+    if (this.#ended || this.audio.closed) return 'closed';
+    const pcm = this.#samplesOf(bytes);
+    const room = Math.floor((AUDIO_STREAM_MAX_TURN_MS * this.#o.sampleRateHz) / 1000) - this.#inputSamples;
+    const take = pcm.length > room ? pcm.subarray(0, Math.max(0, room)) : pcm;
+    if (take.length > 0) {
+      this.#inputSamples += take.length;
+      this.#largestChunkMs = Math.max(this.#largestChunkMs, (1000 * take.length) / this.#o.sampleRateHz);
+      this.#hold(this.#resampler.push(take, this.#o.sampleRateHz));
+      this.#arm();
+    }
+    return take.length < pcm.length ? 'too_long' : 'written';
+  }
+
+  /** No more audio: what is held plays out, then the turn is over. */
+  end(): void {
+    if (this.#ended || this.audio.closed) return;
+    this.#ended = true;
+    this.#o.clock.clearTimeout(this.#timer);
+    this.#hold(this.#resampler.end());
+    this.#release(true);
+    this.#finishPiece();
+    this.audio.end();
+  }
+
+  /** Interrupted, played out or the session closed: nothing more plays or is kept. */
+  close(): void {
+    this.#o.clock.clearTimeout(this.#timer);
+    this.#pending = [];
+    this.#pendingSamples = 0;
+    this.audio.close();
+    this.#ended = true;
+  }
+
+  #samplesOf(bytes: Uint8Array): Int16Array {
+    if (bytes.length === 0) return new Int16Array(0);
+    const lead = this.#carry === undefined ? 0 : 1;
+    const count = Math.floor((bytes.length + lead) / 2);
+    const pcm = new Int16Array(count);
+    for (let i = 0; i < count; i++) {
+      const lo = lead === 1 && i === 0 ? this.#carry! : bytes[2 * i - lead]!;
+      const hi = bytes[2 * i + 1 - lead]!;
+      pcm[i] = ((hi << 24) >> 16) | lo;
+    }
+    const used = 2 * count - lead;
+    this.#carry = used < bytes.length ? bytes[bytes.length - 1] : undefined;
+    return pcm;
+  }
+
+  #hold(pcm: Int16Array): void {
+    if (pcm.length === 0) return;
+    this.#samples += pcm.length;
+    this.#pending.push(pcm);
+    this.#pendingSamples += pcm.length;
+    if (this.audio.underruns > this.#underrunsSeen) {
+      // playback ran dry since the last write: hold more before playing again
+      this.#underrunsSeen = this.audio.underruns;
+      this.#targetMs = Math.min(JITTER_MAX_MS, this.#targetMs + JITTER_STEP_MS);
+      this.#buffering = true;
+    }
+    this.#release(false);
+  }
+
+  /** Hands the held audio to the player once the target is held (or at the end). */
+  #release(all: boolean): void {
+    if (this.#pendingSamples === 0) return;
+    const ahead = this.#released - this.audio.playedSamples;
+    if (!all && this.#buffering && ahead + this.#pendingSamples < this.targetMs * SAMPLES_PER_MS) return;
+    this.#buffering = false;
+    for (const pcm of this.#pending) this.#stream(pcm);
+    this.#pending = [];
+    this.#pendingSamples = 0;
+    this.#mouth.update(this.#writer!.streamed);
+  }
+
+  /**
+   * Into the current piece, up to PIECE_SAMPLES; then the next (so the live mouth's work per
+   * chunk stays bounded however long the turn). A piece is finished only when the next has audio.
+   */
+  #stream(pcm: Int16Array): void {
+    let rest = pcm;
+    while (rest.length > 0) {
+      if (!this.#writer || this.#writer.streamed.length >= PIECE_SAMPLES) {
+        this.#finishPiece();
+        this.#writer = this.audio.reserve();
+        this.#mouth = new LiveAudioMouth();
+      }
+      const part = rest.subarray(0, PIECE_SAMPLES - this.#writer.streamed.length);
+      this.#writer.stream(part, this.#mouth);
+      rest = rest.subarray(part.length);
+    }
+    this.#released += pcm.length;
+  }
+
+  #finishPiece(): void {
+    if (!this.#writer?.piece) return;
+    this.#mouth.update(this.#writer.streamed, true);
+    this.#writer.finish();
+  }
+
+  /** A producer silent for autoFinalizeMs ends the turn, unless the session holds it back. */
+  #arm(): void {
+    this.#o.clock.clearTimeout(this.#timer);
+    this.#timer = this.#o.clock.setTimeout(() => {
+      if (this.#ended || this.audio.closed) return;
+      if (this.unplayedMs >= AUDIO_STREAM_MAX_BUFFERED_MS) this.#arm();
+      else this.end();
+    }, this.#o.autoFinalizeMs);
+  }
+}
