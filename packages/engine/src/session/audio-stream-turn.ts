@@ -5,12 +5,13 @@
  * and gets the audio-only mouth live (lipsync/live-audio-mouth.ts), so the mouth — and a video
  * avatar's sound matching — follows the audio while it streams.
  *
- * A jitter buffer decides when audio reaches the player: nothing until the target is held (the
- * largest chunk seen plus a margin for arrival jitter, at least START_MS), then everything as it
- * comes. When playback runs dry (an underrun: the player plays silence and the mouth closes) the
- * target grows by STEP_MS up to MAX_MS and the turn buffers again. `end` releases all at once; so
- * does a producer silent for `autoFinalizeMs` (the turn ends with what came), unless the session
- * holds back the producer (its unplayed audio is over AUDIO_STREAM_MAX_BUFFERED_MS).
+ * A jitter buffer decides when audio reaches the player: it is held for the target delay after
+ * the first of it arrives (JITTER_START_MS: chunks arriving up to ±30 ms off real time then play
+ * without a gap, whatever their size), then everything goes as it comes. When playback runs dry
+ * (an underrun: the player plays silence and the mouth closes) the delay grows by JITTER_STEP_MS
+ * up to JITTER_MAX_MS and the turn buffers again. `end` releases all at once; a producer silent
+ * for `autoFinalizeMs` ends the turn with what came, unless the session holds the producer back
+ * (its unplayed audio is over AUDIO_STREAM_MAX_BUFFERED_MS).
  */
 import { AUDIO_STREAM_MAX_BUFFERED_MS, AUDIO_STREAM_MAX_TURN_MS } from '@mouthpiece/protocol';
 import { SAMPLE_RATE_HZ, msToSamples } from '../clock/media-clock.js';
@@ -19,10 +20,8 @@ import { StreamResampler } from '../speech/stream-resampler.js';
 import type { QueueClock } from './speech-queue.js';
 import { TurnAudio, type PieceWriter } from './turn-audio.js';
 
-/** The least audio held before playback starts (ms). */
+/** How long audio is held before it starts to play (ms): twice the ±30 ms of jitter it absorbs. */
 export const JITTER_START_MS = 60;
-/** Held beyond the largest chunk seen, for chunks arriving late (ms). */
-export const JITTER_MARGIN_MS = 50;
 /** Added to the target after each underrun (ms). */
 export const JITTER_STEP_MS = 60;
 /** The most the target grows to (ms). */
@@ -53,10 +52,8 @@ export class AudioStreamTurn {
   #inputSamples = 0;
   /** 48 kHz samples made so far (pending or released). */
   #samples = 0;
-  /** 48 kHz samples handed to the player's pieces. */
-  #released = 0;
-  #largestChunkMs = 0;
   #targetMs = JITTER_START_MS;
+  #hold: unknown;
   #buffering = true;
   #underrunsSeen = 0;
   #ended = false;
@@ -92,9 +89,9 @@ export class AudioStreamTurn {
     return this.audio.underruns;
   }
 
-  /** The audio the jitter buffer holds before playing (ms). */
+  /** How long the jitter buffer holds audio before it plays (ms). */
   get targetMs(): number {
-    return Math.min(JITTER_MAX_MS, Math.max(this.#targetMs, this.#largestChunkMs + JITTER_MARGIN_MS));
+    return this.#targetMs;
   }
 
   /** Mono s16le PCM at the turn's rate, any number of bytes (a sample may span two writes). */
@@ -105,8 +102,7 @@ export class AudioStreamTurn {
     const take = pcm.length > room ? pcm.subarray(0, Math.max(0, room)) : pcm;
     if (take.length > 0) {
       this.#inputSamples += take.length;
-      this.#largestChunkMs = Math.max(this.#largestChunkMs, (1000 * take.length) / this.#o.sampleRateHz);
-      this.#hold(this.#resampler.push(take, this.#o.sampleRateHz));
+      this.#keep(this.#resampler.push(take, this.#o.sampleRateHz));
       this.#arm();
     }
     return take.length < pcm.length ? 'too_long' : 'written';
@@ -117,7 +113,7 @@ export class AudioStreamTurn {
     if (this.#ended || this.audio.closed) return;
     this.#ended = true;
     this.#o.clock.clearTimeout(this.#timer);
-    this.#hold(this.#resampler.end());
+    this.#keep(this.#resampler.end());
     this.#release(true);
     this.#finishPiece();
     this.audio.end();
@@ -126,6 +122,7 @@ export class AudioStreamTurn {
   /** Interrupted, played out or the session closed: nothing more plays or is kept. */
   close(): void {
     this.#o.clock.clearTimeout(this.#timer);
+    this.#o.clock.clearTimeout(this.#hold);
     this.#pending = [];
     this.#pendingSamples = 0;
     this.audio.close();
@@ -147,7 +144,7 @@ export class AudioStreamTurn {
     return pcm;
   }
 
-  #hold(pcm: Int16Array): void {
+  #keep(pcm: Int16Array): void {
     if (pcm.length === 0) return;
     this.#samples += pcm.length;
     this.#pending.push(pcm);
@@ -158,15 +155,21 @@ export class AudioStreamTurn {
       this.#targetMs = Math.min(JITTER_MAX_MS, this.#targetMs + JITTER_STEP_MS);
       this.#buffering = true;
     }
-    this.#release(false);
+    if (!this.#buffering) this.#release(false);
+    else if (this.#hold === undefined)
+      this.#hold = this.#o.clock.setTimeout(() => {
+        this.#hold = undefined;
+        this.#release(true);
+      }, this.#targetMs);
   }
 
-  /** Hands the held audio to the player once the target is held (or at the end). */
+  /** Hands the held audio to the player: as it comes, or (`all`) when the hold is over or at the end. */
   #release(all: boolean): void {
-    if (this.#pendingSamples === 0) return;
-    const ahead = this.#released - this.audio.playedSamples;
-    if (!all && this.#buffering && ahead + this.#pendingSamples < this.targetMs * SAMPLES_PER_MS) return;
+    if (!all && this.#buffering) return;
+    this.#o.clock.clearTimeout(this.#hold);
+    this.#hold = undefined;
     this.#buffering = false;
+    if (this.#pendingSamples === 0) return;
     for (const pcm of this.#pending) this.#stream(pcm);
     this.#pending = [];
     this.#pendingSamples = 0;
@@ -189,7 +192,6 @@ export class AudioStreamTurn {
       this.#writer.stream(part, this.#mouth);
       rest = rest.subarray(part.length);
     }
-    this.#released += pcm.length;
   }
 
   #finishPiece(): void {

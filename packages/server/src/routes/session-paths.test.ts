@@ -32,7 +32,10 @@ describe('session call paths (one list for the routes, CORS and the cluster fast
     try {
       for (const call of SESSION_CALLS)
         expect(
-          t.app.hasRoute({ method: call === 'avatar' ? 'GET' : 'POST', url: sessionCallPath(call) }),
+          t.app.hasRoute({
+            method: call === 'avatar' || call === 'audio' ? 'GET' : 'POST',
+            url: sessionCallPath(call),
+          }),
           call,
         ).toBe(true);
       expect(t.app.hasRoute({ method: 'GET', url: sessionCallPath('avatar', '/:file') })).toBe(true);

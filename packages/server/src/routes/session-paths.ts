@@ -14,6 +14,7 @@ export const SESSION_CALLS = [
   'end',
   'whep',
   'avatar',
+  'audio',
 ] as const;
 export type SessionCall = (typeof SESSION_CALLS)[number];
 

@@ -1,6 +1,6 @@
 /**
- * The token routes of a session (init-client, say-text, say-audio, interrupt, keep-alive, end,
- * WHEP, the avatar pack) in one encapsulated scope. Its `onRequest` hook authorizes each request
+ * The token routes of a session (init-client, say-text, say-audio, the audio WebSocket, interrupt,
+ * keep-alive, end, WHEP, the avatar pack) in one encapsulated scope. Its `onRequest` hook authorizes each request
  * before its body is read — 401 → 404 → 403 → 410, then the rate limits (auth/session-guard.ts) —
  * puts the session on `req.avatarSession`, and refreshes the idle clock when the request starts
  * and again when it ends (a long upload is activity). Routes choose their authorization in
@@ -20,6 +20,7 @@ import { sessionControlRoutes } from './session-control.js';
 import { sayAudioRoutes, sayTextRoutes } from './speech.js';
 import { whepRoutes } from './whep.js';
 import { avatarPackRoutes } from './avatar-pack.js';
+import { audioStreamRoutes } from './audio-stream.js';
 
 export type SessionAuth = 'token' | 'token-or-viewer' | 'none';
 
@@ -41,6 +42,7 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   app.addHook('onRequest', async (req, reply) => {
     const sessionId = (req.params as { sessionId?: string }).sessionId;
     if (!ctx.cluster || sessionId === undefined || !SESSION_ID_RE.test(sessionId)) return;
+    if (req.headers.upgrade !== undefined) return; // a WebSocket is not forwarded (audio-stream.ts)
     if (await ctx.cluster.routeSessionCall(req, reply, sessionId, ctx.registry.isActive(sessionId)))
       return reply;
   });
@@ -64,4 +66,5 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   await app.register(sayAudioRoutes, { ctx });
   await app.register(whepRoutes, { ctx });
   await app.register(avatarPackRoutes, { ctx });
+  await app.register(audioStreamRoutes, { ctx });
 };

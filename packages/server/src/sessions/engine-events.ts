@@ -36,6 +36,7 @@ export function followEngineEvents(engine: EngineHost, d: EngineEventDeps): () =
       case 'speakingEnd':
       case 'turnFailed': // logged by the engine pool; the session lives
       case 'voiceRequest': // counted by the metrics
+      case 'audioTurnEnded': // told to its audio socket and counted (routes/audio-stream.ts)
         break;
     }
   });
