@@ -104,7 +104,8 @@ export class AudioSocket {
         turn.turnId,
       );
     }
-    if (bytes.length > 0) this.#enqueue(bytes.length, () => this.#write(turn, new Uint8Array(bytes)));
+    const last = bytes.length < data.length; // the part up to the limit still plays
+    if (bytes.length > 0) this.#enqueue(bytes.length, () => this.#write(turn, new Uint8Array(bytes), last));
   }
 
   /** The socket closed: a turn left open ends with what arrived. */
@@ -215,8 +216,8 @@ export class AudioSocket {
     if (turn.accepted) await this.#d.engine.endAudioTurn(this.#d.sessionId, turn.turnId);
   }
 
-  async #write(turn: OpenTurn, pcm: Uint8Array): Promise<void> {
-    if (!turn.accepted || (turn.dropping && pcm.length > 0)) return; // refused, cleared or too long
+  async #write(turn: OpenTurn, pcm: Uint8Array, last = false): Promise<void> {
+    if (!turn.accepted || (turn.dropping && !last && pcm.length > 0)) return; // refused, cleared or too long
     this.#d.touch(); // streaming, or held back while it plays, is activity
     const answer = await this.#d.engine.writeAudioTurn(this.#d.sessionId, turn.turnId, pcm);
     if (answer.kind === 'closed') turn.dropping = true; // ended by silence, or interrupted
