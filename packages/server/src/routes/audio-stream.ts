@@ -38,15 +38,6 @@ export const audioStreamRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   const unfollow = ctx.registry.onEnded((sessionId) => {
     for (const s of open.get(sessionId) ?? []) s.sessionEnded();
   });
-  // an upgrade refused (401, 404, 410, 429, …) closes its connection once answered: the socket
-  // was taken from the HTTP server for the upgrade, so nothing else would end it
-  app.addHook('onSend', async (req, reply) => {
-    if (req.headers.upgrade !== undefined && reply.statusCode !== 101)
-      void reply.header('connection', 'close');
-  });
-  app.addHook('onResponse', async (req, reply) => {
-    if (req.headers.upgrade !== undefined && reply.statusCode !== 101) req.raw.socket.end();
-  });
   app.addHook('onClose', async () => {
     unsubscribe();
     unfollow();
