@@ -4,6 +4,7 @@
  * played, and each kind of bad input answered with an error that leaves the socket usable and
  * other sessions untouched.
  */
+import { connect as tcpConnect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
@@ -112,6 +113,26 @@ describe('GET /v1/avatar-session/{id}/audio', () => {
       status: 410,
       body: { success: false, code: 'SESSION_ENDED' },
     });
+  });
+
+  it('an upgrade on another path is answered and its connection closed by the server', async () => {
+    await start();
+    const port = Number(new URL(base.replace(/^ws/, 'http')).port);
+    for (const path of ['/healthz', '/v1/avatar-session/x/say-text', '/nope']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const s = tcpConnect(port, '127.0.0.1', () =>
+          s.write(
+            `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+              'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+          ),
+        );
+        let got = '';
+        s.on('data', (d: Buffer) => (got += d.toString()));
+        s.on('close', () => resolve(got.split('\r\n')[0]!));
+        setTimeout(() => reject(new Error(`${path}: still open`)), 5000).unref();
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 (200|404|405)/);
+    }
   });
 
   it('plays a streamed turn after the text turn queued before it, and reports it', async () => {
