@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { CHUNK_SAMPLES } from '../clock/media-clock.js';
 import { ManualClock } from '../testing/manual-clock.js';
-import { AudioStreamTurn, JITTER_START_MS } from './audio-stream-turn.js';
+import {
+  AudioStreamTurn,
+  JITTER_MARGIN_MS,
+  JITTER_MIN_MS,
+  JITTER_START_MS,
+  nextHoldMs,
+} from './audio-stream-turn.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
 
 /** `ms` of a 220 Hz tone at `rate`, as s16le bytes. */
@@ -35,10 +41,17 @@ function play(o: {
   gaps?: Record<number, number>;
   noEnd?: boolean;
   runMs?: number;
+  holdMs?: number;
 }) {
   const rate = o.rate ?? 24000;
   const clock = new ManualClock(0);
-  const turn = new AudioStreamTurn({ turnId: 't1', sampleRateHz: rate, clock, autoFinalizeMs: 1000 });
+  const turn = new AudioStreamTurn({
+    turnId: 't1',
+    sampleRateHz: rate,
+    clock,
+    autoFinalizeMs: 1000,
+    ...(o.holdMs === undefined ? {} : { holdMs: o.holdMs }),
+  });
   const player = new SpeechPlayer();
   player.start(turn.audio);
   const random = prng(7);
@@ -92,6 +105,22 @@ describe('a streamed audio turn', () => {
     expect(turn.targetMs).toBeGreaterThan(JITTER_START_MS + 20);
     expect(events.filter((e) => e.type === 'speakingStart')).toHaveLength(1);
     expect(Math.abs(turn.playedMs - 3000)).toBeLessThanOrEqual(20);
+  });
+
+  it("measures its arrivals' jitter, which sets the session's next hold", () => {
+    const steady = play({ chunkMs: 20, totalMs: 2000 }).turn;
+    const jittered = play({ chunkMs: 20, totalMs: 4000, jitterMs: 30 }).turn;
+    expect(steady.jitterMs).toBeLessThan(10);
+    expect(jittered.jitterMs).toBeGreaterThan(30);
+    expect(jittered.jitterMs).toBeLessThanOrEqual(80);
+    expect(nextHoldMs(JITTER_START_MS, steady)).toBe(JITTER_MIN_MS);
+    expect(nextHoldMs(JITTER_START_MS, jittered)).toBe(Math.round(jittered.jitterMs) + JITTER_MARGIN_MS);
+    // a learned short hold starts the next steady turn sooner
+    const start = (hold?: number) =>
+      play({ chunkMs: 20, totalMs: 1000, ...(hold === undefined ? {} : { holdMs: hold }) }).events.find(
+        (e) => e.type === 'speakingStart',
+      )!.atMs;
+    expect(start(nextHoldMs(JITTER_START_MS, steady))).toBeLessThan(start());
   });
 
   it('ends by itself when the producer goes silent without end, with what arrived', () => {

@@ -7,7 +7,8 @@
  *
  * A jitter buffer decides when audio reaches the player: it is held for the target delay after
  * the first of it arrives (JITTER_START_MS: chunks arriving up to ±30 ms off real time then play
- * without a gap, whatever their size), then everything goes as it comes. When playback runs dry
+ * without a gap, whatever their size; a session's later turns use what its earlier ones measured,
+ * `nextHoldMs`), then everything goes as it comes. When playback runs dry
  * (an underrun: the player plays silence and the mouth closes) the delay grows by JITTER_STEP_MS
  * up to JITTER_MAX_MS and the turn buffers again. `end` releases all at once; a producer silent
  * for `autoFinalizeMs` ends the turn with what came, unless the session holds the producer back
@@ -26,12 +27,30 @@ export const JITTER_START_MS = 60;
 export const JITTER_STEP_MS = 60;
 /** The most the target grows to (ms). */
 export const JITTER_MAX_MS = 600;
+/** The least hold a session learns down to, and what it keeps beyond the jitter it measured (ms). */
+export const JITTER_MIN_MS = 30;
+export const JITTER_MARGIN_MS = 20;
+/** Arrivals are timed only while less than this is unplayed (ahead of it, jitter does not matter). */
+const TIMED_BELOW_MS = 1000;
+
+/**
+ * The hold for a session's next turn, from its last: the arrival jitter it measured plus a margin
+ * (JITTER_MIN_MS at least), and never less than the hold its underruns grew to. A turn too short to
+ * tell (under a second of audio) leaves the hold as it was.
+ */
+export function nextHoldMs(previous: number, turn: AudioStreamTurn): number {
+  if (turn.receivedMs < 1000) return previous;
+  const learned = Math.max(JITTER_MIN_MS, Math.round(turn.jitterMs) + JITTER_MARGIN_MS);
+  return Math.min(JITTER_MAX_MS, turn.underruns > 0 ? Math.max(learned, turn.targetMs) : learned);
+}
 
 export interface AudioStreamTurnOptions {
   turnId: string;
   sampleRateHz: number;
   clock: QueueClock;
   autoFinalizeMs: number;
+  /** The hold before the first audio plays (default JITTER_START_MS). */
+  holdMs?: number;
 }
 
 export type AudioTurnWriteResult = 'written' | 'too_long' | 'closed';
@@ -52,8 +71,12 @@ export class AudioStreamTurn {
   #inputSamples = 0;
   /** 48 kHz samples made so far (pending or released). */
   #samples = 0;
-  #targetMs = JITTER_START_MS;
+  #targetMs: number;
   #hold: unknown;
+  /** Arrival time minus the audio's place in the turn: its least so far, and the most above it. */
+  #earliest = Infinity;
+  #jitterMs = 0;
+  readonly #now: () => number;
   #buffering = true;
   #underrunsSeen = 0;
   #ended = false;
@@ -63,6 +86,8 @@ export class AudioStreamTurn {
 
   constructor(o: AudioStreamTurnOptions) {
     this.#o = o;
+    this.#targetMs = o.holdMs ?? JITTER_START_MS;
+    this.#now = o.clock.now?.bind(o.clock) ?? (() => performance.now());
     this.audio = new TurnAudio(o.turnId);
     this.#arm();
   }
@@ -85,6 +110,16 @@ export class AudioStreamTurn {
     return Math.round(this.audio.playedSamples / SAMPLES_PER_MS);
   }
 
+  /** How far arrivals strayed behind real time (ms; 0 for a producer ahead of it). */
+  get jitterMs(): number {
+    return this.#jitterMs;
+  }
+
+  /** Audio received so far (ms). */
+  get receivedMs(): number {
+    return (1000 * this.#inputSamples) / this.#o.sampleRateHz;
+  }
+
   get underruns(): number {
     return this.audio.underruns;
   }
@@ -101,6 +136,7 @@ export class AudioStreamTurn {
     const room = Math.floor((AUDIO_STREAM_MAX_TURN_MS * this.#o.sampleRateHz) / 1000) - this.#inputSamples;
     const take = pcm.length > room ? pcm.subarray(0, Math.max(0, room)) : pcm;
     if (take.length > 0) {
+      if (this.unplayedMs < TIMED_BELOW_MS) this.#time();
       this.#inputSamples += take.length;
       this.#keep(this.#resampler.push(take, this.#o.sampleRateHz));
       this.#arm();
@@ -127,6 +163,13 @@ export class AudioStreamTurn {
     this.#pendingSamples = 0;
     this.audio.close();
     this.#ended = true;
+  }
+
+  /** Times an arrival against real time from the turn's start (for the session's next hold). */
+  #time(): void {
+    const late = this.#now() - this.receivedMs;
+    this.#earliest = Math.min(this.#earliest, late);
+    this.#jitterMs = Math.max(this.#jitterMs, late - this.#earliest);
   }
 
   #samplesOf(bytes: Uint8Array): Int16Array {

@@ -2,11 +2,12 @@
  * A session's streamed audio turns (the audio WebSocket): opened into the speech queue like any
  * turn, written and ended by the producer, and over when played out, interrupted or cleared —
  * which it reports once per turn as `audioTurnEnded` (with how much played and how often it ran
- * dry). The session's unplayed streamed audio is the producer's backpressure signal.
+ * dry). Each turn played out sets the next one's jitter hold (its measured arrival jitter). The
+ * session's unplayed streamed audio is the producer's backpressure signal.
  */
 import { TURN_AUTO_FINALIZE_MS } from '@mouthpiece/protocol';
 import type { AudioTurnStart, AudioTurnWriteAnswer, EngineEvent, QueueAnswer } from '../host/types.js';
-import { AudioStreamTurn } from './audio-stream-turn.js';
+import { AudioStreamTurn, JITTER_START_MS, nextHoldMs } from './audio-stream-turn.js';
 import { systemQueueClock, type QueueClock } from './speech-queue.js';
 import type { TurnAudio } from './turn-audio.js';
 
@@ -22,6 +23,8 @@ export interface AudioStreamsOptions {
 export class AudioStreams {
   readonly #o: AudioStreamsOptions;
   readonly #turns = new Map<string, AudioStreamTurn>();
+  /** The jitter hold of the next turn: learned from the session's earlier turns. */
+  #holdMs = JITTER_START_MS;
 
   constructor(o: AudioStreamsOptions) {
     this.#o = o;
@@ -33,6 +36,7 @@ export class AudioStreams {
       sampleRateHz: start.sampleRateHz,
       clock: this.#o.clock ?? systemQueueClock,
       autoFinalizeMs: this.#o.autoFinalizeMs ?? TURN_AUTO_FINALIZE_MS,
+      holdMs: this.#holdMs,
     });
     const answer = this.#o.enqueue(start.turnId, turn.audio);
     if (answer !== 'queued') {
@@ -58,6 +62,7 @@ export class AudioStreams {
     if (!turn) return;
     this.#turns.delete(turnId);
     const playedMs = turn.playedMs;
+    if (!interrupted) this.#holdMs = nextHoldMs(this.#holdMs, turn);
     turn.close();
     this.#o.emit({
       type: 'audioTurnEnded',

@@ -12,12 +12,15 @@ import { MAX_QUEUED_CHARACTERS, MAX_QUEUED_TURNS, TURN_AUTO_FINALIZE_MS } from '
 import type { QueueAnswer, TextChunk } from '../host/types.js';
 
 export interface QueueClock {
+  /** Milliseconds on a monotonic clock (streamed audio turns time arrivals with it). */
+  now?(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
 
 /** Timers on the process's event loop (unref'd: they never keep a process alive). */
 export const systemQueueClock: QueueClock = {
+  now: () => performance.now(),
   setTimeout: (fn, ms) => {
     const t = setTimeout(fn, ms);
     t.unref();
