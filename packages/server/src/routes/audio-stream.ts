@@ -4,13 +4,13 @@
  * upgrade, so a bad token, an unknown or ended session and the rate limits answer JSON errors
  * before any upgrade. Each socket is an AudioSocket (audio-socket.ts). The session ending closes
  * its sockets with a `session_ended` error. In cluster mode the socket must reach the node that
- * holds the session: upgrades are not forwarded (another node answers 503 saying so).
+ * holds the session: upgrades are not forwarded (another node answers 503 saying so:
+ * session-scope.ts).
  */
 import websocket from '@fastify/websocket';
 import type { FastifyPluginAsync } from 'fastify';
 import { Counter } from 'prom-client';
 import type { AppContext } from '../app-types.js';
-import { ApiError } from '../errors.js';
 import { AudioSocket } from './audio-socket.js';
 import { sessionCallPath } from './session-paths.js';
 
@@ -48,13 +48,6 @@ export const audioStreamRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     {
       websocket: true,
       schema: { hide: true },
-      preHandler: async (req) => {
-        if (!ctx.registry.isActive(req.avatarSession.id))
-          throw new ApiError(
-            'ENGINE_UNAVAILABLE',
-            'This node does not hold the session: open the audio WebSocket on the node that created it',
-          );
-      },
     },
     (socket, req) => {
       const sessionId = req.avatarSession.id;

@@ -14,6 +14,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../app-types.js';
 import { authorizeSession } from '../auth/session-guard.js';
 import { SESSION_ID_RE } from '../sessions/session-registry.js';
+import { ApiError } from '../errors.js';
 import { oneQueryValue } from '../single-value.js';
 import type { SessionRecord } from '../storage/ports.js';
 import { sessionControlRoutes } from './session-control.js';
@@ -42,7 +43,15 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   app.addHook('onRequest', async (req, reply) => {
     const sessionId = (req.params as { sessionId?: string }).sessionId;
     if (!ctx.cluster || sessionId === undefined || !SESSION_ID_RE.test(sessionId)) return;
-    if (req.headers.upgrade !== undefined) return; // a WebSocket is not forwarded (audio-stream.ts)
+    if (req.headers.upgrade !== undefined) {
+      // a WebSocket upgrade is not forwarded (the forwarder proxies HTTP calls): say where to go
+      if (await ctx.cluster.heldElsewhere(sessionId, ctx.registry.isActive(sessionId)))
+        throw new ApiError(
+          'ENGINE_UNAVAILABLE',
+          'Another node holds this session: open the audio WebSocket on the node that created it',
+        );
+      return;
+    }
     if (await ctx.cluster.routeSessionCall(req, reply, sessionId, ctx.registry.isActive(sessionId)))
       return reply;
   });
