@@ -19,6 +19,7 @@ import {
   type AudioStreamServerMessage,
 } from '@mouthpiece/protocol';
 import { EngineError, type EngineEvent, type EngineHost } from '@mouthpiece/engine/host';
+import type { Clock } from '../clock.js';
 
 /** The socket as this handler needs it (ws's WebSocket). */
 export interface AudioSocketPort {
@@ -47,6 +48,8 @@ export interface AudioSocketDeps {
   sessionId: string;
   engine: EngineHost;
   socket: AudioSocketPort;
+  /** Times the drain poll of a held-back socket. */
+  clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   /** The session is active (called on each turn: it keeps the session from idling out). */
   touch(): void;
   log: { warn(o: object, m: string): void };
@@ -63,7 +66,7 @@ export class AudioSocket {
   #paused = false;
   #closed = false;
   readonly #unsubscribe: () => void;
-  #poll: NodeJS.Timeout | undefined;
+  #poll: unknown;
 
   constructor(d: AudioSocketDeps) {
     this.#d = d;
@@ -112,7 +115,7 @@ export class AudioSocket {
   closed(): void {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#poll);
+    this.#d.clock.clearTimeout(this.#poll);
     const turn = this.#turn;
     this.#turn = undefined;
     if (turn) this.#enqueue(0, () => this.#end(turn));
@@ -228,9 +231,9 @@ export class AudioSocket {
   #holdBack(hold: boolean, turn: OpenTurn): void {
     this.#heldBack = hold;
     this.#flow();
-    clearTimeout(this.#poll);
+    this.#d.clock.clearTimeout(this.#poll);
     if (hold && !this.#closed)
-      this.#poll = setTimeout(
+      this.#poll = this.#d.clock.setTimeout(
         () => this.#enqueue(0, () => this.#write(turn, new Uint8Array(0))),
         DRAIN_POLL_MS,
       );

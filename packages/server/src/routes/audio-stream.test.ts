@@ -238,7 +238,7 @@ describe('GET /v1/avatar-session/{id}/audio', () => {
         const probe = await t.engine.writeAudioTurn(a.sessionId, 'flood', new Uint8Array(0));
         maxBuffered = Math.max(maxBuffered, probe.bufferedMs);
         t.clock.advance(2000);
-        await sleep(60); // the server asks again every 50 ms whether it drained
+        await sleep(10); // the server asks again (on the clock, every 50 ms) whether it drained
       }
       if (sent === 100 * frame.length) {
         const r = await t.post(`/v1/avatar-session/${b.sessionId}/say-text`, b.token, {

@@ -55,6 +55,7 @@ export const audioStreamRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         sessionId,
         engine: ctx.engine,
         socket,
+        clock: ctx.clock,
         touch: () => ctx.registry.touch(sessionId),
         log: req.log,
       });
