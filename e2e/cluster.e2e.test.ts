@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createSession, startCluster, until, type ClusterNode, type TestCluster } from './harness/cluster.js';
 
 const ADMIN = 'cluster-admin-token-of-at-least-32-characters';
@@ -119,6 +120,35 @@ describe('cluster: three nodes on one Redis', () => {
     expect(await say.json()).toMatchObject({ code: 'FORBIDDEN' });
     expect((await viaB('end')).status).toBe(403);
     expect((await keepAlive(third, s)).status).toBe(200); // still alive
+    await a.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
+  });
+
+  it("the audio WebSocket opens on the session's node; another node answers 503 saying so", async () => {
+    const s = await createSession(a, secret);
+    const upgrade = (node: ClusterNode) =>
+      new Promise<{ status: number; body: string }>((resolve) => {
+        const ws = new WebSocket(
+          `${node.url.replace(/^http/, 'ws')}/v1/avatar-session/${s.sessionId}/audio`,
+          {
+            headers: { authorization: `Bearer ${s.token}` },
+          },
+        );
+        ws.on('open', () => {
+          ws.close();
+          resolve({ status: 101, body: '' });
+        });
+        ws.on('unexpected-response', (_req, res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        ws.on('error', () => undefined);
+      });
+    expect((await upgrade(a)).status).toBe(101);
+    const refused = await upgrade(b);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ success: false, code: 'ENGINE_UNAVAILABLE' });
+    expect(refused.body).toContain('audio WebSocket');
     await a.api(`/v1/avatar-session/${s.sessionId}/end`, { token: s.token, json: {} });
   });
 

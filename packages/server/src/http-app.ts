@@ -122,6 +122,15 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
   });
   registerAuthFailureLimit(app, ctx);
   app.addSchema(ErrorResponse);
+  // a WebSocket upgrade that is answered instead of upgraded (401 on the audio WebSocket, 404, 405
+  // on any other path) closes its connection: @fastify/websocket took the socket from the HTTP
+  // server to route it (routes/audio-stream.ts), so the server's timeouts no longer end it
+  app.addHook('onSend', async (req, reply) => {
+    if (req.headers.upgrade !== undefined) void reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async (req) => {
+    if (req.headers.upgrade !== undefined) req.raw.socket.end();
+  });
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
     metrics.requestDuration.observe(

@@ -180,6 +180,36 @@ describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
     ).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
+  it('plays a streamed audio turn as it is written, and reports how much played', async () => {
+    const id = await session();
+    const viewer = await under.viewer(host, id, `v-${id}`);
+    try {
+      expect(await host.openAudioTurn(id, { turnId: 's1', sampleRateHz: 16000 })).toBe('queued');
+      // taken: queued (turn_final), or at the head already, waiting for its audio (turn_playing)
+      expect(['turn_final', 'turn_playing']).toContain(
+        await host.openAudioTurn(id, { turnId: 's1', sampleRateHz: 16000 }),
+      );
+      const chunk = new Uint8Array(2 * 320); // 20 ms at 16 kHz
+      const view = new DataView(chunk.buffer);
+      for (let i = 0; i < 320; i++) view.setInt16(2 * i, Math.round(8000 * Math.sin(i / 4)), true);
+      let buffered = 0;
+      for (let k = 0; k < 50; k++) buffered = (await host.writeAudioTurn(id, 's1', chunk)).bufferedMs;
+      expect(buffered).toBeGreaterThan(0);
+      await until(() => ofTurn('s1').includes('speakingStart'), 20_000, 'turn s1 to start before its end');
+      await host.endAudioTurn(id, 's1');
+      expect((await host.writeAudioTurn(id, 's1', chunk)).kind).toBe('closed');
+      await until(() => ofTurn('s1').includes('audioTurnEnded'), 20_000, 'the end of turn s1');
+      expect(ofTurn('s1')).toEqual(['speakingStart', 'speakingEnd', 'audioTurnEnded']);
+      const ended = events.find((e) => e.type === 'audioTurnEnded' && e.turnId === 's1');
+      expect(ended).toMatchObject({ interrupted: false, underruns: 0 });
+      expect(ended?.type === 'audioTurnEnded' && Math.abs(ended.playedMs - 1000)).toBeLessThanOrEqual(10);
+      expect(turnMessages(viewer.messages(), 's1')).toEqual(['speakingStart', 'speakingEnd']);
+      if (viewer.audioDecodedMs) expect(viewer.audioDecodedMs()).toBeGreaterThan(500);
+    } finally {
+      viewer.close();
+    }
+  });
+
   it('rejects calls for unknown sessions, and closes sessions idempotently', async () => {
     await expect(host.sayText('nope', { turnId: 't', text: 'Hi.', isFinal: true })).rejects.toMatchObject({
       code: 'unknown_session',

@@ -12,12 +12,14 @@ import { fileURLToPath } from 'node:url';
 import { engineCatalog } from './catalog.js';
 import { EngineChannel } from './channel.js';
 import { RenderKind } from '../avatar/manifest.js';
-import { DEFAULT_ICE_DENY, type CandidatePolicy } from '../rtc/candidate-filter.js';
-import { DEFAULT_SPEECH_CONFIG, type SpeechConfig } from '../speech/voice-book.js';
+import { DEFAULT_ICE_DENY } from '../rtc/candidate-filter.js';
+import { DEFAULT_SPEECH_CONFIG } from '../speech/voice-book.js';
 import type { EngineMethods, EngineProcessOptions, SessionMethod } from './protocol.js';
 import {
   EngineError,
   type AudioClip,
+  type AudioTurnStart,
+  type AudioTurnWriteAnswer,
   type EngineCatalog,
   type EngineEvent,
   type EngineHost,
@@ -31,6 +33,9 @@ import {
   type ViewerOffer,
 } from './types.js';
 import { warnMediaTrouble } from './media-warnings.js';
+import type { EnginePoolOptions } from './pool-options.js';
+
+export type { EnginePoolOptions } from './pool-options.js';
 
 /**
  * Where a new session goes: the process with the fewest sessions; among equals, the next in turn
@@ -41,36 +46,6 @@ export function pickWorker<W extends { sessions: { size: number } }>(alive: read
   const fewest = Math.min(...alive.map((w) => w.sessions.size));
   const equals = alive.filter((w) => w.sessions.size === fewest);
   return equals[turn % equals.length]!;
-}
-
-export interface EnginePoolOptions {
-  /** Number of engine child processes (default: one per core). */
-  processes?: number;
-  videoWidth?: number;
-  videoHeight?: number;
-  fps?: number;
-  /** Extra avatar pack folders (the built-in packs are always loaded). */
-  avatarsDirs?: string[];
-  /** How long speech waits for the viewer's `ready` before playing anyway. */
-  readyTimeoutMs?: number;
-  /** Without an events channel, playback starts this long after ICE connects. */
-  noChannelStartMs?: number;
-  /** Which ICE candidates viewers may hand the engine (default: the safe deny list, no TCP). */
-  ice?: CandidatePolicy;
-  logger?: {
-    info(o: object, m: string): void;
-    warn(o: object, m: string): void;
-    error(o: object, m: string): void;
-  };
-  pingIntervalMs?: number;
-  /** A restarted engine that stays up this long resets its restart back-off (default 10 s). */
-  healthyAfterMs?: number;
-  /** Voice providers and the voices file's voices (default: espeak only). */
-  speech?: SpeechConfig;
-  /** Extra Node flags for the engine processes (e.g. `--cpu-prof`); the server's own flags otherwise. */
-  execArgv?: string[];
-  /** Kinds a viewer without video may draw itself (default all; else audio + a notice: design.md §13.7). */
-  clientRenderKinds?: readonly RenderKind[];
 }
 
 interface Worker {
@@ -221,6 +196,18 @@ class EnginePool implements EngineHost {
 
   sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer> {
     return this.#call(sessionId, 'sayAudio', [sessionId, clip], 30_000);
+  }
+
+  openAudioTurn(sessionId: string, turn: AudioTurnStart): Promise<QueueAnswer> {
+    return this.#call(sessionId, 'openAudioTurn', [sessionId, turn]);
+  }
+
+  writeAudioTurn(sessionId: string, turnId: string, pcm: Uint8Array): Promise<AudioTurnWriteAnswer> {
+    return this.#call(sessionId, 'writeAudioTurn', [sessionId, turnId, pcm]);
+  }
+
+  endAudioTurn(sessionId: string, turnId: string): Promise<void> {
+    return this.#call(sessionId, 'endAudioTurn', [sessionId, turnId]);
   }
 
   interrupt(sessionId: string): Promise<void> {

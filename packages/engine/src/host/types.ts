@@ -41,6 +41,24 @@ export type SayAudioAnswer =
   | { kind: 'turn_final' }
   | { kind: 'queue_full' };
 
+/** A streamed audio turn (the audio WebSocket): its id and the PCM's rate (mono s16le). */
+export interface AudioTurnStart {
+  turnId: string;
+  /** One of AUDIO_STREAM_SAMPLE_RATES. */
+  sampleRateHz: number;
+}
+
+/**
+ * What writing to a streamed audio turn did, and the session's unplayed streamed audio after it
+ * (the caller stops reading its producer while that is over AUDIO_STREAM_MAX_BUFFERED_MS).
+ * `too_long`: the turn passed AUDIO_STREAM_MAX_TURN_MS and the rest was dropped; `closed`: the
+ * turn is not open (ended, silent for TURN_AUTO_FINALIZE_MS, interrupted, or never opened).
+ */
+export interface AudioTurnWriteAnswer {
+  kind: 'written' | 'too_long' | 'closed';
+  bufferedMs: number;
+}
+
 export interface ViewerOffer {
   /** 128-bit unguessable id chosen by the control plane; the WHEP resource path carries it. */
   viewerId: string;
@@ -67,6 +85,18 @@ export type EngineEvent =
   | { type: 'turnFailed'; sessionId: string; turnId: string; reason: string; detail: string }
   /** One request to a voice provider (for the metrics); `failure` is absent when it succeeded. */
   | { type: 'voiceRequest'; provider: string; failure?: string; firstByteMs?: number }
+  /**
+   * A streamed audio turn is over: played out, interrupted, or cleared before it started (after
+   * its speakingEnd if it sounded). `underruns`: times playback ran dry waiting for its audio.
+   */
+  | {
+      type: 'audioTurnEnded';
+      sessionId: string;
+      turnId: string;
+      interrupted: boolean;
+      playedMs: number;
+      underruns: number;
+    }
   /** The session's media failed (its engine process died, or its pipeline threw). */
   | { type: 'sessionFailed'; sessionId: string; message: string };
 
@@ -131,6 +161,16 @@ export interface EngineHost {
   createSession(opts: EngineSessionOptions): Promise<void>;
   sayText(sessionId: string, chunk: TextChunk): Promise<QueueAnswer>;
   sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer>;
+  /**
+   * Opens a streamed audio turn, queued with text turns in arrival order; it plays as its audio
+   * streams in (writeAudioTurn) once its jitter buffer holds enough, until endAudioTurn.
+   * `turn_final`/`turn_playing`/`discarded` mean the turnId is taken in this session.
+   */
+  openAudioTurn(sessionId: string, turn: AudioTurnStart): Promise<QueueAnswer>;
+  /** Appends mono s16le PCM (any length) at the turn's rate. */
+  writeAudioTurn(sessionId: string, turnId: string, pcm: Uint8Array): Promise<AudioTurnWriteAnswer>;
+  /** No more audio for the turn: what arrived plays out. Idempotent; a closed turn is ignored. */
+  endAudioTurn(sessionId: string, turnId: string): Promise<void>;
   /** Stops speech within one frame and clears the queue; resolves when done (also when idle). */
   interrupt(sessionId: string): Promise<void>;
   /** Answers a WHEP offer; a new viewer replaces the session's previous one. */

@@ -3,12 +3,21 @@
  * phonemes are known): band energies are computed once per new 10 ms frame, and the openness
  * model runs over the last WINDOW_FRAMES frames after each chunk, so the work per second of
  * speech stays constant. The newest frames lack their right-hand context and are revised when
- * more audio comes; the player is always behind them by the time it plays them.
+ * more audio comes; the player is always behind them by the time it plays them. Its sound
+ * signatures (a video avatar's sound matching, sound-signature.ts) are normalised over the same
+ * window.
  */
 import { REST_MOUTH, Viseme, type MouthParams } from '../face-state.js';
-import { BAND_COUNT, FRAME_REACH_SAMPLES, HOP_SAMPLES, bandEnergiesRange } from './audio-features.js';
+import {
+  BAND_COUNT,
+  FRAME_REACH_SAMPLES,
+  HOP_SAMPLES,
+  bandEnergiesRange,
+  normalizeBands,
+} from './audio-features.js';
 import { analyzeOpenness, shapeFor } from './audio-mouth.js';
 import { LEAD_MS, type MouthTrack } from './mouth-track.js';
+import { signatureAt } from './sound-signature.js';
 import { msToSamples } from '../clock/media-clock.js';
 
 /** Frames the model sees per update (its per-file normalisation needs a second or so). */
@@ -21,6 +30,7 @@ export class LiveAudioMouth implements MouthTrack {
   #frames = 0;
   #openness = new Float32Array(0);
   #closures = new Uint8Array(0);
+  #norm = new Float32Array(0);
   readonly #lead = msToSamples(LEAD_MS);
 
   get durationSamples(): number {
@@ -49,8 +59,12 @@ export class LiveAudioMouth implements MouthTrack {
     c.set(this.#closures.subarray(0, from));
     o.set(openness, from);
     c.set(closures, from);
+    const norm = new Float32Array(ready * BAND_COUNT);
+    norm.set(this.#norm.subarray(0, from * BAND_COUNT));
+    norm.set(normalizeBands(ready - from, bands.subarray(from * BAND_COUNT)), from * BAND_COUNT);
     this.#openness = o;
     this.#closures = c;
+    this.#norm = norm;
     this.#frames = ready;
   }
 
@@ -69,6 +83,10 @@ export class LiveAudioMouth implements MouthTrack {
     if (this.#frames === 0) return Viseme.X;
     const f = this.#frame(sample);
     return shapeFor(this.#openness[f]!, this.#closures[f] === 1).viseme;
+  }
+
+  soundAt(sample: number): Float32Array {
+    return signatureAt(this.#norm, this.#frames, this.#frames === 0 ? 0 : this.#frame(sample));
   }
 
   emphasisAt(sample: number): number {

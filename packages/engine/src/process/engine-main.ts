@@ -183,6 +183,9 @@ const methods: RpcHandlers<EngineMethods> = {
   },
   sayText: (id, chunk) => session(id).sayText(chunk),
   sayAudio: (id, clip: AudioClip) => session(id).sayAudio({ ...clip, audio: new Uint8Array(clip.audio) }),
+  openAudioTurn: (id, start) => session(id).audioStreams.open(start),
+  writeAudioTurn: (id, turnId, pcm) => session(id).audioStreams.write(turnId, new Uint8Array(pcm)),
+  endAudioTurn: (id, turnId) => session(id).audioStreams.end(turnId),
   interrupt: (id) => {
     session(id).interrupt();
   },

@@ -1,7 +1,8 @@
 /**
  * One avatar session in an engine process. It wires its parts together and owns nothing else:
  *
- *   speech queue (turn order) → speech source (text or audio → TurnAudio stream) → speech player
+ *   speech queue (turn order) → speech source (text or audio → TurnAudio stream; streamed PCM via
+ *   audio-streams.ts) → speech player
  *   (10 ms chunks, events) → audio sink;  player's mouth → mouth driver (+ animator) → face state →
  *   renderer → video sink, or → the animation stream on the events channel for a viewer that draws
  *   the avatar itself; viewer peer (from the peer factory) ← playback gate (speech waits for the
@@ -21,6 +22,7 @@ import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } f
 import { EngineError } from '../host/types.js';
 import type { Renderer } from '../render/renderer.js';
 import type { Peer, PeerFactory } from '../rtc/peer.js';
+import { AudioStreams } from './audio-streams.js';
 import { clientRenderUnavailable } from './client-render.js';
 import { faceState, toAnimationFrame } from './face-frame.js';
 import { FrameClock } from './frame-clock.js';
@@ -87,6 +89,7 @@ export class EngineSession {
   readonly #queue: SpeechQueue<TurnAudio>;
   readonly #speech: SpeechSource;
   readonly #synths = new Map<string, TextTurn>();
+  readonly #streams: AudioStreams;
   readonly #player = new SpeechPlayer();
   readonly #mouth: MouthDriver;
   readonly #gate: PlaybackGate;
@@ -110,6 +113,13 @@ export class EngineSession {
     this.#o = o;
     this.#speech = o.speech;
     this.#queue = new SpeechQueue<TurnAudio>(o.queue);
+    this.#streams = new AudioStreams({
+      sessionId: o.sessionId,
+      clock: o.queue?.clock,
+      autoFinalizeMs: o.queue?.autoFinalizeMs,
+      enqueue: (turnId, audio) => this.#queue.addAudio(turnId, audio),
+      emit: (e) => o.emit(e),
+    });
     this.#video = o.videoSink && o.renderer && { sink: o.videoSink, renderer: o.renderer, i420: undefined };
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
     this.#mouth = new MouthDriver(o.fps);
@@ -158,6 +168,11 @@ export class EngineSession {
     return answer === 'queued' ? { kind: 'queued', decodedDurationSec: turn.durationSec } : { kind: answer };
   }
 
+  /** Streamed audio turns (audio-streams.ts): opened into the queue, playing as their audio comes. */
+  get audioStreams(): AudioStreams {
+    return this.#streams;
+  }
+
   /** Stops speech now and clears the queue; returns the cleared turnIds (in play order). */
   interrupt(): string[] {
     const stopped = this.#player.stop();
@@ -170,6 +185,7 @@ export class EngineSession {
       // the next frame's mouth is at rest: the player holds no turn, so the driver gets no speech
       this.#event({ type: 'speakingEnd', turnId: stopped, interrupted: true });
     }
+    for (const id of cleared) this.#streams.over(id, true);
     return cleared;
   }
 
@@ -270,6 +286,7 @@ export class EngineSession {
     this.#player.stop();
     for (const s of this.#synths.values()) s.cancel();
     this.#synths.clear();
+    this.#streams.close();
     this.#speech.close(); // withdraws whatever this session still had waiting
     this.#queue.close();
     this.#viewer?.close();
@@ -329,6 +346,7 @@ export class EngineSession {
         this.#synths.get(e.turnId)?.cancel(); // a failed turn's requests still in flight
         this.#synths.delete(e.turnId);
         this.#queue.finishPlaying(e.turnId);
+        this.#streams.over(e.turnId, false);
         this.#pump();
         break;
     }

@@ -78,7 +78,10 @@ export class SpeechPlayer {
       }
       if (read.kind === 'wait' || filled >= out.length) break; // waiting for synthesis: silence
       const piece = read.piece;
-      if (piece.streaming && this.#pos >= piece.pcm.length) break; // streaming: wait for its next audio
+      if (piece.streaming && this.#pos >= piece.pcm.length) {
+        turn.ranDry(); // streaming: silence until its next audio comes (an underrun)
+        break;
+      }
       if (!this.#started) {
         this.#started = true;
         events.push({ type: 'speakingStart', turnId: turn.turnId });
@@ -90,6 +93,7 @@ export class SpeechPlayer {
       filled += n;
       this.#pos += n;
       this.#turnPos += n;
+      turn.played(this.#turnPos);
       if (this.#pos >= piece.pcm.length && !piece.streaming) {
         turn.consumed(this.#piece);
         this.#piece++;

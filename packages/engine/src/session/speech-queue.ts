@@ -12,11 +12,15 @@ import { MAX_QUEUED_CHARACTERS, MAX_QUEUED_TURNS, TURN_AUTO_FINALIZE_MS } from '
 import type { QueueAnswer, TextChunk } from '../host/types.js';
 
 export interface QueueClock {
+  /** Milliseconds on a monotonic clock (streamed audio turns time arrivals with it). */
+  now?(): number;
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }
 
-const systemClock: QueueClock = {
+/** Timers on the process's event loop (unref'd: they never keep a process alive). */
+export const systemQueueClock: QueueClock = {
+  now: () => performance.now(),
   setTimeout: (fn, ms) => {
     const t = setTimeout(fn, ms);
     t.unref();
@@ -83,7 +87,7 @@ export class SpeechQueue<A = unknown> {
   #closed = false;
 
   constructor(opts: SpeechQueueOptions = {}) {
-    this.#clock = opts.clock ?? systemClock;
+    this.#clock = opts.clock ?? systemQueueClock;
     this.#autoFinalizeMs = opts.autoFinalizeMs ?? TURN_AUTO_FINALIZE_MS;
     this.#maxTurns = opts.maxTurns ?? MAX_QUEUED_TURNS;
     this.#maxCharacters = opts.maxCharacters ?? MAX_QUEUED_CHARACTERS;

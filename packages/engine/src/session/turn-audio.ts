@@ -5,7 +5,9 @@
  * piece its better mouth track later as an explicit event, and `end` or `fail` the turn. The
  * player pulls with `read(index)` and says `consumed(index)` when a piece has played out; each
  * piece that became playable counts in the session's `Lookahead` (speech/lookahead.ts) until it is
- * consumed or the turn is closed, so synthesis waits at the high-water mark.
+ * consumed or the turn is closed, so synthesis waits at the high-water mark. The player also
+ * reports how far it has played and where a streaming piece ran dry (an underrun), which a
+ * streamed audio turn (audio-stream-turn.ts) reads for its jitter buffer and its backpressure.
  */
 import type { MouthTrack } from '../lipsync/mouth-track.js';
 import type { Lookahead } from '../speech/lookahead.js';
@@ -81,6 +83,9 @@ export class TurnAudio {
   #ended = false;
   #failed: Error | undefined;
   #closed = false;
+  #played = 0;
+  #underruns = 0;
+  #dryAt = -1;
 
   constructor(turnId: string, lookahead?: Lookahead) {
     this.turnId = turnId;
@@ -160,6 +165,31 @@ export class TurnAudio {
       slot.counted = false;
       this.#lookahead?.release();
     }
+  }
+
+  /** The player has played this many samples of the turn so far. */
+  played(samples: number): void {
+    this.#played = samples;
+  }
+
+  /**
+   * A streaming piece ran out before its end: the player plays silence. Counted once per place
+   * in the turn where it happens (an underrun), however many chunks the wait lasts.
+   */
+  ranDry(): void {
+    if (this.#dryAt === this.#played) return;
+    this.#dryAt = this.#played;
+    this.#underruns++;
+  }
+
+  /** Samples of the turn played so far. */
+  get playedSamples(): number {
+    return this.#played;
+  }
+
+  /** Times playback ran dry in a streaming piece (an underrun: silence until audio came). */
+  get underruns(): number {
+    return this.#underruns;
   }
 
   /** The turn is done with (played, interrupted, session closed): writers stop, nothing counts. */

@@ -11,6 +11,8 @@ import { EngineSession } from '../session/engine-session.js';
 import type { QueueClock } from '../session/speech-queue.js';
 import {
   type AudioClip,
+  type AudioTurnStart,
+  type AudioTurnWriteAnswer,
   type EngineCatalog,
   type EngineEvent,
   type EngineHost,
@@ -137,6 +139,18 @@ export class FakeEngineHost implements EngineHost {
 
   async sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer> {
     return this.#session(sessionId).sayAudio(clip);
+  }
+
+  openAudioTurn(sessionId: string, turn: AudioTurnStart): Promise<QueueAnswer> {
+    return attempt(() => this.#session(sessionId).audioStreams.open(turn));
+  }
+
+  writeAudioTurn(sessionId: string, turnId: string, pcm: Uint8Array): Promise<AudioTurnWriteAnswer> {
+    return attempt(() => this.#session(sessionId).audioStreams.write(turnId, pcm));
+  }
+
+  endAudioTurn(sessionId: string, turnId: string): Promise<void> {
+    return attempt(() => this.#session(sessionId).audioStreams.end(turnId));
   }
 
   interrupt(sessionId: string): Promise<void> {

@@ -164,6 +164,15 @@ export class Cluster {
   }
 
   /**
+   * Whether another node holds this active session (a call that cannot be forwarded, such as a
+   * WebSocket upgrade, is then refused with a 503 saying so: routes/session-scope.ts).
+   */
+  async heldElsewhere(sessionId: string, heldHere: boolean): Promise<boolean> {
+    if (heldHere) return false;
+    return (this.#owners.get(sessionId) ?? (await this.#ownerUrl(sessionId))) !== undefined;
+  }
+
+  /**
    * The URL of the node holding an active session of another node (cached: a session never moves),
    * or undefined when this node should answer (ended, unknown, or its own).
    */

@@ -33,7 +33,7 @@ describe('session call paths (one list for the routes, CORS and the cluster fast
       for (const call of SESSION_CALLS)
         expect(
           t.app.hasRoute({
-            method: call === 'avatar' || call === 'events' ? 'GET' : 'POST',
+            method: call === 'avatar' || call === 'events' || call === 'audio' ? 'GET' : 'POST',
             url: sessionCallPath(call),
           }),
           call,

@@ -16,6 +16,7 @@ export const SESSION_CALLS = [
   'whep',
   'avatar',
   'events',
+  'audio',
 ] as const;
 export type SessionCall = (typeof SESSION_CALLS)[number];
 

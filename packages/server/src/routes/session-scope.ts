@@ -1,6 +1,6 @@
 /**
- * The token routes of a session (init-client, say-text, say-audio, interrupt, keep-alive, end,
- * WHEP, the avatar pack) in one encapsulated scope. Its `onRequest` hook authorizes each request
+ * The token routes of a session (init-client, say-text, say-audio, the audio WebSocket, interrupt,
+ * keep-alive, end, WHEP, the avatar pack) in one encapsulated scope. Its `onRequest` hook authorizes each request
  * before its body is read — 401 → 404 → 403 → 410, then the rate limits (auth/session-guard.ts) —
  * puts the session on `req.avatarSession`, and refreshes the idle clock when the request starts
  * and again when it ends (a long upload is activity). Routes choose their authorization in
@@ -17,6 +17,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../app-types.js';
 import { authorizeSession } from '../auth/session-guard.js';
 import { SESSION_ID_RE } from '../sessions/session-registry.js';
+import { ApiError } from '../errors.js';
 import { oneQueryValue } from '../single-value.js';
 import type { SessionRecord } from '../storage/ports.js';
 import { sessionControlRoutes } from './session-control.js';
@@ -24,6 +25,7 @@ import { sayAudioRoutes, sayTextRoutes } from './speech.js';
 import { whepRoutes } from './whep.js';
 import { avatarPackRoutes } from './avatar-pack.js';
 import { sessionEventRoutes } from './session-events.js';
+import { audioStreamRoutes } from './audio-stream.js';
 
 export type SessionAuth = 'token' | 'viewer' | 'viewer-url' | 'none';
 
@@ -45,6 +47,15 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   app.addHook('onRequest', async (req, reply) => {
     const sessionId = (req.params as { sessionId?: string }).sessionId;
     if (!ctx.cluster || sessionId === undefined || !SESSION_ID_RE.test(sessionId)) return;
+    if (req.headers.upgrade !== undefined) {
+      // a WebSocket upgrade is not forwarded (the forwarder proxies HTTP calls): say where to go
+      if (await ctx.cluster.heldElsewhere(sessionId, ctx.registry.isActive(sessionId)))
+        throw new ApiError(
+          'ENGINE_UNAVAILABLE',
+          'Another node holds this session: open the audio WebSocket on the node that created it',
+        );
+      return;
+    }
     if (await ctx.cluster.routeSessionCall(req, reply, sessionId, ctx.registry.isActive(sessionId)))
       return reply;
   });
@@ -75,4 +86,5 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   await app.register(whepRoutes, { ctx });
   await app.register(avatarPackRoutes, { ctx });
   await app.register(sessionEventRoutes, { ctx });
+  await app.register(audioStreamRoutes, { ctx });
 };

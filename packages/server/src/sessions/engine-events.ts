@@ -38,6 +38,7 @@ export function followEngineEvents(engine: EngineHost, d: EngineEventDeps): () =
       case 'speakingEnd': // for backends: session-events.ts
       case 'turnFailed': // logged by the engine pool; the session lives
       case 'voiceRequest': // counted by the metrics
+      case 'audioTurnEnded': // told to its audio socket and counted (routes/audio-stream.ts)
         break;
     }
   });
