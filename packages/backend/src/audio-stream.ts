@@ -8,6 +8,7 @@
  * outruns playback by more than that.
  */
 import {
+  AUDIO_STREAM_MAX_FRAME_BYTES,
   AUDIO_STREAM_SAMPLE_RATES,
   TypedEmitter,
   parseAudioStreamServerMessage,
@@ -136,9 +137,14 @@ class WsAudioStream implements AudioStream {
     const pcm = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
     if (this.#turnId === undefined) throw new Error('no turn is open: start() one first');
     this.#checkOpen();
-    const sent = new Promise<void>((resolve, reject) =>
-      this.#ws.send(pcm, { binary: true }, (err) => (err ? reject(err) : resolve())),
-    );
+    // frames of at most the server's largest (an even size: a sample is never split by us)
+    let sent = Promise.resolve();
+    for (let at = 0; at < pcm.byteLength; at += AUDIO_STREAM_MAX_FRAME_BYTES) {
+      const frame = pcm.subarray(at, at + AUDIO_STREAM_MAX_FRAME_BYTES);
+      sent = new Promise<void>((resolve, reject) =>
+        this.#ws.send(frame, { binary: true }, (err) => (err ? reject(err) : resolve())),
+      );
+    }
     // below the mark the bytes are queued and the caller goes on; above it, wait for them to leave
     if (this.#ws.bufferedAmount > this.#hwm) await sent;
     else sent.catch(() => undefined); // a failed send shows as close

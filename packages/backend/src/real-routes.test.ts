@@ -2,10 +2,13 @@
  * The backend client's long-lived calls against the server's real routes (the app with the fake
  * engine, played by the manual clock, listening on loopback): `events()` reads the SSE route,
  * resumes with `Last-Event-ID` after the caller breaks off, and ends at `sessionEnded`; the
- * turns `streamText` posts come back as events in order.
+ * turns `streamText` posts come back as events in order; `audioStream()` plays a streamed turn
+ * written in one piece larger than the server's largest frame, and the page's viewer token is
+ * refused at the upgrade.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { SessionEvent } from '@mouthpiece/protocol';
+import { AUDIO_STREAM_MAX_FRAME_BYTES, type SessionEvent } from '@mouthpiece/protocol';
+import { MouthpieceError } from './errors.js';
 import { createTestApp, type TestApp } from '../../server/src/testing/test-app.js';
 import { createBackendClient } from './client.js';
 import type { BackendSession } from './session.js';
@@ -68,4 +71,41 @@ it('events() reads the route: streamText turns in order, a resume after a break,
   await s.end();
   const end = await take(resumed, 5);
   expect(end.map((g) => g.event)).toEqual([{ type: 'sessionEnded', reason: 'ended_by_client' }]);
+});
+
+it('audioStream() plays a turn written in one piece larger than a frame; a viewer token is refused', async () => {
+  const s = await start();
+  const audio = await s.audioStream();
+  const started: string[] = [];
+  audio.on('playbackStarted', (e) => started.push(e.turnId));
+  audio.start({ sampleRate: 16000, turnId: 'pcm1' });
+  // 40 s of a quiet tone at 16 kHz: 1.28 MB, more than one frame may carry
+  const samples = new Int16Array(16000 * 40).map((_, i) => Math.round(2000 * Math.sin(i / 6)));
+  expect(samples.byteLength).toBeGreaterThan(AUDIO_STREAM_MAX_FRAME_BYTES);
+  const ticker = setInterval(() => t.clock.advance(100), 1);
+  try {
+    await audio.write(samples);
+    const finished = audio.finished('pcm1');
+    audio.end();
+    expect(await finished).toEqual({
+      type: 'playbackFinished',
+      turnId: 'pcm1',
+      interrupted: false,
+      playedMs: 40_000,
+    });
+  } finally {
+    clearInterval(ticker);
+  }
+  expect(started).toEqual(['pcm1']);
+  await audio.close();
+
+  const page = createBackendClient({
+    baseUrl: `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`,
+  }).session({ sessionId: s.sessionId, token: s.viewerToken! });
+  const refused = await page.audioStream().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(refused).toBeInstanceOf(MouthpieceError);
+  expect(refused).toMatchObject({ status: 403, code: 'FORBIDDEN' });
 });

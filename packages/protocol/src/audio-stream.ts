@@ -18,6 +18,11 @@ export type AudioStreamSampleRate = (typeof AUDIO_STREAM_SAMPLE_RATES)[number];
 export const AUDIO_STREAM_MAX_TURN_MS = 5 * 60 * 1000;
 /** Unplayed audio the session holds before the server stops reading the socket (TCP backpressure). */
 export const AUDIO_STREAM_MAX_BUFFERED_MS = 10_000;
+/**
+ * The largest binary frame the server reads (about 11 s of 48 kHz audio); a larger one closes the
+ * socket (1009). Clients split longer writes into frames of at most this.
+ */
+export const AUDIO_STREAM_MAX_FRAME_BYTES = 1024 * 1024;
 /** The longest text frame the server reads (control messages are small). */
 export const AUDIO_STREAM_MAX_TEXT_BYTES = 4096;
 

@@ -8,14 +8,13 @@
  * session-scope.ts).
  */
 import websocket from '@fastify/websocket';
+import { AUDIO_STREAM_MAX_FRAME_BYTES } from '@mouthpiece/protocol';
 import type { FastifyPluginAsync } from 'fastify';
 import { Counter } from 'prom-client';
 import type { AppContext } from '../app-types.js';
 import { AudioSocket } from './audio-socket.js';
 import { sessionCallPath } from './session-paths.js';
 
-/** The largest binary frame read (about 11 s of 48 kHz audio); a larger one closes the socket (1009). */
-export const AUDIO_STREAM_MAX_FRAME_BYTES = 1024 * 1024;
 
 export const audioStreamRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   await app.register(websocket, { options: { maxPayload: AUDIO_STREAM_MAX_FRAME_BYTES } });
