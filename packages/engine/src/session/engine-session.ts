@@ -334,13 +334,7 @@ export class EngineSession {
         break;
       case 'failed':
         this.#viewer?.send({ type: 'turnFailed', turnId: e.turnId, reason: e.reason });
-        this.#o.emit({
-          type: 'turnFailed',
-          sessionId: this.id,
-          turnId: e.turnId,
-          reason: e.reason,
-          detail: e.detail,
-        });
+        this.#o.emit({ ...e, type: 'turnFailed', sessionId: this.id });
         break;
       case 'done':
         this.#synths.get(e.turnId)?.cancel(); // a failed turn's requests still in flight

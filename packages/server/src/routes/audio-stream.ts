@@ -15,7 +15,6 @@ import type { AppContext } from '../app-types.js';
 import { AudioSocket } from './audio-socket.js';
 import { sessionCallPath } from './session-paths.js';
 
-
 export const audioStreamRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   await app.register(websocket, { options: { maxPayload: AUDIO_STREAM_MAX_FRAME_BYTES } });
   const open = new Map<string, Set<AudioSocket>>();
