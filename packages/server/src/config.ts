@@ -12,8 +12,12 @@ import {
   checkTurn,
   clientRenderKinds,
   clusterSettings,
+  enginePortRange,
   iceDenyList,
   publicUrl as publicUrlOf,
+  turnExternalIp,
+  turnListenIp,
+  turnTls,
   videoSize,
 } from './config/checks.js';
 import { readEnv, type Env } from './config/env-reader.js';
@@ -44,6 +48,8 @@ export interface Config {
   engineProcesses: number;
   /** Extra Node flags for engine processes (profiling). */
   engineNodeFlags: string[];
+  /** The ports the engine's WebRTC peers bind (undefined: any). */
+  enginePorts: { min: number; max: number } | undefined;
   avatarsDir: string | undefined;
   videoWidth: number;
   videoHeight: number;
@@ -62,6 +68,10 @@ export interface Config {
     minPort: number;
     maxPort: number;
     listenIp: string;
+    /** coturn's `external-ip` (`public` or `public/private`) on 1:1 NAT. */
+    externalIp: string | undefined;
+    /** TURN over TLS (`turns:`): the port, and for managed coturn the PEM files. */
+    tls: { port: number; cert: string | undefined; key: string | undefined } | undefined;
     allowLoopback: boolean;
   };
   /** CIDR blocks of ICE candidates viewers may not hand the engine (see docs/operations.md). */
@@ -94,6 +104,7 @@ export function loadConfig(
   const pub = publicUrlOf(v);
   const size = videoSize(v);
   checkTurn(v);
+  const turnHost = v.MOUTHPIECE_TURN_HOST || pub.host;
   const cors = v.MOUTHPIECE_CORS_ORIGINS.trim();
   const config: Config = {
     port: v.PORT,
@@ -111,19 +122,22 @@ export function loadConfig(
     maxAudioBytes: v.MOUTHPIECE_MAX_AUDIO_BYTES,
     engineProcesses: v.MOUTHPIECE_ENGINE_PROCESSES ?? cores,
     engineNodeFlags: (v.MOUTHPIECE_ENGINE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+    enginePorts: enginePortRange(v),
     avatarsDir: v.MOUTHPIECE_AVATARS_DIR ? resolve(v.MOUTHPIECE_AVATARS_DIR) : undefined,
     videoWidth: size.width,
     videoHeight: size.height,
     videoFps: v.MOUTHPIECE_VIDEO_FPS,
     clientRenderKinds: clientRenderKinds(v.MOUTHPIECE_CLIENT_RENDER),
     turn: turnSettings(v.MOUTHPIECE_TURN, probes, {
-      host: v.MOUTHPIECE_TURN_HOST || pub.host,
+      host: turnHost,
       port: v.MOUTHPIECE_TURN_PORT,
       altPort: v.MOUTHPIECE_TURN_ALT_PORT,
       secret: v.MOUTHPIECE_TURN_SECRET,
       minPort: v.MOUTHPIECE_TURN_MIN_PORT,
       maxPort: v.MOUTHPIECE_TURN_MAX_PORT,
-      listenIp: v.MOUTHPIECE_TURN_LISTEN_IP,
+      listenIp: turnListenIp(v.MOUTHPIECE_TURN_LISTEN_IP, turnHost),
+      externalIp: turnExternalIp(v.MOUTHPIECE_TURN_EXTERNAL_IP),
+      tls: turnTls(v),
       allowLoopback: v.MOUTHPIECE_TURN_ALLOW_LOOPBACK,
     }),
     iceDeny: iceDenyList(v.MOUTHPIECE_ICE_DENY),

@@ -20,7 +20,7 @@ import { StorageBusy } from './storage/errors.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
 import type { Stores } from './storage/ports.js';
 import { startManagedTurn, type ManagedTurn } from './turn/coturn.js';
-import type { TurnSettings } from './turn/credentials.js';
+import { relayCapacity, type TurnSettings } from './turn/credentials.js';
 import { uploadedAvatarsDir } from './avatars/uploaded-avatars.js';
 
 export interface RunningServer {
@@ -33,7 +33,13 @@ export interface StartOptions {
   /** The media engine (default: the engine process pool); tests pass a fake. */
   engine?: EngineHost;
   /** Called once the service listens, before the warnings found while starting are logged. */
-  onListening?: (info: { url: string; dataDir: string; turn: TurnSettings['mode'] }) => void;
+  onListening?: (info: {
+    url: string;
+    dataDir: string;
+    turn: TurnSettings['mode'];
+    /** Managed coturn's relay range and how many viewers it relays (relayCapacity). */
+    relay?: string;
+  }) => void;
 }
 
 function secretFile(dataDir: string, name: string): string {
@@ -57,6 +63,7 @@ function createEngine(
       // our own relay: its candidates are fine even where its address is on the deny list
       relays: turn.mode === 'managed' ? [{ ip: listenIp, minPort, maxPort }] : [],
     },
+    ...(config.enginePorts ? { portRange: config.enginePorts } : {}),
     logger: log.child({ component: 'engine' }),
     processes: config.engineProcesses,
     execArgv: config.engineNodeFlags,
@@ -69,6 +76,15 @@ function createEngine(
     readyTimeoutMs: config.whepReadyTimeoutMs,
     speech: config.speech,
   });
+}
+
+const isLoopbackHost = (h: string): boolean => h === 'localhost' || h.startsWith('127.') || h === '::1';
+
+/** The certificate and key managed coturn serves `turns:` with (checked when the config loaded). */
+function tlsFiles(
+  tls: Readonly<Config>['turn']['tls'],
+): { port: number; cert: string; key: string } | undefined {
+  return tls?.cert && tls.key ? { port: tls.port, cert: tls.cert, key: tls.key } : undefined;
 }
 
 /** Marks the previous run's sessions ended; waits up to 30 s for a database another process locked. */
@@ -118,6 +134,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   };
   try {
     let turn: TurnSettings = { mode: 'off', host: config.turn.host, ports: [], secret: '' };
+    const tls = config.turn.tls;
     if (config.turn.mode === 'managed') {
       const secret = config.turn.secret ?? secretFile(config.dataDir, 'turn-secret');
       managed = await startManagedTurn({
@@ -128,17 +145,20 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
         altPort: config.turn.altPort,
         minPort: config.turn.minPort,
         maxPort: config.turn.maxPort,
+        externalIp: config.turn.externalIp,
+        tls: tlsFiles(config.turn.tls),
         realm: 'mouthpiece',
         secret,
         allowLoopback: config.turn.allowLoopback,
         logger: log.child({ component: 'turn' }),
       });
-      turn = { mode: 'managed', host: config.turn.host, ports: managed.ports, secret };
+      turn = { mode: 'managed', host: config.turn.host, ports: managed.ports, tlsPort: tls?.port, secret };
     } else if (config.turn.mode === 'external') {
       turn = {
         mode: 'external',
         host: config.turn.host,
         ports: [config.turn.altPort, config.turn.port].filter((p): p is number => !!p),
+        tlsPort: tls?.port,
         secret: config.turn.secret ?? '',
       };
     }
@@ -161,6 +181,18 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
         {},
         'TURN is off (coturn is not installed, or MOUTHPIECE_TURN=off): viewers behind strict NATs cannot connect',
       ]);
+    const relay =
+      turn.mode === 'managed' ? relayCapacity(config.turn.minPort, config.turn.maxPort, turn) : undefined;
+    if (relay && relay.viewers < config.maxSessions)
+      warnings.push([
+        { relayPorts: relay.ports, viewers: relay.viewers, maxSessions: config.maxSessions },
+        'the TURN relay range is smaller than MOUTHPIECE_MAX_SESSIONS viewers need: widen MOUTHPIECE_TURN_MIN_PORT..MOUTHPIECE_TURN_MAX_PORT',
+      ]);
+    if (turn.mode === 'managed' && config.turn.listenIp.startsWith('127.') && !isLoopbackHost(turn.host))
+      warnings.push([
+        { listenIp: config.turn.listenIp, host: turn.host },
+        'managed coturn listens on loopback only, but browsers are sent to the TURN host: set MOUTHPIECE_TURN_LISTEN_IP (0.0.0.0 or the public interface)',
+      ]);
     if (config.turn.mode === 'managed' && ![80, 443].includes(config.turn.port))
       warnings.push([
         { port: config.turn.port },
@@ -182,7 +214,12 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
     if (config.cluster)
       log.info({ nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl }, 'cluster node joined');
     log.info({ url: config.publicUrl, turn: turn.mode, dataDir: config.dataDir }, 'mouthpiece listening');
-    opts.onListening?.({ url: `${config.publicUrl}/`, dataDir: config.dataDir, turn: turn.mode });
+    opts.onListening?.({
+      url: `${config.publicUrl}/`,
+      dataDir: config.dataDir,
+      turn: turn.mode,
+      ...(relay ? { relay: relay.text } : {}),
+    });
     for (const [fields, msg] of warnings) log.warn(fields, msg);
   } catch (err) {
     await cleanup().catch(() => undefined);

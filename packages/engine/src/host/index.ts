@@ -6,6 +6,7 @@ export * from './types.js';
 export { createEnginePool, engineMainPath, type EnginePoolOptions } from './pool.js';
 export { engineCatalog } from './catalog.js';
 export { DEFAULT_ICE_DENY, type CandidatePolicy } from '../rtc/candidate-filter.js';
+export type { PortRange } from '../rtc/wrtc-media.js';
 export {
   parseVoicesFile,
   ELEVENLABS_DEFAULT_MODEL,

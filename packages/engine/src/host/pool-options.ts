@@ -1,6 +1,7 @@
 /** How the engine process pool (pool.ts) is set up. */
 import type { RenderKind } from '../avatar/manifest.js';
 import type { CandidatePolicy } from '../rtc/candidate-filter.js';
+import type { PortRange } from '../rtc/wrtc-media.js';
 import type { SpeechConfig } from '../speech/voice-book.js';
 
 export interface EnginePoolOptions {
@@ -17,6 +18,8 @@ export interface EnginePoolOptions {
   noChannelStartMs?: number;
   /** Which ICE candidates viewers may hand the engine (default: the safe deny list, no TCP). */
   ice?: CandidatePolicy;
+  /** The ports the engine's viewer peers bind, e.g. { min: 50000, max: 50999 } (default: any). */
+  portRange?: PortRange;
   logger?: {
     info(o: object, m: string): void;
     warn(o: object, m: string): void;

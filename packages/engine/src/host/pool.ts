@@ -118,6 +118,7 @@ class EnginePool implements EngineHost {
       readyTimeoutMs: opts.readyTimeoutMs ?? 5000,
       noChannelStartMs: opts.noChannelStartMs ?? 500,
       ice: opts.ice ?? { deny: DEFAULT_ICE_DENY, allowTcp: false, relays: [] },
+      ...(opts.portRange ? { portRange: opts.portRange } : {}),
       speech: opts.speech ?? DEFAULT_SPEECH_CONFIG,
       clientRenderKinds: [...(opts.clientRenderKinds ?? Object.values(RenderKind))],
     };

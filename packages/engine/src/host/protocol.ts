@@ -1,6 +1,7 @@
 /** Messages between the control plane and an engine process (over IPC, advanced serialization). */
 import type { RenderKind } from '../avatar/manifest.js';
 import type { CandidatePolicy } from '../rtc/candidate-filter.js';
+import type { PortRange } from '../rtc/wrtc-media.js';
 import type { SpeechConfig } from '../speech/voice-book.js';
 import type { RpcRequest, RpcResponse } from './rpc.js';
 import type { EngineEvent, EngineHost, EngineMediaStats } from './types.js';
@@ -14,6 +15,8 @@ export interface EngineProcessOptions {
   noChannelStartMs: number;
   /** Which ICE candidates viewers may hand the engine. */
   ice: CandidatePolicy;
+  /** The UDP/TCP ports viewer peers bind (libwebrtc's port allocator); absent: any the OS gives. */
+  portRange?: PortRange;
   /** Voice providers, their keys and the voices file's voices. */
   speech: SpeechConfig;
   /** The avatar kinds a viewer without video may draw itself (MOUTHPIECE_CLIENT_RENDER). */

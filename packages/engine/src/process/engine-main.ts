@@ -156,7 +156,11 @@ const methods: RpcHandlers<EngineMethods> = {
     const avatar = avatars.get(o.avatarId)!; // the check found it
     const { videoWidth: width, videoHeight: height, fps } = options;
     const renderer = await startRenderer(o.sessionId, avatar, { width, height }, o.background, fps);
-    const media = createWrtcMedia({ video: { width, height }, acceptCandidate });
+    const media = createWrtcMedia({
+      video: { width, height },
+      acceptCandidate,
+      portRange: options.portRange,
+    });
     sessions.set(
       o.sessionId,
       new EngineSession({

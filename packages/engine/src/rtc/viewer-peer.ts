@@ -87,6 +87,8 @@ export class ViewerPeer implements Peer {
     events: PeerEvents;
     /** Which of the viewer's ICE candidates to use (candidate-filter.ts); all when absent. */
     acceptCandidate?: (candidate: string) => boolean;
+    /** The ports this peer may bind (wrtc-media.ts). */
+    portRange?: { min: number; max: number };
     /** The turn playing now, told in `hello` (a page that reconnects mid-turn learns it still plays). */
     speaking?: () => string | undefined;
   }): Promise<{ peer: ViewerPeer; answerSdp: string }> {
@@ -97,7 +99,11 @@ export class ViewerPeer implements Peer {
       opts.audio.stop();
       throw new EngineError(problem.code, problem.message);
     }
-    const pc = new wrtc.RTCPeerConnection({ iceServers: opts.iceServers, bundlePolicy: 'max-bundle' });
+    const pc = new wrtc.RTCPeerConnection({
+      iceServers: opts.iceServers,
+      bundlePolicy: 'max-bundle',
+      ...(opts.portRange ? { portRange: opts.portRange } : {}),
+    });
     const accept = opts.acceptCandidate ?? (() => true);
     const peer = new ViewerPeer(
       opts.viewerId,

@@ -20,6 +20,17 @@ export interface WrtcMediaOptions {
   video?: { width: number; height: number };
   /** Which of a viewer's ICE candidates to use (candidate-filter.ts). */
   acceptCandidate?: (candidate: string) => boolean;
+  /** The ports viewer peers bind (absent: any the OS gives). */
+  portRange?: PortRange | undefined;
+}
+
+/**
+ * A port range for libwebrtc's port allocator (@roamhq/wrtc's `portRange` option): each viewer
+ * peer binds one UDP port (and one passive TCP port) per network interface from it.
+ */
+export interface PortRange {
+  min: number;
+  max: number;
 }
 
 export function createWrtcMedia(
@@ -50,6 +61,7 @@ export function createWrtcMedia(o: WrtcMediaOptions): WrtcMedia {
       ViewerPeer.answer({
         ...offer,
         ...(o.acceptCandidate ? { acceptCandidate: o.acceptCandidate } : {}),
+        ...(o.portRange ? { portRange: o.portRange } : {}),
         video: videoSource?.createTrack(),
         audio: audioSource.createTrack(),
       }),

@@ -26,3 +26,9 @@ it('names the data directory in the credential command when the server does not 
     `--data-dir '/tmp/my data/it'\\''s'   (`,
   );
 });
+
+it("states managed coturn's relay range and capacity when there is one", () => {
+  expect(startBanner(info)).not.toContain('TURN relay ports');
+  const relay = '49160-49200 (41 ports: at least 13 viewers relayed at once)';
+  expect(startBanner({ ...info, turn: 'managed', relay })).toContain(`  TURN relay ports    ${relay}`);
+});

@@ -6,6 +6,8 @@ export interface BannerInfo {
   /** The data directory `mouthpiece credentials` uses when run from the repository root. */
   defaultDataDir: string;
   turn: string;
+  /** Managed coturn's relay port range and capacity. */
+  relay?: string | undefined;
   version: string;
 }
 
@@ -24,6 +26,7 @@ export function startBanner(o: BannerInfo): string {
     `  Make a credential   npx mouthpiece credentials create --name demo${dataDirFlag}   (another terminal, repository root)`,
     `  Data                ${o.dataDir}`,
     `  TURN                ${turn}`,
+    ...(o.relay ? [`  TURN relay ports    ${o.relay}`] : []),
     '  Stop                Ctrl-C',
     '',
     '',

@@ -3,6 +3,8 @@
  * the video size, CIDR lists, the client-render kinds, TURN and cluster mode. Each throws a ConfigError naming the variable.
  */
 import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
+import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { DEFAULT_ICE_DENY, RenderKind } from '@mouthpiece/engine/host';
 import { ConfigError } from './env-reader.js';
@@ -46,6 +48,79 @@ export function checkTurn(v: EnvValues): void {
     throw new ConfigError('MOUTHPIECE_TURN=external needs MOUTHPIECE_TURN_HOST and MOUTHPIECE_TURN_SECRET');
   if (v.MOUTHPIECE_TURN_MIN_PORT > v.MOUTHPIECE_TURN_MAX_PORT)
     throw new ConfigError('MOUTHPIECE_TURN_MIN_PORT must not exceed MOUTHPIECE_TURN_MAX_PORT');
+}
+
+/**
+ * TURN over TLS: managed coturn needs a certificate and its key (readable files); the port is 443
+ * unless set. External TURN hands out `turns:` when its port is set. Undefined: no TLS.
+ */
+export function turnTls(
+  v: EnvValues,
+): { port: number; cert: string | undefined; key: string | undefined } | undefined {
+  const cert = v.MOUTHPIECE_TURN_TLS_CERT;
+  const key = v.MOUTHPIECE_TURN_TLS_KEY;
+  if (!cert !== !key)
+    throw new ConfigError(
+      'TURN over TLS needs both MOUTHPIECE_TURN_TLS_CERT and MOUTHPIECE_TURN_TLS_KEY (PEM files); set both, or neither',
+    );
+  if (!cert || !key) {
+    const port = v.MOUTHPIECE_TURN_TLS_PORT;
+    if (port === undefined) return undefined;
+    if (v.MOUTHPIECE_TURN === 'external') return { port, cert: undefined, key: undefined };
+    throw new ConfigError(
+      'MOUTHPIECE_TURN_TLS_PORT is set but managed coturn has no certificate: set MOUTHPIECE_TURN_TLS_CERT and MOUTHPIECE_TURN_TLS_KEY',
+    );
+  }
+  for (const [name, file] of [
+    ['MOUTHPIECE_TURN_TLS_CERT', cert],
+    ['MOUTHPIECE_TURN_TLS_KEY', key],
+  ] as const) {
+    try {
+      accessSync(file, constants.R_OK);
+    } catch {
+      throw new ConfigError(`${name}: cannot read "${file}"; give the path of a readable PEM file`);
+    }
+  }
+  const port = v.MOUTHPIECE_TURN_TLS_PORT ?? 443;
+  if (port === v.MOUTHPIECE_TURN_PORT || port === v.MOUTHPIECE_TURN_ALT_PORT)
+    throw new ConfigError(
+      `MOUTHPIECE_TURN_TLS_PORT (${port}) must differ from MOUTHPIECE_TURN_PORT and MOUTHPIECE_TURN_ALT_PORT`,
+    );
+  return { port, cert: resolve(cert), key: resolve(key) };
+}
+
+/** MOUTHPIECE_TURN_EXTERNAL_IP: `public` or `public/private`, both IP addresses. */
+export function turnExternalIp(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const parts = raw.split('/');
+  if (parts.length > 2 || parts.some((p) => isIP(p) === 0))
+    throw new ConfigError(
+      `MOUTHPIECE_TURN_EXTERNAL_IP must be an IP address, or public/private like 203.0.113.7/10.0.0.5, got "${raw}"`,
+    );
+  return raw;
+}
+
+/** Coturn's address: as set, else loopback for a loopback TURN host, else every interface. */
+export function turnListenIp(raw: string | undefined, turnHost: string): string {
+  if (raw) {
+    if (isIP(raw) === 0)
+      throw new ConfigError(`MOUTHPIECE_TURN_LISTEN_IP must be an IP address (or 0.0.0.0), got "${raw}"`);
+    return raw;
+  }
+  const loopback = turnHost === 'localhost' || /^127\./.test(turnHost) || ['::1', '[::1]'].includes(turnHost);
+  return loopback ? '127.0.0.1' : '0.0.0.0';
+}
+
+/** MOUTHPIECE_ENGINE_MIN_PORT and _MAX_PORT: both or neither, in order. */
+export function enginePortRange(v: EnvValues): { min: number; max: number } | undefined {
+  const min = v.MOUTHPIECE_ENGINE_MIN_PORT;
+  const max = v.MOUTHPIECE_ENGINE_MAX_PORT;
+  if (min === undefined && max === undefined) return undefined;
+  if (min === undefined || max === undefined)
+    throw new ConfigError('set both MOUTHPIECE_ENGINE_MIN_PORT and MOUTHPIECE_ENGINE_MAX_PORT, or neither');
+  if (min > max)
+    throw new ConfigError('MOUTHPIECE_ENGINE_MIN_PORT must not exceed MOUTHPIECE_ENGINE_MAX_PORT');
+  return { min, max };
 }
 
 /** Cluster mode's settings, or undefined when MOUTHPIECE_REDIS_URL is unset (single node). */

@@ -185,8 +185,35 @@ export const CONFIG_SPEC = {
     description: 'highest relay port of managed coturn',
   }),
   MOUTHPIECE_TURN_LISTEN_IP: text({
-    default: '127.0.0.1',
-    description: 'address managed coturn listens and relays on',
+    docDefault: '127.0.0.1 when the TURN host is localhost or loopback, else 0.0.0.0',
+    description:
+      'address managed coturn listens and relays on (0.0.0.0: every interface, relaying on the address a viewer reached)',
+  }),
+  MOUTHPIECE_TURN_EXTERNAL_IP: text({
+    trim: true,
+    description:
+      "1:1 NAT (clouds): the public address, or `public/private`, coturn announces in relay candidates (coturn's `external-ip`)",
+  }),
+  MOUTHPIECE_TURN_TLS_CERT: text({
+    docDefault: 'unset (no TURN over TLS)',
+    description: "PEM certificate (chain) file for managed coturn's `turns:` listener; needs the key too",
+  }),
+  MOUTHPIECE_TURN_TLS_KEY: text({ description: 'PEM private key file of that certificate' }),
+  MOUTHPIECE_TURN_TLS_PORT: int({
+    ...PORT_RANGE,
+    docDefault: '443 when a certificate is set',
+    description:
+      'TURN-over-TLS port handed out as `turns:` (below 1024 coturn needs CAP_NET_BIND_SERVICE); for external TURN, setting it hands out `turns:` URLs',
+  }),
+  MOUTHPIECE_ENGINE_MIN_PORT: int({
+    ...RELAY_PORT_RANGE,
+    docDefault: 'unset (any port)',
+    description: "lowest UDP/TCP port the engine's WebRTC peers bind (set with the max)",
+  }),
+  MOUTHPIECE_ENGINE_MAX_PORT: int({
+    ...RELAY_PORT_RANGE,
+    docDefault: 'unset (any port)',
+    description: "highest UDP/TCP port the engine's WebRTC peers bind; one port per viewer and interface",
   }),
   MOUTHPIECE_TURN_ALLOW_LOOPBACK: flag({ description: '1 lets coturn relay to loopback peers (tests only)' }),
   MOUTHPIECE_ICE_DENY: text({

@@ -17,6 +17,10 @@ export interface ManagedTurnOptions {
   altPort?: number | undefined;
   minPort: number;
   maxPort: number;
+  /** 1:1 NAT: `public` or `public/private` (coturn's `external-ip`). */
+  externalIp?: string | undefined;
+  /** TURN over TLS: `tls-listening-port` with this certificate and key (PEM files); else `no-tls`. */
+  tls?: { port: number; cert: string; key: string } | undefined;
   realm: string;
   secret: string;
   allowLoopback: boolean;
@@ -37,11 +41,24 @@ export interface ManagedTurn {
 }
 
 export function coturnConfig(o: ManagedTurnOptions, pidfile: string): string {
+  // 0.0.0.0: no listening-ip nor relay-ip lines; coturn listens everywhere and relays on the
+  // address each client reached
+  const any = o.listeningIp === '0.0.0.0';
   return [
-    `listening-ip=${o.listeningIp}`,
-    `relay-ip=${o.relayIp}`,
+    ...(any ? [] : [`listening-ip=${o.listeningIp}`]),
+    ...(any && o.relayIp === '0.0.0.0' ? [] : [`relay-ip=${o.relayIp}`]),
+    ...(o.externalIp ? [`external-ip=${o.externalIp}`] : []),
     `listening-port=${o.port}`,
     ...(o.altPort ? [`alt-listening-port=${o.altPort}`] : []),
+    ...(o.tls
+      ? [
+          `tls-listening-port=${o.tls.port}`,
+          `cert=${o.tls.cert}`,
+          `pkey=${o.tls.key}`,
+          'no-tlsv1',
+          'no-tlsv1_1',
+        ]
+      : ['no-tls']),
     `min-port=${o.minPort}`,
     `max-port=${o.maxPort}`,
     `realm=${o.realm}`,
@@ -49,7 +66,6 @@ export function coturnConfig(o: ManagedTurnOptions, pidfile: string): string {
     `static-auth-secret=${o.secret}`,
     'fingerprint',
     'no-cli',
-    'no-tls',
     'no-dtls',
     'no-multicast-peers',
     ...(o.allowLoopback ? ['allow-loopback-peers'] : []),
@@ -104,7 +120,8 @@ export async function startManagedTurn(o: ManagedTurnOptions): Promise<ManagedTu
   await new Promise<void>((resolve, reject) => {
     const failed = (err: Error): void => reject(new Error(`coturn failed to start: ${err.message}`));
     child!.once('error', failed);
-    waitForPort(o.listeningIp, o.port, 5000)
+    const host = o.listeningIp === '0.0.0.0' ? '127.0.0.1' : o.listeningIp;
+    Promise.all([o.port, ...(o.tls ? [o.tls.port] : [])].map((p) => waitForPort(host, p, 5000)))
       .then(() => {
         child!.off('error', failed);
         resolve();
@@ -116,7 +133,7 @@ export async function startManagedTurn(o: ManagedTurnOptions): Promise<ManagedTu
     process.off('exit', killOnExit);
     throw err;
   });
-  o.logger.info({ pid: child.pid, port: o.port, altPort: o.altPort }, 'coturn started');
+  o.logger.info({ pid: child.pid, port: o.port, altPort: o.altPort, tlsPort: o.tls?.port }, 'coturn started');
   return {
     ports: o.altPort ? [o.port, o.altPort] : [o.port],
     pid: () => child?.pid,
@@ -183,7 +200,12 @@ async function waitForPort(host: string, port: number, timeoutMs: number): Promi
     });
     if (ok) return;
     if (Date.now() > deadline)
-      throw new Error(`coturn did not listen on ${host}:${port} within ${timeoutMs} ms`);
+      throw new Error(
+        `coturn did not listen on ${host}:${port} within ${timeoutMs} ms` +
+          (port < 1024
+            ? ' (a port below 1024 needs root or CAP_NET_BIND_SERVICE: setcap cap_net_bind_service=+ep "$(command -v turnserver)")'
+            : ''),
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
 }
