@@ -82,9 +82,11 @@ export function turnTls(
     }
   }
   const port = v.MOUTHPIECE_TURN_TLS_PORT ?? 443;
-  if (port === v.MOUTHPIECE_TURN_PORT || port === v.MOUTHPIECE_TURN_ALT_PORT)
+  // coturn takes TLS and plain TURN on every port once it has a certificate: the TLS port may be
+  // the alternative port (443 for both spec clients and `turns:`), not the main one
+  if (port === v.MOUTHPIECE_TURN_PORT)
     throw new ConfigError(
-      `MOUTHPIECE_TURN_TLS_PORT (${port}) must differ from MOUTHPIECE_TURN_PORT and MOUTHPIECE_TURN_ALT_PORT`,
+      `MOUTHPIECE_TURN_TLS_PORT (${port}) must differ from MOUTHPIECE_TURN_PORT; it may equal MOUTHPIECE_TURN_ALT_PORT`,
     );
   return { port, cert: resolve(cert), key: resolve(key) };
 }

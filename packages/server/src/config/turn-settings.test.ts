@@ -43,7 +43,10 @@ describe('TURN over TLS', () => {
         MOUTHPIECE_TURN_TLS_KEY: key,
         MOUTHPIECE_TURN_TLS_PORT: '3478',
       }),
-    ).toThrow(/MOUTHPIECE_TURN_TLS_PORT \(3478\) must differ from MOUTHPIECE_TURN_PORT/);
+    ).toThrow(/MOUTHPIECE_TURN_TLS_PORT \(3478\) must differ from MOUTHPIECE_TURN_PORT; it may equal/);
+    const shared = { MOUTHPIECE_TURN_ALT_PORT: '443', MOUTHPIECE_TURN_TLS_PORT: '443' };
+    const tls = { MOUTHPIECE_TURN_TLS_CERT: cert, MOUTHPIECE_TURN_TLS_KEY: key };
+    expect(loadConfig({ ...managed, ...tls, ...shared }).turn.tls?.port).toBe(443);
   });
 
   it('external TURN hands out turns: on the port set, without files', () => {

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect as netConnect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -105,21 +105,10 @@ function allocateRequest(): Buffer {
   return Buffer.concat([head, attr]);
 }
 
-it('the real coturn answers TURN over TLS on its TLS port with the configured certificate', async () => {
-  execFileSync('sh', ['-c', 'command -v turnserver && command -v openssl'], { stdio: 'ignore' });
-  const dataDir = mkdtempSync(join(tmpdir(), 'mp-coturn-tls-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const cert = join(dataDir, 'cert.pem');
-  const key = join(dataDir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=turn.test',
-    '-keyout', key, '-out', cert,
-  ], { stdio: 'ignore' }); // prettier-ignore
-  const [port, tlsPort] = [await freePort(), await freePort()];
-  const turn = await startManagedTurn({ ...base, dataDir, port, tls: { port: tlsPort, cert, key } });
-  cleanups.push(() => turn.close());
-  const reply = await new Promise<{ subject: string; type: number }>((resolve, reject) => {
-    const s = tlsConnect({ host: '127.0.0.1', port: tlsPort, rejectUnauthorized: false }, () => {
+/** The first STUN message type coturn answers an Allocate with, over TLS (and the certificate's CN). */
+function askOverTls(port: number): Promise<{ subject: string; type: number }> {
+  return new Promise((resolve, reject) => {
+    const s = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
       const subject = s.getPeerCertificate().subject.CN ?? '';
       s.once('data', (d: Buffer) => {
         resolve({ subject, type: d.readUInt16BE(0) });
@@ -129,5 +118,57 @@ it('the real coturn answers TURN over TLS on its TLS port with the configured ce
     });
     s.once('error', reject);
   });
-  expect(reply).toEqual({ subject: 'turn.test', type: 0x0113 }); // Allocate error response (401)
+}
+
+/** The same over plain TCP. */
+function askPlain(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = netConnect({ host: '127.0.0.1', port }, () => {
+      s.once('data', (d: Buffer) => {
+        resolve(d.readUInt16BE(0));
+        s.destroy();
+      });
+      s.write(allocateRequest());
+    });
+    s.once('error', reject);
+  });
+}
+
+async function selfSigned(): Promise<{ dataDir: string; cert: string; key: string }> {
+  execFileSync('sh', ['-c', 'command -v turnserver && command -v openssl'], { stdio: 'ignore' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'mp-coturn-tls-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const cert = join(dataDir, 'cert.pem');
+  const key = join(dataDir, 'key.pem');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=turn.test',
+    '-keyout', key, '-out', cert,
+  ], { stdio: 'ignore' }); // prettier-ignore
+  return { dataDir, cert, key };
+}
+
+const ALLOCATE_ERROR = 0x0113; // the answer to an Allocate without credentials (401)
+
+it('the real coturn answers TURN over TLS on its TLS port with the configured certificate', async () => {
+  const { dataDir, cert, key } = await selfSigned();
+  const [port, tlsPort] = [await freePort(), await freePort()];
+  const turn = await startManagedTurn({ ...base, dataDir, port, tls: { port: tlsPort, cert, key } });
+  cleanups.push(() => turn.close());
+  expect(await askOverTls(tlsPort)).toEqual({ subject: 'turn.test', type: ALLOCATE_ERROR });
+});
+
+it('with the TLS port on the alternative port, that one port takes TLS and plain TURN', async () => {
+  const { dataDir, cert, key } = await selfSigned();
+  const [port, shared] = [await freePort(), await freePort()];
+  const turn = await startManagedTurn({
+    ...base,
+    dataDir,
+    port,
+    altPort: shared,
+    tls: { port: shared, cert, key },
+  });
+  cleanups.push(() => turn.close());
+  expect(turn.ports).toEqual([port, shared]);
+  expect(await askOverTls(shared)).toEqual({ subject: 'turn.test', type: ALLOCATE_ERROR });
+  expect(await askPlain(shared)).toBe(ALLOCATE_ERROR);
 });

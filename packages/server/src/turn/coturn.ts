@@ -53,6 +53,8 @@ export function coturnConfig(o: ManagedTurnOptions, pidfile: string): string {
     ...(o.tls
       ? [
           `tls-listening-port=${o.tls.port}`,
+          // the same port as the alternative one: one listener takes TLS and plain TURN
+          ...(o.tls.port === o.altPort ? [`alt-tls-listening-port=${o.tls.port}`] : []),
           `cert=${o.tls.cert}`,
           `pkey=${o.tls.key}`,
           'no-tlsv1',
