@@ -114,3 +114,24 @@ it('a Ctrl-C to the whole process group (and npm forwarding it again) stops clea
   expect(output().trimEnd().endsWith('\nMouthpiece stopped.')).toBe(true);
   expect(() => process.kill(Number(started![1]), 0)).toThrow(); // coturn is gone
 }, 30_000);
+
+it('states the relay range in the banner and warns when it or the listening address cannot serve viewers', async () => {
+  const turnPort = await freePort();
+  const { child, output, exited } = await serve({
+    MOUTHPIECE_TURN: 'managed',
+    MOUTHPIECE_TURN_PORT: String(turnPort),
+    MOUTHPIECE_TURN_MIN_PORT: '49540',
+    MOUTHPIECE_TURN_MAX_PORT: '49549',
+    MOUTHPIECE_MAX_SESSIONS: '6',
+    MOUTHPIECE_TURN_HOST: 'turn.example.test',
+    MOUTHPIECE_TURN_LISTEN_IP: '127.0.0.1',
+  });
+  for (let i = 0; i < 100 && (output().match(/"level":40/g) ?? []).length < 3; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  const out = output();
+  expect(out).toContain('TURN relay ports    49540-49549 (10 ports: at least 5 viewers relayed at once)');
+  expect(out).toMatch(/"level":40[^\n]*"relayPorts":10,"viewers":5,"maxSessions":6[^\n]*widen/);
+  expect(out).toMatch(/"level":40[^\n]*listens on loopback only[^\n]*MOUTHPIECE_TURN_LISTEN_IP/);
+  child.kill('SIGINT');
+  expect(await exited).toBe(0);
+}, 30_000);
