@@ -48,6 +48,7 @@ it('without a certificate coturn gets no-tls; with one a TLS listener, its files
     ]),
   );
   expect(tls).toContain('no-dtls');
+  expect(tls).toEqual(expect.arrayContaining(['no-tcp-relay', 'denied-peer-ip=169.254.0.0-169.254.255.255']));
 });
 
 it('writes external-ip for 1:1 NAT, and no address lines when listening on every interface', () => {

@@ -70,6 +70,12 @@ export function coturnConfig(o: ManagedTurnOptions, pidfile: string): string {
     'no-cli',
     'no-dtls',
     'no-multicast-peers',
+    // coturn may listen publicly: no TCP relays (browsers never ask for one; they would reach TCP
+    // services such as a cloud's metadata endpoint), and no peers on this-host or link-local addresses
+    'no-tcp-relay',
+    'denied-peer-ip=0.0.0.0-0.255.255.255',
+    'denied-peer-ip=169.254.0.0-169.254.255.255',
+    'denied-peer-ip=fe80::-febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
     ...(o.allowLoopback ? ['allow-loopback-peers'] : []),
     'log-file=stdout',
     'simple-log',
