@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
+import WebSocket, { type ClientOptions } from 'ws';
 import {
   parseAudioStreamServerMessage,
   type AudioStreamSampleRate,
@@ -32,8 +32,11 @@ export async function openAudioStream(
   baseUrl: string,
   sessionId: string,
   token: string,
+  /** More socket options (through a TLS proxy: its certificate, the test host name's address). */
+  options: ClientOptions = {},
 ): Promise<AudioStreamClient> {
   const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/v1/avatar-session/${sessionId}/audio`, {
+    ...options,
     headers: { authorization: `Bearer ${token}` },
   });
   const messages: AudioStreamClient['messages'] = [];

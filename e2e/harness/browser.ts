@@ -16,7 +16,8 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<TestBrowser> {
+/** `args`: more Chromium flags (a test host name's address, a test certificate to accept). */
+export async function launchBrowser(o: { args?: string[] } = {}): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run installs it)`);
   const dir = mkdtempSync(join(tmpdir(), 'mp-chromium-'));
@@ -34,6 +35,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
       '--disable-sync',
       '--disable-features=WebRtcHideLocalIpsWithMdns',
       '--autoplay-policy=no-user-gesture-required',
+      ...(o.args ?? []),
     ],
   });
   return {

@@ -202,7 +202,10 @@ export const CONFIG_SPEC = {
     emptyIsValue: true,
     description: 'comma list of origins allowed on create and catalog routes',
   }),
-  MOUTHPIECE_TRUST_PROXY: flag({ description: '1 when behind a TLS-terminating proxy' }),
+  MOUTHPIECE_TRUST_PROXY: flag({
+    description:
+      "1 behind one TLS-terminating proxy (deploy/): the client's address is the last X-Forwarded-For entry",
+  }),
   MOUTHPIECE_LOG_LEVEL: oneOf(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], {
     default: 'info',
     description: 'debug, info, warn or error',
