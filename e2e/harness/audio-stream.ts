@@ -5,6 +5,7 @@
  * they compare with a page's `performance.timeOrigin + t`.
  */
 import { readFileSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import WebSocket, { type ClientOptions } from 'ws';
 import {
@@ -33,7 +34,7 @@ export async function openAudioStream(
   sessionId: string,
   token: string,
   /** More socket options (through a TLS proxy: its certificate, the test host name's address). */
-  options: ClientOptions = {},
+  options: ClientOptions & { lookup?: LookupFunction } = {},
 ): Promise<AudioStreamClient> {
   const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/v1/avatar-session/${sessionId}/audio`, {
     ...options,
