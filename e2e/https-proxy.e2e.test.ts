@@ -2,7 +2,7 @@
  * The single-node HTTPS configurations of deploy/ (Caddyfile, nginx.conf), each run as the real
  * proxy (Debian's caddy and nginx) with a self-signed certificate for a test host name, in front
  * of a real `mouthpiece serve` with MOUTHPIECE_TRUST_PROXY=1. Through https only: a backend
- * creates a session; Chromium plays it over HTTP/2 (WHEP) and reads the event stream while the
+ * creates a session; Chromium plays it over HTTP/2 (WHEP offer, trickle, end) and reads the event stream while the
  * avatar speaks a turn a backend streams over the audio WebSocket; a 199 MiB avatar upload reaches
  * the server whole and a 201 MiB one gets the server's own 413; the server's rate limit sees the
  * client's address, not the proxy's nor one the client wrote in X-Forwarded-For.
@@ -47,7 +47,6 @@ describe.each(PROXIES)('%s from deploy/ in front of a real server', (kind) => {
   let server: TestServer;
   let proxy: TestProxy;
   let browser: TestBrowser;
-  let session: { sessionId: string; token: string };
 
   beforeAll(async () => {
     requireE2eEnvironment();
@@ -93,8 +92,7 @@ describe.each(PROXIES)('%s from deploy/ in front of a real server', (kind) => {
       body: JSON.stringify({ visualConfig: { avatarId: 'amara' }, voiceConfig: { id: 'en-us-female' } }),
     });
     expect(created.status, created.text).toBe(200);
-    session = JSON.parse(created.text) as { sessionId: string; token: string };
-    const { sessionId, token } = session;
+    const { sessionId, token } = JSON.parse(created.text) as { sessionId: string; token: string };
     const init = await backend(`/v1/avatar-session/${sessionId}/init-client`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -177,7 +175,19 @@ describe.each(PROXIES)('%s from deploy/ in front of a real server', (kind) => {
     ]);
     expect(protocols.length).toBeGreaterThanOrEqual(2);
     expect(new Set(protocols)).toEqual(new Set(['h2']));
-    await page.evaluate(() => (window as unknown as Win).mpTest.close());
+    // trickle ICE (PATCH, application/trickle-ice-sdpfrag) and the end (DELETE) of the WHEP resource
+    const resource = await page.evaluate(async () => {
+      const location = (window as unknown as { mpTest: { location: string } }).mpTest.location;
+      const patch = await fetch(location, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/trickle-ice-sdpfrag' },
+        body: 'a=ice-ufrag:none\r\na=end-of-candidates\r\n',
+      });
+      const del = await fetch(location, { method: 'DELETE' });
+      return { location, patch: patch.status, del: del.status };
+    });
+    expect(resource.location.startsWith(`${proxy.url}/`)).toBe(true);
+    expect(resource).toMatchObject({ patch: 204, del: 200 });
     await page.close();
   }, 120_000);
 
@@ -223,7 +233,7 @@ describe.each(PROXIES)('%s from deploy/ in front of a real server', (kind) => {
         out.push(res.status);
       }
       return out;
-    }, session.sessionId);
+    }, 'not-a-session');
     expect(statuses.slice(0, 2)).toEqual([401, 401]);
     expect(statuses.slice(2)).toEqual([429, 429]);
     const limited = server.logs
