@@ -87,7 +87,7 @@ it('a relay-only viewer behind a firewall that lets only TLS through connects ov
   blockAllButTls(turnPort);
   // Chromium checks a TURN server's certificate like a web server's: a self-signed one is accepted
   // only with certificate errors ignored (a real deployment uses a certificate for its TURN host)
-  browser = await launchBrowser(['--ignore-certificate-errors']);
+  browser = await launchBrowser({ args: ['--ignore-certificate-errors'] });
   const page = await browser.newPage(server.url);
   const r = await page.evaluate(
     ({ whepUrl, iceServers }) => window.mpTest.connect({ whepUrl, iceServers, relay: true }),

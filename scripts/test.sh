@@ -18,9 +18,9 @@ phase() {
 
 # Browser tests need these, and root for their network namespace (or MOUTHPIECE_E2E_HOST_NET=1).
 e2e_ready=1
-for bin in /usr/bin/chromium turnserver ip redis-server nft openssl; do
+for bin in /usr/bin/chromium turnserver ip redis-server nft caddy nginx openssl; do
   if ! command -v "$bin" >/dev/null 2>&1; then
-    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables openssl (.ci/run installs them)" >&2
+    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables caddy nginx openssl (.ci/run installs them)" >&2
     status=1
     e2e_ready=0
   fi

@@ -5,8 +5,9 @@
  * they compare with a page's `performance.timeOrigin + t`.
  */
 import { readFileSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
+import WebSocket, { type ClientOptions } from 'ws';
 import {
   parseAudioStreamServerMessage,
   type AudioStreamSampleRate,
@@ -32,8 +33,11 @@ export async function openAudioStream(
   baseUrl: string,
   sessionId: string,
   token: string,
+  /** More socket options (through a TLS proxy: its certificate, the test host name's address). */
+  options: ClientOptions & { lookup?: LookupFunction } = {},
 ): Promise<AudioStreamClient> {
   const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/v1/avatar-session/${sessionId}/audio`, {
+    ...options,
     headers: { authorization: `Bearer ${token}` },
   });
   const messages: AudioStreamClient['messages'] = [];

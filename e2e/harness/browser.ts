@@ -16,8 +16,8 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-/** `extraArgs`: more Chromium switches for one test. */
-export async function launchBrowser(extraArgs: string[] = []): Promise<TestBrowser> {
+/** `args`: more Chromium flags (a test host name's address, a test certificate to accept). */
+export async function launchBrowser(o: { args?: string[] } = {}): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run installs it)`);
   const dir = mkdtempSync(join(tmpdir(), 'mp-chromium-'));
@@ -35,7 +35,7 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<TestBrows
       '--disable-sync',
       '--disable-features=WebRtcHideLocalIpsWithMdns',
       '--autoplay-policy=no-user-gesture-required',
-      ...extraArgs,
+      ...(o.args ?? []),
     ],
   });
   return {

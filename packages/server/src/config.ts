@@ -6,6 +6,7 @@
  * `turn.mode` is first read, and only if MOUTHPIECE_TURN is unset.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import {
@@ -20,7 +21,7 @@ import {
   turnTls,
   videoSize,
 } from './config/checks.js';
-import { readEnv, type Env } from './config/env-reader.js';
+import { ConfigError, readEnv, type Env } from './config/env-reader.js';
 import { speechSettings } from './config/voices.js';
 import type { RenderKind, SpeechConfig } from '@mouthpiece/engine/host';
 
@@ -80,6 +81,8 @@ export interface Config {
   iceAllowTcp: boolean;
   corsOrigins: string[] | '*';
   trustProxy: boolean;
+  /** HTTPS served by the server itself (MOUTHPIECE_TLS_CERT/_KEY): the PEM texts. */
+  tls: { cert: string; key: string } | undefined;
   logLevel: string;
   /** How long the engine waits for the viewer's `ready` before playing anyway. */
   whepReadyTimeoutMs: number;
@@ -150,12 +153,34 @@ export function loadConfig(
             .map((s) => s.trim())
             .filter(Boolean),
     trustProxy: v.MOUTHPIECE_TRUST_PROXY,
+    tls: tlsSettings(v.MOUTHPIECE_TLS_CERT, v.MOUTHPIECE_TLS_KEY, Boolean(v.MOUTHPIECE_REDIS_URL)),
     logLevel: v.MOUTHPIECE_LOG_LEVEL,
     whepReadyTimeoutMs: v.MOUTHPIECE_WHEP_READY_TIMEOUT_MS,
     cluster: clusterSettings(v, pub.url),
     speech: speechSettings(v),
   };
   return Object.freeze(config);
+}
+
+/** Both files or neither; read now, so a wrong path stops the start naming the variable. */
+function tlsSettings(cert: string | undefined, key: string | undefined, cluster: boolean): Config['tls'] {
+  if (!cert && !key) return undefined;
+  if (!cert || !key)
+    throw new ConfigError(
+      `MOUTHPIECE_TLS_CERT and MOUTHPIECE_TLS_KEY go together: set both to PEM files, or neither behind a TLS proxy (deploy/)`,
+    );
+  if (cluster)
+    throw new ConfigError(
+      'MOUTHPIECE_TLS_CERT is for a single node: in cluster mode the load balancer serves TLS (docs/cluster.md); unset MOUTHPIECE_TLS_CERT and MOUTHPIECE_TLS_KEY',
+    );
+  const read = (name: string, path: string): string => {
+    try {
+      return readFileSync(resolve(path), 'utf8');
+    } catch (err) {
+      throw new ConfigError(`${name}: cannot read "${path}" (${(err as Error).message}); give a PEM file`);
+    }
+  };
+  return { cert: read('MOUTHPIECE_TLS_CERT', cert), key: read('MOUTHPIECE_TLS_KEY', key) };
 }
 
 /**

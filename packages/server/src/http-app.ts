@@ -55,7 +55,9 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
   const { registry, metrics, cluster } = deps;
   const app = Fastify({
     loggerInstance: deps.log,
-    trustProxy: deps.config.trustProxy,
+    // one proxy in front (deploy/): its X-Forwarded-For entry, the last, is the client's address;
+    // the ones before it are the client's own words (trusting them all would let it pick any)
+    trustProxy: deps.config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
     bodyLimit: 1024 * 1024,
     logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
@@ -67,6 +69,8 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
     clientErrorHandler,
     return503OnClosing: false,
     http: { requireHostHeader: false },
+    // MOUTHPIECE_TLS_CERT/_KEY: HTTPS here (HTTP/1.1; a proxy in front adds HTTP/2, deploy/)
+    ...(deps.config.tls ? { https: { ...deps.config.tls, requireHostHeader: false } } : {}),
     // cluster mode: calls for sessions of other nodes whose holder is known skip Fastify
     ...(cluster
       ? { serverFactory: fastPathServerFactory(cluster, (id) => registry.isActive(id), deps.log) }

@@ -230,7 +230,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   let closing: Promise<void> | undefined;
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url: `${config.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     close: () => (closing ??= cleanup()),
   };
 }

@@ -12,7 +12,8 @@ import type { EnvValues } from './spec.js';
 
 /** The public base URL (no trailing slash) and its host. */
 export function publicUrl(v: EnvValues): { url: string; host: string } {
-  const url = (v.MOUTHPIECE_PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, '');
+  const scheme = v.MOUTHPIECE_TLS_CERT ? 'https' : 'http'; // the server's own HTTPS (MOUTHPIECE_TLS_CERT)
+  const url = (v.MOUTHPIECE_PUBLIC_URL ?? `${scheme}://localhost:${v.PORT}`).replace(/\/+$/, '');
   try {
     return { url, host: new URL(url).hostname };
   } catch {

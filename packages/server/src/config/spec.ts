@@ -74,7 +74,7 @@ export const CONFIG_SPEC = {
   HOST: text({ default: '0.0.0.0', description: 'address to listen on' }),
   MOUTHPIECE_PUBLIC_URL: text({
     emptyIsValue: true,
-    docDefault: 'http://localhost:$PORT',
+    docDefault: 'http(s)://localhost:$PORT',
     description: 'public base URL used to build `whepUrl` (use https in production)',
   }),
   MOUTHPIECE_DATA_DIR: text({
@@ -229,7 +229,19 @@ export const CONFIG_SPEC = {
     emptyIsValue: true,
     description: 'comma list of origins allowed on create and catalog routes',
   }),
-  MOUTHPIECE_TRUST_PROXY: flag({ description: '1 when behind a TLS-terminating proxy' }),
+  MOUTHPIECE_TRUST_PROXY: flag({
+    description:
+      "1 behind one TLS-terminating proxy (deploy/): the client's address is the last X-Forwarded-For entry",
+  }),
+  MOUTHPIECE_TLS_CERT: text({
+    docDefault: 'unset (plain HTTP)',
+    description:
+      'PEM certificate chain file: the server speaks HTTPS itself, no proxy in front (single node; with MOUTHPIECE_TLS_KEY)',
+  }),
+  MOUTHPIECE_TLS_KEY: text({
+    docDefault: 'unset',
+    description: 'PEM private key file of MOUTHPIECE_TLS_CERT',
+  }),
   MOUTHPIECE_LOG_LEVEL: oneOf(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], {
     default: 'info',
     description: 'debug, info, warn or error',

@@ -174,6 +174,28 @@ describe('unauthenticated traffic', () => {
         .statusCode,
     ).toBe(200);
   });
+
+  it("behind a proxy (MOUTHPIECE_TRUST_PROXY=1) the address is the proxy's last X-Forwarded-For entry, not what the client wrote", async () => {
+    const through = (client: string, written: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/avatar-session',
+        remoteAddress: '127.0.0.1', // the proxy
+        headers: { authorization: 'KS mp_nope', 'x-forwarded-for': `${written}, ${client}` },
+        payload: {},
+      });
+    t = await createTestApp({ config: { authFailuresPerSecond: 1, trustProxy: true } });
+    // one client writing a new address each time is still one address: its burst (2) is spent
+    for (let i = 0; i < 2; i++) expect((await through('198.51.100.4', `10.0.0.${i}`)).statusCode).toBe(401);
+    expect((await through('198.51.100.4', '10.0.0.9')).statusCode).toBe(429);
+    // another client behind the same proxy is not held back
+    expect((await through('198.51.100.5', '10.0.0.9')).statusCode).toBe(401);
+    await t.close();
+    // without it, every client is the proxy: one client's failures hold back the next
+    t = await createTestApp({ config: { authFailuresPerSecond: 1 } });
+    for (let i = 0; i < 2; i++) await through('198.51.100.4', '10.0.0.1');
+    expect((await through('198.51.100.5', '10.0.0.1')).statusCode).toBe(429);
+  });
 });
 
 describe('/metrics', () => {
