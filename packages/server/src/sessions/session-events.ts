@@ -151,6 +151,7 @@ function toSessionEvent(log: SessionLog, e: EngineEvent): SessionEvent | undefin
       if (!log.viewers.delete(e.viewerId) || log.viewers.size > 0) return undefined;
       return { type: 'viewer', state: 'lost' };
     case 'voiceRequest':
+    case 'audioTurnEnded': // the audio socket's playbackFinished; backends here get speakingEnd
     case 'sessionFailed': // the registry ends the session: sessionEnded {reason: engine_failed}
       return undefined;
   }
