@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createContext, runInContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -65,12 +66,15 @@ describe('the built SDK', () => {
   it('the UMD file is the module under CommonJS and defines window.Mouthpiece in a page', () => {
     const source = readFileSync(dist('mouthpiece.js'), 'utf8');
     expect(readFileSync(dist('mouthpiece.cjs'), 'utf8')).toBe(source);
-    const cjs = { exports: {} as Record<string, unknown> };
-    new Function('module', 'exports', source)(cjs, cjs.exports);
-    expect(typeof cjs.exports['AvatarSession']).toBe('function');
-    const page = {} as Record<string, { AvatarSession?: unknown }>;
-    new Function('self', 'module', 'define', source)(page, undefined, undefined);
-    expect(typeof page['Mouthpiece']?.AvatarSession).toBe('function');
+    const cjs = createContext({ module: { exports: {} } }) as {
+      module: { exports: Record<string, unknown> };
+    };
+    runInContext(source, cjs);
+    expect(typeof cjs.module.exports['AvatarSession']).toBe('function');
+    const page = createContext({}) as { self?: unknown; Mouthpiece?: { AvatarSession?: unknown } };
+    page.self = page;
+    runInContext(source, page);
+    expect(typeof page.Mouthpiece?.AvatarSession).toBe('function');
   });
 
   it('npm pack ships the bundles, their types, the README and the licence, nothing else', () => {
