@@ -10,22 +10,21 @@
 import type { Server } from 'node:http';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildNpmApp, serveStatic } from './harness/npm-app.js';
+import { buildNpmApp, serveStatic, steps } from './harness/npm-app.js';
 import { useStack } from './harness/stack.js';
 
-const stack = useStack();
 let site: { port: number; server: Server };
-let origin: string;
 
-beforeAll(() => {
+// the app first, then the stack: a server left idle through the build would find its HTTP
+// connections stale
+beforeAll(async () => {
   const started = Date.now();
   const dir = buildNpmApp();
-  console.log(`npm pack + install + tsc + vite build: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return serveStatic(dir).then((s) => {
-    site = s;
-    origin = `${new URL(stack.server.url).protocol}//${new URL(stack.server.url).hostname}:${s.port}`;
-  });
+  const each = Object.entries(steps).map(([step, s]) => `${step.trim()} ${s.toFixed(1)} s`);
+  console.log(`the app: ${((Date.now() - started) / 1000).toFixed(1)} s (${each.join(', ')})`);
+  site = await serveStatic(dir);
 }, 300_000);
+const stack = useStack();
 afterAll(() => new Promise<void>((r) => (site ? site.server.close(() => r()) : r())));
 
 interface Created {
@@ -57,11 +56,12 @@ async function open(path: string, created: Created): Promise<Page> {
     sessionId: created.sessionId,
     viewerToken: created.viewerToken,
   });
-  await page.goto(`${origin}/${path}#${hash.toString()}`);
+  const origin = new URL(stack.server.url);
+  await page.goto(`${origin.protocol}//${origin.hostname}:${site.port}/${path}#${hash.toString()}`);
   return page;
 }
 
-/** In the page: video frames decoded in a second, and the loudest audio while the backend speaks. */
+/** In the page: video frames decoded in two seconds, and the loudest audio while the backend speaks. */
 async function playing(page: Page, created: Created, turnId: string) {
   await page.waitForFunction(
     () => (window as any).mp.log.some((l: string) => l.startsWith('videoReady')),
@@ -71,7 +71,7 @@ async function playing(page: Page, created: Created, turnId: string) {
   const frames = await page.evaluate(async () => {
     const video = document.querySelector('video')!;
     const before = video.getVideoPlaybackQuality().totalVideoFrames;
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, 2000));
     return video.getVideoPlaybackQuality().totalVideoFrames - before;
   });
   await page.evaluate(() => {
@@ -111,7 +111,7 @@ it('a plain TypeScript page built with Vite plays a session from the npm package
   const created = (await stack.server.createSession()) as Created;
   const page = await open('plain.html', created);
   const played = await playing(page, created, 'plain-1');
-  expect(played.frames).toBeGreaterThan(10); // 25 fps sent
+  expect(played.frames).toBeGreaterThan(10); // 25 fps sent; a loaded machine decodes fewer
   expect(played.peak).toBeGreaterThan(0.02); // the speech is heard
   expect(played.log).toEqual(expect.arrayContaining(['ready', 'start:plain-1', 'end:plain-1']));
   expect(played.log.filter((l) => l.startsWith('error'))).toEqual([]);

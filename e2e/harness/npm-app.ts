@@ -22,12 +22,19 @@ const version = (name: string): string =>
   (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
     .version;
 
+/** Seconds each step took in the last build, for the test to print. */
+export const steps: Record<string, number> = {};
+
 function run(cmd: string, args: string[], cwd: string): string {
+  const started = Date.now();
+  const step = `${cmd === process.execPath ? (args[0] ?? '').split('/').at(-1) : cmd} ${args.find((a) => !a.startsWith('-') && !a.includes('/')) ?? ''}`;
   try {
     return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string };
     throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  } finally {
+    steps[step] = (steps[step] ?? 0) + (Date.now() - started) / 1000;
   }
 }
 
