@@ -49,6 +49,16 @@ export default tseslint.config(
     },
   },
   {
+    files: ['packages/react/**/*.ts'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: {
+        project: ['./packages/react/tsconfig.eslint.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     // Plain JavaScript (scripts, benches, the demo page, the example): the recommended rules,
     // without type information; Node globals, browser globals for code that runs in pages.
     files: ['**/*.js', '**/*.mjs'],

@@ -10,6 +10,7 @@ export default defineConfig({
   resolve: {
     alias: {
       '@mouthpiece/protocol': src('./packages/protocol/src/index.ts'),
+      '@mouthpiece/client': src('./packages/client/src/index.ts'),
       '@mouthpiece/draw/browser': src('./packages/draw/src/browser.ts'),
       '@mouthpiece/draw': src('./packages/draw/src/index.ts'),
       '@mouthpiece/engine/host': src('./packages/engine/src/host/index.ts'),

@@ -119,9 +119,9 @@ it('a page with the viewer token watches and hears; only the backend makes the a
   expect(heard.log.indexOf('start:backend-1')).toBeLessThan(heard.log.indexOf('end:backend-1'));
   expect(heard.peak).toBeGreaterThan(0.02); // heard through the page's own video element
 
-  // leaving the page's view ends nothing: the backend still holds a live session
+  // disconnecting the page ends nothing: the backend still holds a live session
   await page.evaluate(async () => {
-    await (window as unknown as { s: { leave(): Promise<void> } }).s.leave();
+    await (window as unknown as { s: { disconnect(): Promise<void> } }).s.disconnect();
   });
   const alive = await fetch(`${stack.server.url}/v1/avatar-session/${created.sessionId}/keep-alive`, {
     method: 'POST',

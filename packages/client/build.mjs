@@ -1,12 +1,15 @@
 // Builds the SDK for use outside this repository, next to the tsc output:
-//   dist/mouthpiece.js    single-file <script> build (defines window.Mouthpiece; served at /sdk/mouthpiece.js)
+//   dist/mouthpiece.js    single-file UMD build: in a <script> it defines window.Mouthpiece (served at
+//                         /sdk/mouthpiece.js), under CommonJS or AMD it is the module
+//   dist/mouthpiece.cjs   the same file, named so that Node and bundlers load it as CommonJS (`require`)
 //   dist/mouthpiece.mjs   self-contained ES module (the protocol package and @mouthpiece/draw's
 //                         browser drawing, for `render: 'client'`, bundled in)
-//   dist/mouthpiece.d.ts  its types in one file, with no import of unpublished packages
+//   dist/mouthpiece.d.ts  its types in one file, with no import of unpublished packages (and a
+//                         copy as mouthpiece.d.cts, the types of the CommonJS file)
 // and prints their sizes. The types are regenerated only when a source is newer than them.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -18,13 +21,14 @@ const common = {
   target: ['chrome100', 'safari15', 'firefox100'],
   logLevel: 'warning',
 };
-await build({
-  ...common,
-  minify: true,
-  format: 'iife',
-  globalName: 'Mouthpiece',
-  outfile: `${here}dist/mouthpiece.js`,
-});
+// UMD: an IIFE whose value the wrapper hands to AMD, CommonJS, or the page as window.Mouthpiece
+const umd = await build({ ...common, minify: true, format: 'iife', globalName: 'M', write: false });
+const wrapped =
+  "(function(r,f){typeof define=='function'&&define.amd?define([],f):typeof module=='object'&&module.exports?module.exports=f():r.Mouthpiece=f()})(typeof self<'u'?self:this,function(){" +
+  umd.outputFiles[0].text +
+  'return M});\n';
+writeFileSync(`${here}dist/mouthpiece.js`, wrapped);
+writeFileSync(`${here}dist/mouthpiece.cjs`, wrapped);
 await build({ ...common, minify: false, format: 'esm', outfile: `${here}dist/mouthpiece.mjs` });
 
 const types = `${here}dist/mouthpiece.d.ts`;
@@ -57,6 +61,8 @@ if (!existsSync(types) || statSync(types).mtimeMs < sources) {
     { stdio: 'inherit' },
   );
 }
+
+copyFileSync(types, `${here}dist/mouthpiece.d.cts`);
 
 for (const f of ['mouthpiece.js', 'mouthpiece.mjs', 'mouthpiece.d.ts']) {
   const b = readFileSync(`${here}dist/${f}`);

@@ -9,7 +9,6 @@ import {
   ConnectionState,
   SessionState,
   TypedEmitter,
-  type CreateSessionResponse,
   type InitClientResponse,
   type ServerMessage,
 } from '@mouthpiece/protocol';
@@ -18,7 +17,6 @@ import { asMouthpieceError, MouthpieceError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { retryConfig } from './retry.js';
 import { SESSION_TRANSITIONS, StateMachine } from './states.js';
-import { iceServersFor } from './turn.js';
 import type { WhepTransportOptions } from './whep-transport.js';
 import { ViewerLink } from './viewer-link.js';
 import { SessionLifetime } from './session-lifetime.js';
@@ -27,10 +25,10 @@ import { SpeakingTracker } from './speaking-tracker.js';
 import { playWithFallback, styleVideo } from './video-element.js';
 import { RenderSwitch } from './render/render-switch.js';
 import { sessionKey, type SessionAccess, type SessionKey } from './session-access.js';
-import { SessionCalls } from './session-calls.js';
+import { createSessionKey, needCredential, SessionCalls } from './session-calls.js';
 import {
   checkConfig,
-  createBody,
+  transportOptions,
   dispatchServerMessage,
   REPLACED_ERROR,
   type AvatarSessionCallbacks,
@@ -64,6 +62,9 @@ export class AvatarSession {
   /** Client rendering while the page draws the avatar, else video. */
   readonly #render: RenderSwitch;
   #containerId: string | undefined;
+  /** Bumped by every teardown: a start still under way then stops (see #check). */
+  #run = 0;
+  #starting: Promise<void> | undefined;
 
   constructor(config: AvatarSessionConfig) {
     checkConfig(config);
@@ -144,24 +145,12 @@ export class AvatarSession {
     voiceSpeed?: number;
     videoContainerId?: string;
   }): Promise<string> {
-    if (!this.#config.credential) {
-      throw new MouthpieceError(
-        ClientErrorCode.INVALID_CONFIGURATION,
-        'createSession needs `credential` in the config (demos only); use initSession in production',
-      );
-    }
-    this.#begin();
+    const credential = needCredential(this.#config);
+    const run = this.#begin();
     try {
-      const created = await this.#api.post<CreateSessionResponse>('/v1/avatar-session', {
-        auth: { ks: this.#config.credential },
-        json: createBody(o),
-        kind: 'unsafe',
-      });
-      await this.#start(
-        { sessionId: created.sessionId, bearer: created.token, viewOnly: false },
-        o.videoContainerId,
-      );
-      return created.sessionId;
+      const key = await createSessionKey(this.#api, credential, o);
+      await (this.#starting = this.#start(key, run, o.videoContainerId));
+      return key.sessionId;
     } catch (err) {
       throw this.#fail(err);
     }
@@ -174,9 +163,9 @@ export class AvatarSession {
    */
   async initSession(s: SessionAccess, o: { videoContainerId?: string } = {}): Promise<void> {
     const key = sessionKey(s);
-    this.#begin();
+    const run = this.#begin();
     try {
-      await this.#start(key, o.videoContainerId);
+      await (this.#starting = this.#start(key, run, o.videoContainerId));
     } catch (err) {
       throw this.#fail(err);
     }
@@ -215,7 +204,7 @@ export class AvatarSession {
     this.#speaking.interruptAll(); // the server stopped them; its speakingEnd may be lost in an outage
   }
 
-  /** Ends the session (not on a view-only page: ViewOnlyError, nothing stops; see `leave()`). */
+  /** Ends the session (not on a view-only page: ViewOnlyError, nothing stops; see `disconnect()`). */
   async endSession(): Promise<void> {
     this.#calls?.require('endSession');
     const calls = this.#calls;
@@ -234,12 +223,20 @@ export class AvatarSession {
 
   /**
    * Stops showing the session here — keep-alives, connection, drawing — without ending it on the
-   * server (a view-only page's way out: the backend ends the session). The page's state is ENDED.
+   * server, with a token or a viewer token: a new AvatarSession (here or in another page) shows it
+   * again; `endSession()` ends it. This object's state is ENDED; a start under way rejects
+   * (INVALID_STATE). Resolves once the page's WHEP viewer is DELETEd, the late one of a start too.
    */
-  async leave(): Promise<void> {
+  async disconnect(): Promise<void> {
     const viewerClosed = this.#teardown();
     if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
-    await viewerClosed;
+    await Promise.all([viewerClosed, this.#starting?.catch(() => undefined)]);
+    await this.#link.settled();
+  }
+
+  /** @deprecated The former name of `disconnect()`. */
+  leave(): Promise<void> {
+    return this.disconnect();
   }
 
   /** After a user gesture, when the browser blocked autoplay with sound. */
@@ -250,7 +247,7 @@ export class AvatarSession {
     void this.#video.play().catch(() => undefined);
   }
 
-  #begin(): void {
+  #begin(): number {
     if (this.#session.state !== SessionState.IDLE && this.#session.state !== SessionState.ERROR) {
       throw new MouthpieceError(
         ClientErrorCode.INVALID_STATE,
@@ -258,9 +255,16 @@ export class AvatarSession {
       );
     }
     this.#session.transition(SessionState.CREATING);
+    return this.#run;
   }
 
-  async #start(key: SessionKey, videoContainerId?: string): Promise<void> {
+  /** Throws when a teardown (disconnect) came while this start was awaiting. */
+  #check(run: number): void {
+    if (run !== this.#run)
+      throw new MouthpieceError(ClientErrorCode.INVALID_STATE, 'disconnect() came while the session started');
+  }
+
+  async #start(key: SessionKey, run: number, videoContainerId?: string): Promise<void> {
     const { sessionId, bearer: token } = key;
     this.#sessionId = sessionId;
     this.#key = key;
@@ -270,6 +274,7 @@ export class AvatarSession {
       json: {},
       kind: 'safe',
     });
+    this.#check(run);
     if (this.#config.render === 'client')
       await this.#render.open({
         baseUrl: this.#config.baseUrl,
@@ -279,7 +284,9 @@ export class AvatarSession {
         autoplayBlocked: () => this.#events.emit('autoplayBlocked', {}),
         stats: () => this.#link.stats(),
       });
+    this.#check(run);
     await this.#link.connect();
+    this.#check(run);
     const lifetime = new SessionLifetime({
       api: this.#api,
       sessionId,
@@ -357,6 +364,7 @@ export class AvatarSession {
   #teardown(
     o: { sessionGone?: boolean; to?: (typeof ConnectionState)['FAILED' | 'CLOSED'] } = {},
   ): Promise<void> {
+    this.#run++;
     this.#speaking.interruptAll();
     this.#lifetime?.stop();
     this.#lifetime = undefined;
@@ -365,16 +373,7 @@ export class AvatarSession {
   }
 
   #transportOptions(): WhepTransportOptions {
-    const init = this.#init!;
-    return {
-      whepUrl: init.whepUrl,
-      iceServers: iceServersFor(init.turn, init.iceServers),
-      iceTransportPolicy: this.#config.iceTransportPolicy ?? 'all',
-      speakingDetection: this.#config.speakingDetection ?? 'auto',
-      render: this.#render.mode,
-      video: () => this.#video,
-      log: this.#log,
-    };
+    return transportOptions(this.#init!, this.#config, this.#render.mode, () => this.#video, this.#log);
   }
 
   #play(): void {

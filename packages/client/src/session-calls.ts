@@ -3,11 +3,34 @@
  * view-only key (a viewer token) makes none of them: each rejects with ViewOnlyError before any
  * request (the server would answer 403).
  */
-import type { SayTextResponse } from '@mouthpiece/protocol';
+import { ClientErrorCode, type CreateSessionResponse, type SayTextResponse } from '@mouthpiece/protocol';
 import type { ApiClient } from './api-client.js';
-import { ViewOnlyError } from './errors.js';
+import { MouthpieceError, ViewOnlyError } from './errors.js';
 import type { SessionKey } from './session-access.js';
-import { audioForm } from './session-types.js';
+import { audioForm, createBody, type AvatarSessionConfig } from './session-types.js';
+
+/** The frontend-only pattern's credential (demos only), or INVALID_CONFIGURATION. */
+export function needCredential(config: AvatarSessionConfig): string {
+  if (config.credential) return config.credential;
+  throw new MouthpieceError(
+    ClientErrorCode.INVALID_CONFIGURATION,
+    'createSession needs `credential` in the config (demos only); use initSession in production',
+  );
+}
+
+/** Creates a session with the credential (frontend-only pattern): its key, with full control. */
+export async function createSessionKey(
+  api: ApiClient,
+  credential: string,
+  o: { avatarId: string; voiceId?: string; voiceSpeed?: number },
+): Promise<SessionKey> {
+  const created = await api.post<CreateSessionResponse>('/v1/avatar-session', {
+    auth: { ks: credential },
+    json: createBody(o),
+    kind: 'unsafe',
+  });
+  return { sessionId: created.sessionId, bearer: created.token, viewOnly: false };
+}
 
 export class SessionCalls {
   constructor(

@@ -66,7 +66,8 @@ export function sessionAccess(session: AvatarSession): void {
   void session.initSession({ sessionId: 's', viewerToken: 'v' });
   const viewOnly: boolean = session.viewOnly;
   void viewOnly;
-  void session.leave();
+  const disconnected: Promise<void> = session.disconnect();
+  void disconnected;
   // @ts-expect-error: a session id alone opens nothing
   void session.initSession({ sessionId: 's' });
   // @ts-expect-error: viewOnly is read, not set

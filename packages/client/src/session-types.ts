@@ -3,12 +3,15 @@ import {
   ClientErrorCode,
   type ConnectionState,
   type EventCallbacks,
+  type InitClientResponse,
   type ServerMessage,
   type SessionState,
   type TypedEmitter,
 } from '@mouthpiece/protocol';
 import { MouthpieceError } from './errors.js';
-import type { LogLevel } from './logger.js';
+import type { Logger, LogLevel } from './logger.js';
+import { iceServersFor } from './turn.js';
+import type { WhepTransportOptions } from './whep-transport.js';
 import type { SpeakingTracker } from './speaking-tracker.js';
 import type { RetryConfig } from './retry.js';
 
@@ -126,6 +129,25 @@ export function createBody(o: { avatarId: string; voiceId?: string; voiceSpeed?:
     ...(o.voiceId !== undefined || o.voiceSpeed !== undefined
       ? { voiceConfig: { id: o.voiceId, speed: o.voiceSpeed } }
       : {}),
+  };
+}
+
+/** The options of each new WHEP transport of a session (init-client's answer and the config). */
+export function transportOptions(
+  init: InitClientResponse,
+  config: AvatarSessionConfig,
+  render: RenderMode,
+  video: () => HTMLVideoElement | undefined,
+  log: Logger,
+): WhepTransportOptions {
+  return {
+    whepUrl: init.whepUrl,
+    iceServers: iceServersFor(init.turn, init.iceServers),
+    iceTransportPolicy: config.iceTransportPolicy ?? 'all',
+    speakingDetection: config.speakingDetection ?? 'auto',
+    render,
+    video,
+    log,
   };
 }
 

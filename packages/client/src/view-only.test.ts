@@ -2,7 +2,7 @@
  * A view-only page (`initSession({ sessionId, viewerToken })`) on the fake browser: it opens the
  * session with the viewer token (init-client, WHEP, keep-alives, the pack of `render: 'client'`);
  * sayText, sayAudio, interrupt and endSession reject with ViewOnlyError before any request; a
- * page going away, giving up after an outage, or `leave()` ends nothing on the server.
+ * page going away, giving up after an outage, or `disconnect()` ends nothing on the server.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AvatarSession } from './avatar-session.js';
@@ -111,9 +111,9 @@ describe('a view-only page', () => {
     expect(sent().filter((c) => c.endsWith('/end'))).toEqual([]);
   });
 
-  it('leave() stops watching (its WHEP resource DELETEd, no more keep-alives) and ends nothing', async () => {
+  it('disconnect() stops watching (its WHEP resource DELETEd, no more keep-alives) and ends nothing', async () => {
     const s = await viewing();
-    await s.leave();
+    await s.disconnect();
     expect(s.getSessionState()).toBe('ENDED');
     expect(s.getConnectionState()).toBe('CLOSED');
     expect(sent().at(-1)).toBe('DELETE /whep/viewer1');

@@ -53,6 +53,8 @@ export class ViewerLink {
   readonly #reconnector: Reconnector;
   #transport: WhepTransport | undefined;
   #connectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The close of a transport that opened after the link was closed. */
+  #lateClose: Promise<void> = Promise.resolve();
 
   constructor(o: ViewerLinkOwner) {
     this.#o = o;
@@ -137,12 +139,18 @@ export class ViewerLink {
     return closed;
   }
 
+  /** Resolves once a transport that opened after `close()` is closed too (its DELETE answered). */
+  settled(): Promise<void> {
+    return this.#lateClose;
+  }
+
   /** Opens a new WHEP transport and listens to it; the previous one, if any, is already closed. */
   async #open(): Promise<WhepTransport | undefined> {
     const transport = await WhepTransport.open(this.#o.transportOptions());
     const s = this.#state.state;
     if (s === ConnectionState.CLOSED || s === ConnectionState.FAILED) {
-      void transport.close(); // the session was torn down (or given up) while this one was opening
+      // the session was torn down (or given up) while this one was opening
+      this.#lateClose = transport.close();
       return undefined;
     }
     this.#transport = transport;

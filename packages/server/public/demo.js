@@ -112,7 +112,7 @@
   async function replaceSession(options) {
     const old = session;
     if (old?.getSessionState() === 'READY' && old.viewOnly) {
-      await old.leave(); // a view-only page ends nothing
+      await old.disconnect(); // the session lives on
     } else if (old?.getSessionState() === 'READY') {
       endedHere.add(old);
       await old.endSession().catch(() => undefined);
