@@ -83,7 +83,7 @@ describe('video avatar idle from a real clip without a calm stretch', () => {
         `real clip idle, seed ${seed}, 120 s: longest repeat ${exact} frames (shifted ${shifted}), ${cuts} jumps (${above} above the limit), ${seen} of ${source.length} frames shown`,
       );
     }
-  });
+  }, 60_000); // a few seconds alone; more on a loaded machine
 
   it('jumps only between frames that match: well under the change of a cut to other footage', () => {
     const n = i420Bytes(pack.index.size, pack.index.size);
