@@ -18,9 +18,9 @@ phase() {
 
 # Browser tests need these, and root for their network namespace (or MOUTHPIECE_E2E_HOST_NET=1).
 e2e_ready=1
-for bin in /usr/bin/chromium turnserver ip redis-server nft; do
+for bin in /usr/bin/chromium turnserver ip redis-server nft podman runc debootstrap; do
   if ! command -v "$bin" >/dev/null 2>&1; then
-    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables (.ci/run installs them)" >&2
+    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables podman buildah runc debootstrap (.ci/run installs them)" >&2
     status=1
     e2e_ready=0
   fi
@@ -66,6 +66,11 @@ FLITE=packages/engine/src/speech/providers/flite.test.ts
 npx vitest run --exclude "$FLITE" --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
 npx vitest run "$FLITE" --maxWorkers=1 --reporter=default --reporter=json \
   --outputFile="$results/unit-flite.json" || status=1
+
+# The image e2e/container.e2e.test.ts runs: built here, outside the test namespace, because the
+# build installs from the package registries (Debian's, npm). Cached layers make a rerun short.
+phase "container image (scripts/container-image.sh)"
+if [ "$e2e_ready" = 1 ]; then bash scripts/container-image.sh || status=1; fi
 
 phase "browser end-to-end tests"
 if [ -n "$outages_pid" ]; then
