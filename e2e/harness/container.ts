@@ -5,6 +5,7 @@
  * package registries); these helpers only run it.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 export const IMAGE = process.env['MOUTHPIECE_CONTAINER_IMAGE'] ?? 'localhost/mouthpiece:latest';
 /** runc: crun refuses this machine's hybrid cgroups; the ulimits: podman's defaults fail under runc here. */
@@ -23,6 +24,11 @@ export function podman(
 }
 
 export function requireImage(): void {
+  // `ip netns exec` mounts a new /sys without cgroups, and runc then refuses to start anything
+  if (!/ - cgroup2? /.test(readFileSync('/proc/self/mountinfo', 'utf8')))
+    throw new Error(
+      'no cgroup mount here (ip netns exec?): join only the network, nsenter --net=/run/netns/NAME (scripts/test.sh)',
+    );
   if (podman(['image', 'exists', IMAGE], true).status !== 0)
     throw new Error(`${IMAGE} is missing: run scripts/container-image.sh first (npm test does)`);
 }
