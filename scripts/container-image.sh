@@ -14,6 +14,7 @@ flags=(--format docker --network host --pull=never --runtime runc
 # the npm registry through a TLS-inspecting proxy: its CA is in the system bundle (Dockerfile)
 ca=/etc/ssl/certs/ca-certificates.crt
 [ -s "$ca" ] && flags+=(--secret "id=npm_ca,src=$ca")
+old=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 started=$SECONDS
 log=$(mktemp)
 if ! podman build "${flags[@]}" . >"$log" 2>&1; then
@@ -22,4 +23,7 @@ if ! podman build "${flags[@]}" . >"$log" 2>&1; then
   exit 1
 fi
 rm -f "$log"
+new=$(podman image inspect --format '{{.Id}}' "$image")
+# the image this build replaced, now untagged (cached layers of earlier stages stay)
+if [ -n "$old" ] && [ "$old" != "$new" ]; then podman rmi "$old" >/dev/null 2>&1 || true; fi
 echo "container image: $image built in $((SECONDS - started)) s ($(podman image inspect --format '{{.Size}}' "$image") bytes)"
