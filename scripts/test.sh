@@ -18,9 +18,9 @@ phase() {
 
 # Browser tests need these, and root for their network namespace (or MOUTHPIECE_E2E_HOST_NET=1).
 e2e_ready=1
-for bin in /usr/bin/chromium turnserver ip redis-server nft caddy nginx openssl; do
+for bin in /usr/bin/chromium turnserver ip redis-server nft caddy nginx openssl podman runc debootstrap; do
   if ! command -v "$bin" >/dev/null 2>&1; then
-    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables caddy nginx openssl (.ci/run installs them)" >&2
+    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables caddy nginx openssl podman buildah runc debootstrap (.ci/run installs them)" >&2
     status=1
     e2e_ready=0
   fi
@@ -36,8 +36,12 @@ if [ "$(id -u)" = 0 ] && [ "${MOUTHPIECE_E2E_HOST_NET:-}" != 1 ]; then
   trap cleanup EXIT
   scripts/netns.sh up "$ns"
   e2e() { MOUTHPIECE_E2E_NETNS=1 ip netns exec "$ns" npx vitest run --config e2e/vitest.config.ts "$@"; }
+  # podman's runc finds no cgroups under `ip netns exec` (it mounts a new /sys): the container
+  # test joins the namespace's network only
+  e2e_container() { MOUTHPIECE_E2E_NETNS=1 nsenter --net="/run/netns/$ns" npx vitest run --config e2e/vitest.config.ts "$@"; }
 elif [ "${MOUTHPIECE_E2E_HOST_NET:-}" = 1 ]; then
   e2e() { npx vitest run --config e2e/vitest.config.ts "$@"; }
+  e2e_container() { e2e "$@"; }
 else
   echo "browser tests need root (for the test network namespace) or MOUTHPIECE_E2E_HOST_NET=1" >&2
   status=1
@@ -67,13 +71,23 @@ npx vitest run --exclude "$FLITE" --reporter=default --reporter=json --outputFil
 npx vitest run "$FLITE" --maxWorkers=1 --reporter=default --reporter=json \
   --outputFile="$results/unit-flite.json" || status=1
 
+# The container image, built here on the host network (the build installs from Debian's archive and
+# the npm registry; cached layers make a rerun short), then run by its own browser test.
+CONTAINER=e2e/container.e2e.test.ts
+phase "container image (scripts/container-image.sh) and $CONTAINER"
+if [ "$e2e_ready" = 1 ]; then
+  bash scripts/container-image.sh || status=1
+  e2e_container "$CONTAINER" --reporter=default --reporter=json --outputFile="$results/e2e-container.json" ||
+    status=1
+fi
+
 phase "browser end-to-end tests"
 if [ -n "$outages_pid" ]; then
   wait "$outages_pid" || status=1
   cat "$results/e2e-outages.log"
 fi
 if [ "$e2e_ready" = 1 ] && { [ "$status" = 0 ] || [ -f "$results/unit.json" ]; }; then
-  e2e --exclude "$OUTAGES" --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
+  e2e --exclude "$OUTAGES" --exclude "$CONTAINER" --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
 fi
 
 phase "benchmarks (smoke: each prints its JSON line)"
@@ -97,7 +111,7 @@ phase ""
 node -e '
   const fs = require("fs");
   let passed = 0, failed = 0, skipped = 0;
-  for (const f of ["unit.json", "unit-flite.json", "e2e-outages.json", "e2e.json"]) {
+  for (const f of ["unit.json", "unit-flite.json", "e2e-outages.json", "e2e-container.json", "e2e.json"]) {
     try {
       const r = JSON.parse(fs.readFileSync(".test-results/" + f, "utf8"));
       passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + (r.numTodoTests || 0);

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the container image (Dockerfile) with podman as localhost/mouthpiece:latest, for the
+# container e2e test (e2e/container.e2e.test.ts) and for compose.yaml. Its base image is made by
+# scripts/container-base.sh when it is not in podman's storage (no registry is pulled from). Layers
+# are cached: a rerun with the same package-lock.json reuses the installed node_modules.
+# Needs root and Debian's podman, buildah, runc and debootstrap (.ci/run installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+image=${MOUTHPIECE_CONTAINER_IMAGE:-localhost/mouthpiece:latest}
+
+bash scripts/container-base.sh
+flags=(--format docker --network host --pull=never --runtime runc
+  --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 -t "$image")
+# the npm registry through a TLS-inspecting proxy: its CA is in the system bundle (Dockerfile)
+ca=/etc/ssl/certs/ca-certificates.crt
+[ -s "$ca" ] && flags+=(--secret "id=npm_ca,src=$ca")
+old=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
+started=$SECONDS
+log=$(mktemp)
+if ! podman build "${flags[@]}" . >"$log" 2>&1; then
+  tail -40 "$log" >&2
+  rm -f "$log"
+  exit 1
+fi
+rm -f "$log"
+new=$(podman image inspect --format '{{.Id}}' "$image")
+# the image this build replaced, now untagged (cached layers of earlier stages stay)
+if [ -n "$old" ] && [ "$old" != "$new" ]; then podman rmi "$old" >/dev/null 2>&1 || true; fi
+echo "container image: $image built in $((SECONDS - started)) s ($(podman image inspect --format '{{.Size}}' "$image") bytes)"
