@@ -33,7 +33,13 @@ export interface StartOptions {
   /** The media engine (default: the engine process pool); tests pass a fake. */
   engine?: EngineHost;
   /** Called once the service listens, before the warnings found while starting are logged. */
-  onListening?: (info: { url: string; dataDir: string; turn: TurnSettings['mode'] }) => void;
+  onListening?: (info: {
+    url: string;
+    dataDir: string;
+    turn: TurnSettings['mode'];
+    /** The ports TURN really listens on (empty when off). */
+    turnPorts: readonly number[];
+  }) => void;
 }
 
 function secretFile(dataDir: string, name: string): string {
@@ -182,7 +188,12 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
     if (config.cluster)
       log.info({ nodeId: config.cluster.nodeId, nodeUrl: config.cluster.nodeUrl }, 'cluster node joined');
     log.info({ url: config.publicUrl, turn: turn.mode, dataDir: config.dataDir }, 'mouthpiece listening');
-    opts.onListening?.({ url: `${config.publicUrl}/`, dataDir: config.dataDir, turn: turn.mode });
+    opts.onListening?.({
+      url: `${config.publicUrl}/`,
+      dataDir: config.dataDir,
+      turn: turn.mode,
+      turnPorts: turn.ports,
+    });
     for (const [fields, msg] of warnings) log.warn(fields, msg);
   } catch (err) {
     await cleanup().catch(() => undefined);
