@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { useStack } from './harness/stack.js';
 import type { Page } from 'playwright-core';
+import { readMetrics } from './harness/server.js';
 
 const stack = useStack();
 
@@ -91,7 +92,7 @@ describe('AvatarSession in Chromium', () => {
     expect(idx('end:sdk-1:false')).toBeLessThan(idx('start:sdk-2'));
     expect(idx('start:sdk-2')).toBeLessThan(idx('end:sdk-2:true'));
     expect(r.after).toEqual({ session: 'ENDED', connection: 'CLOSED' });
-    const sessions = await (await fetch(`${stack.server.url}/metrics`)).text();
+    const sessions = await readMetrics(stack.server.url);
     expect(sessions).toMatch(/mouthpiece_sessions_ended_total\{reason="ended_by_client"\} [1-9]/);
   });
 

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, startCluster, until, type ClusterNode, type TestCluster } from './harness/cluster.js';
+import { readMetrics } from './harness/server.js';
 
 type S = { sessionId: string; token: string };
 const keepAlive = (node: ClusterNode, s: S): Promise<Response> =>
@@ -103,9 +104,7 @@ describe('cluster failures: two nodes of two sessions each', () => {
     await a.kill();
     expect(await until(() => endedReason(b, onA), 'node_failed on b')).toBe('node_failed');
     expect((await keepAlive(b, onB)).status).toBe(200);
-    expect(await (await fetch(`${b.url}/metrics`)).text()).toMatch(
-      /mouthpiece_cluster_nodes_reaped_total 1\b/,
-    );
+    expect(await readMetrics(b.url)).toMatch(/mouthpiece_cluster_nodes_reaped_total 1\b/);
     const say = await b.api(`/v1/avatar-session/${onB.sessionId}/say-text`, {
       token: onB.token,
       json: { text: 'The other node is gone.', turnId: 'k1' },

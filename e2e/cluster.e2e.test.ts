@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createSession, startCluster, until, type ClusterNode, type TestCluster } from './harness/cluster.js';
+import { readMetrics } from './harness/server.js';
 
 const ADMIN = 'cluster-admin-token-of-at-least-32-characters';
 
@@ -99,7 +100,7 @@ describe('cluster: three nodes on one Redis', () => {
     expect(end.status).toBe(200);
     for (const node of [a, b, third]) expect(await endedReason(node, s)).toBe('ended_by_client');
     await b.api(`/v1/avatar-session/${other.sessionId}/end`, { token: other.token, json: {} });
-    const metrics = await (await fetch(`${b.url}/metrics`)).text();
+    const metrics = await readMetrics(b.url);
     expect(metrics).toMatch(/mouthpiece_cluster_forwarded_total\{kind="session"\} [1-9]/);
     expect(metrics).toMatch(/mouthpiece_cluster_nodes 3\b/);
     expect(metrics).toMatch(/mouthpiece_cluster_redis_up 1\b/);

@@ -5,7 +5,13 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
-import { freePort, requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+import {
+  freePort,
+  requireE2eEnvironment,
+  startServer,
+  type TestServer,
+  readMetrics,
+} from './harness/server.js';
 
 let server: TestServer | undefined;
 let browser: TestBrowser | undefined;
@@ -81,7 +87,7 @@ describe('TURN and failures', () => {
     }
     expect(created).toBe(true);
     expect(server.proc.exitCode).toBeNull();
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metrics = await readMetrics(server.url);
     expect(metrics).toMatch(/mouthpiece_sessions_ended_total\{reason="engine_failed"\} 1/);
   });
 

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { elevenLabsStandin, openAiStandin, type VoiceStandin } from '@mouthpiece/engine/testing';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
-import { requireE2eEnvironment, startServer, type TestServer } from './harness/server.js';
+import { requireE2eEnvironment, startServer, type TestServer, readMetrics } from './harness/server.js';
 
 const SECRET_TEXT = 'The launch code word is marmalade.';
 let server: TestServer;
@@ -206,7 +206,7 @@ describe('provider voices in a real browser', () => {
       json: { text: 'This one plays again.', turnId: 'good' },
     });
     expect(await waitEvent(page, 'speakingEnd', 'good')).toBe(true);
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metrics = await readMetrics(server.url);
     expect(metrics).toMatch(
       /mouthpiece_voice_failures_total\{provider="elevenlabs",reason="unauthorized"\} [1-9]/,
     );

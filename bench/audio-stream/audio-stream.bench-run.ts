@@ -19,6 +19,7 @@ import {
   streamTurn,
   type AudioStreamClient,
 } from '../../e2e/harness/audio-stream.js';
+import { readMetrics } from '../../e2e/harness/server.js';
 
 const ROUNDS = smoke ? 2 : 20;
 const RATE = 24000;
@@ -41,7 +42,7 @@ function voiced(ms: number): Buffer {
 }
 
 async function underruns(s: AvSession): Promise<number> {
-  const text = await (await fetch(`${s.server.url}/metrics`)).text();
+  const text = await readMetrics(s.server.url);
   const m = /^mouthpiece_audio_stream_underruns_total (\d+)/m.exec(text);
   return m ? Number(m[1]) : NaN;
 }

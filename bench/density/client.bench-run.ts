@@ -18,7 +18,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../e2e/harness/server.js';
+import { startServer, type TestServer, readMetrics } from '../../e2e/harness/server.js';
 import { summariseProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { CHROMIUM_PAGES, chromiumSpotCheck, reportSpotCheck, spotJson } from './chromium-spot.js';
 import { Receiver, type PeerStats } from '../lib/receiver.js';
@@ -89,7 +89,7 @@ interface Level {
 }
 
 async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const text = await readMetrics(server.url);
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
   return m ? Number(m[1]) : NaN;
 }
@@ -139,7 +139,7 @@ async function measure(n: number, render: Render): Promise<Level> {
     MOUTHPIECE_LOG_LEVEL: 'warn',
     MOUTHPIECE_ENGINE_PROCESSES: '1',
     MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '300000',
-    MOUTHPIECE_MAX_SESSIONS: '200', // the default (6 × cores) is sized for video
+    MOUTHPIECE_MAX_SESSIONS: '200', // the default (3 × cores) is sized for video
     ...(profileDir ? { MOUTHPIECE_ENGINE_NODE_FLAGS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
   });
   const receiver = new Receiver();

@@ -20,7 +20,7 @@ import { runVideoImport } from '@mouthpiece/engine/host';
 import { makeTalkingClip } from '@mouthpiece/engine/testing';
 import type { Page } from 'playwright-core';
 import { launchBrowser } from '../../e2e/harness/browser.js';
-import { startServer, type TestServer } from '../../e2e/harness/server.js';
+import { startServer, type TestServer, readMetrics } from '../../e2e/harness/server.js';
 import { summariseProfile, type ProfileSummary } from '../lib/cpuprofile.js';
 import { Receiver } from '../lib/receiver.js';
 import {
@@ -54,7 +54,7 @@ const TEXT =
   'While we wait, may I ask how you heard about us? We are always glad to hear from new customers. ';
 
 async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const text = await readMetrics(server.url);
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
   return m ? Number(m[1]) : NaN;
 }

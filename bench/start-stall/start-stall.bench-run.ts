@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { it } from 'vitest';
 import { writeSyntheticVideoPack } from '../../packages/engine/dist/testing/synthetic-video-pack.js';
 import { runVideoImport } from '@mouthpiece/engine/host';
-import { startServer, type TestServer } from '../../e2e/harness/server.js';
+import { startServer, type TestServer, readMetrics } from '../../e2e/harness/server.js';
 import { Receiver } from '../lib/receiver.js';
 import { measureHold, type HoldRow } from './load-hold.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
@@ -48,7 +48,7 @@ interface Trial {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const text = await readMetrics(server.url);
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
   return m ? Number(m[1]) : NaN;
 }

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRedis, type TestRedis } from '../../packages/server/src/testing/redis-server.js';
-import { CLI, freePort } from './server.js';
+import { CLI, E2E_METRICS_TOKEN, freePort } from './server.js';
 
 export interface ClusterNode {
   id: string;
@@ -110,6 +110,7 @@ export async function startCluster(
     MOUTHPIECE_ENGINE_PROCESSES: '1',
     MOUTHPIECE_TURN: 'off',
     MOUTHPIECE_LOG_LEVEL: 'info',
+    MOUTHPIECE_METRICS_TOKEN: E2E_METRICS_TOKEN,
     ...opts.env,
   });
   const cluster: TestCluster = {

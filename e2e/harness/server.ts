@@ -11,6 +11,18 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../packages/server/dist/cli.js', import.meta.url));
 
+/** The MOUTHPIECE_METRICS_TOKEN test servers start with (`/metrics` is off without a token). */
+export const E2E_METRICS_TOKEN = 'e2e-metrics-token-0123';
+
+/** A test server's `/metrics` text, read with E2E_METRICS_TOKEN. */
+export async function readMetrics(baseUrl: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/metrics`, {
+    headers: { authorization: `Bearer ${E2E_METRICS_TOKEN}` },
+  });
+  if (!res.ok) throw new Error(`/metrics answered ${res.status}: ${await res.text()}`);
+  return res.text();
+}
+
 export interface TestServer {
   url: string;
   secret: string;
@@ -77,6 +89,7 @@ export async function startServer(
     MOUTHPIECE_TURN: 'off',
     MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS: '20000',
     MOUTHPIECE_LOG_LEVEL: 'info',
+    MOUTHPIECE_METRICS_TOKEN: E2E_METRICS_TOKEN,
     ...env,
   };
   const created = spawnSync(

@@ -13,9 +13,29 @@ const code = await runCli({
   stderr: (s) => process.stderr.write(s),
   serve: async (config) => {
     const server = await startServer(config, {
-      onListening: (info) =>
+      onListening: ({ turnPorts, ...info }) =>
         process.stdout.write(
-          startBanner({ ...info, defaultDataDir: resolve('data'), version: cliVersion() }),
+          startBanner({
+            ...info,
+            defaultDataDir: resolve('data'),
+            version: cliVersion(),
+            exposed: {
+              host: config.host,
+              port: config.port,
+              metrics:
+                config.metricsToken !== undefined
+                  ? 'MOUTHPIECE_METRICS_TOKEN'
+                  : config.adminToken !== undefined
+                    ? 'MOUTHPIECE_ADMIN_TOKEN'
+                    : 'off',
+              adminToken: config.adminToken !== undefined,
+              turnHost: config.turn.host,
+              turnPorts,
+              ...(info.turn === 'managed'
+                ? { relayPorts: { min: config.turn.minPort, max: config.turn.maxPort } }
+                : {}),
+            },
+          }),
         ),
     });
     const stop = signalStopper({

@@ -30,6 +30,13 @@ export { CONFIG_DOCS, configTable } from './config/docs.js';
 
 export type TurnMode = 'managed' | 'external' | 'off';
 
+/**
+ * Speaking video sessions one core holds with no dropped frame: `npm run bench:density` on the
+ * video path, vector, photo and video avatars alike (docs/benchmarks.md, "Density after issue
+ * 29": 3 per engine process clean, 4 dropping frames). MOUTHPIECE_MAX_SESSIONS defaults to this × cores.
+ */
+export const VIDEO_SESSIONS_PER_CORE = 3;
+
 export interface Config {
   port: number;
   host: string;
@@ -37,7 +44,7 @@ export interface Config {
   dataDir: string;
   jwtSecret: string | undefined;
   adminToken: string | undefined;
-  /** Bearer token `/metrics` asks for (unset: open, but never to other origins' pages). */
+  /** Bearer token `/metrics` asks for (unset: the admin token; neither: `/metrics` is off). */
   metricsToken: string | undefined;
   /** Requests per second one client address may fail authentication before it gets 429s (0: off). */
   authFailuresPerSecond: number;
@@ -121,7 +128,7 @@ export function loadConfig(
     idleTimeoutMs: v.MOUTHPIECE_SESSION_IDLE_TIMEOUT_MS,
     maxSessionDurationMs: v.MOUTHPIECE_SESSION_MAX_DURATION_MS,
     endedRetentionMs: v.MOUTHPIECE_ENDED_RETENTION_MS,
-    maxSessions: v.MOUTHPIECE_MAX_SESSIONS ?? 6 * cores,
+    maxSessions: v.MOUTHPIECE_MAX_SESSIONS ?? VIDEO_SESSIONS_PER_CORE * cores,
     maxAudioBytes: v.MOUTHPIECE_MAX_AUDIO_BYTES,
     engineProcesses: v.MOUTHPIECE_ENGINE_PROCESSES ?? cores,
     engineNodeFlags: (v.MOUTHPIECE_ENGINE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),

@@ -39,6 +39,8 @@ export interface StartOptions {
     turn: TurnSettings['mode'];
     /** Managed coturn's relay range and how many viewers it relays (relayCapacity). */
     relay?: string;
+    /** The ports TURN really listens on (empty when off). */
+    turnPorts: readonly number[];
   }) => void;
 }
 
@@ -219,6 +221,7 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
       dataDir: config.dataDir,
       turn: turn.mode,
       ...(relay ? { relay: relay.text } : {}),
+      turnPorts: turn.ports,
     });
     for (const [fields, msg] of warnings) log.warn(fields, msg);
   } catch (err) {

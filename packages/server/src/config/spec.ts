@@ -94,8 +94,9 @@ export const CONFIG_SPEC = {
   }),
   MOUTHPIECE_METRICS_TOKEN: text({
     minLength: 16,
-    docDefault: 'unset (`/metrics` open; no CORS)',
-    description: '`/metrics` asks for `Authorization: Bearer <this>` (≥ 16 characters)',
+    docDefault: 'unset (the admin token)',
+    description:
+      '`/metrics` asks for `Authorization: Bearer <this>` (≥ 16 characters); unset, for the admin token; with neither set `/metrics` is off',
   }),
   MOUTHPIECE_AUTH_FAILURES_PER_SECOND: int({
     minimum: 0,
@@ -121,10 +122,12 @@ export const CONFIG_SPEC = {
     default: DEFAULT_ENDED_RETENTION_MS,
     description: 'ended sessions answer 410 for this long, then 404',
   }),
+  // the default: VIDEO_SESSIONS_PER_CORE × cores (config.ts), the video path's measured density
   MOUTHPIECE_MAX_SESSIONS: int({
     minimum: 1,
-    docDefault: '6 × cores',
-    description: 'active sessions per server; over it create answers 503',
+    docDefault: '3 × cores',
+    description:
+      'active sessions per server (503 over it); 3 per core is the video path\'s clean density in `npm run bench:density` (docs/deploy.md, "Sizing"); raise it for client-rendered sessions',
   }),
   MOUTHPIECE_MAX_AUDIO_BYTES: int({
     minimum: 1024,

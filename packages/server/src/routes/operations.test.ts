@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { TEST_METRICS_TOKEN } from '../testing/test-config.js';
 
 let t: TestApp;
 afterEach(async () => t?.close());
@@ -19,7 +20,7 @@ describe('operations and discovery', () => {
     for (let i = 0; i < 4; i++) await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token);
     t.clock.advance(5000);
     await t.post(`/v1/avatar-session/${sessionId}/end`, token);
-    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = await t.metrics();
     expect(text).toMatch(/^mouthpiece_sessions_created_total 1$/m);
     expect(text).toMatch(/^mouthpiece_sessions_active 0$/m);
     expect(text).toMatch(/^mouthpiece_sessions_ended_total\{reason="ended_by_client"\} 1$/m);
@@ -44,7 +45,7 @@ describe('operations and discovery', () => {
         recentMaxLateMs: 0,
       },
     ];
-    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = await t.metrics();
     expect(text).toMatch(/^mouthpiece_engine_sessions\{pid="41"\} 2$/m);
     expect(text).toMatch(/^mouthpiece_engine_frames_sent\{pid="41"\} 500$/m);
     expect(text).toMatch(/^mouthpiece_engine_frames_skipped\{pid="41"\} 3$/m);
@@ -55,11 +56,11 @@ describe('operations and discovery', () => {
     expect(text).toMatch(/^mouthpiece_engine_tick_stalls_total\{pid="41"\} 2$/m);
     // the next ping: one more stall, and the window's worst lateness
     t.engine.media = [{ ...t.engine.media[0]!, stalls: 3, recentMaxLateMs: 120 }];
-    const next = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const next = await t.metrics();
     expect(next).toMatch(/^mouthpiece_engine_tick_stalls_total\{pid="41"\} 3$/m);
     expect(next).toMatch(/^mouthpiece_engine_tick_recent_max_late_ms\{pid="41"\} 120$/m);
     t.engine.media = [];
-    const after = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const after = await t.metrics();
     expect(after).not.toMatch(/pid="41"/);
   });
 
@@ -162,7 +163,7 @@ describe('unauthenticated traffic', () => {
       payload: { visualConfig: { avatarId: 'amara' } },
     });
     expect(ok.statusCode).toBe(200);
-    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = await t.metrics();
     expect(text).toMatch(/^mouthpiece_rate_limited_total\{scope="auth_failures"\} 2$/m);
   });
 
@@ -204,7 +205,7 @@ describe('/metrics', () => {
     const get = await t.app.inject({
       method: 'GET',
       url: '/metrics',
-      headers: { origin: 'https://evil.example' },
+      headers: { origin: 'https://evil.example', authorization: `Bearer ${TEST_METRICS_TOKEN}` },
     });
     expect(get.statusCode).toBe(200);
     expect(get.headers['access-control-allow-origin']).toBeUndefined();
@@ -244,5 +245,35 @@ describe('/metrics', () => {
     });
     expect(right.statusCode).toBe(200);
     expect(right.body).toMatch(/^mouthpiece_sessions_active /m);
+  });
+
+  it('without a metrics token, asks for the admin token', async () => {
+    const admin = 'a'.repeat(32);
+    t = await createTestApp({ config: { metricsToken: undefined, adminToken: admin } });
+    const none = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json<{ error: string }>().error).toMatch(/MOUTHPIECE_ADMIN_TOKEN/);
+    const right = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(right.statusCode).toBe(200);
+    expect(right.body).toMatch(/^mouthpiece_sessions_active /m);
+  });
+
+  it('with neither token, is off and says which setting turns it on', async () => {
+    t = await createTestApp({ config: { metricsToken: undefined, adminToken: undefined } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` },
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({
+      code: 'NOT_FOUND',
+      error: expect.stringMatching(/Metrics are off: set MOUTHPIECE_METRICS_TOKEN/),
+    });
+    expect(res.body).not.toMatch(/mouthpiece_sessions_active/);
   });
 });

@@ -24,19 +24,25 @@ export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       .status(ERROR_STATUS.NOT_READY)
       .send({ ...errorBody('NOT_READY', `Not ready (${why})`), checks, sessions });
   });
-  const token = ctx.config.metricsToken;
+  // /metrics is off unless a token guards it: MOUTHPIECE_METRICS_TOKEN, else the admin token
+  const token = ctx.config.metricsToken ?? ctx.config.adminToken;
+  const tokenName =
+    ctx.config.metricsToken !== undefined ? 'MOUTHPIECE_METRICS_TOKEN' : 'MOUTHPIECE_ADMIN_TOKEN';
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
-    if (token !== undefined) {
-      const given = authorizationValue(req, 'Bearer');
-      if (given === undefined || !safeEqual(given, token))
-        throw new ApiError(
-          'INVALID_CREDENTIAL',
-          given === undefined
-            ? 'Metrics need "Authorization: Bearer <MOUTHPIECE_METRICS_TOKEN>"'
-            : 'The Bearer value is not MOUTHPIECE_METRICS_TOKEN',
-          { 'WWW-Authenticate': 'Bearer realm="metrics"' },
-        );
-    }
+    if (token === undefined)
+      throw new ApiError(
+        'NOT_FOUND',
+        'Metrics are off: set MOUTHPIECE_METRICS_TOKEN (or MOUTHPIECE_ADMIN_TOKEN) and send it as "Authorization: Bearer <token>"',
+      );
+    const given = authorizationValue(req, 'Bearer');
+    if (given === undefined || !safeEqual(given, token))
+      throw new ApiError(
+        'INVALID_CREDENTIAL',
+        given === undefined
+          ? `Metrics need "Authorization: Bearer <${tokenName}>"`
+          : `The Bearer value is not ${tokenName}`,
+        { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+      );
     const text = await ctx.metrics.registry.metrics();
     return reply.header('Content-Type', ctx.metrics.registry.contentType).send(text);
   });

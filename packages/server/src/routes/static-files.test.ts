@@ -1,22 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterEach, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
 let t: TestApp;
 afterEach(async () => t?.close());
 
-it('the demo page is served, with ranges; a range past its end is a 416 in the error body, not a 400', async () => {
+it('serves the SDK script build that @mouthpiece/client exports (found through the package, not a path)', async () => {
   t = await createTestApp();
-  const page = await t.app.inject({ method: 'GET', url: '/' });
-  expect(page.statusCode).toBe(200);
-  expect(page.headers['content-type']).toMatch(/text\/html/);
-  const part = await t.app.inject({ method: 'GET', url: '/', headers: { range: 'bytes=0-9' } });
-  expect(part.statusCode).toBe(206);
-  expect(part.body).toHaveLength(10);
-  const past = await t.app.inject({ method: 'GET', url: '/', headers: { range: 'bytes=999999-1000000' } });
-  expect(past.statusCode).toBe(416);
-  expect(past.json()).toEqual({
-    success: false,
-    error: 'Range not satisfiable: the requested bytes are past the end of the file',
-    code: 'RANGE_NOT_SATISFIABLE',
-  });
+  const res = await t.app.inject({ method: 'GET', url: '/sdk/mouthpiece.js' });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^text\/javascript/);
+  const built = readFileSync(createRequire(import.meta.url).resolve('@mouthpiece/client/script'), 'utf8');
+  expect(res.body).toBe(built);
+  expect(res.body).toMatch(/AvatarSession/);
 });

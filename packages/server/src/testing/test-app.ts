@@ -7,7 +7,7 @@ import { FakeEngineHost, ManualClock, type FakeEngineHostOptions } from '@mouthp
 import { buildApp, type AppDeps } from '../app.js';
 import { generateCredential, hashSecret } from '../auth/credential-secret.js';
 import type { Config } from '../config.js';
-import { testConfig } from './test-config.js';
+import { TEST_METRICS_TOKEN, testConfig } from './test-config.js';
 import { createMemoryStores } from '../storage/memory.js';
 import { Permission, type CredentialRecord, type PlanLimits, type Stores } from '../storage/ports.js';
 import type { TurnSettings } from '../turn/credentials.js';
@@ -32,6 +32,8 @@ export interface TestApp {
   createSession(body?: unknown, secret?: string): Promise<{ sessionId: string; token: string }>;
   /** POST with a Bearer token and a JSON body. */
   post(path: string, token: string | undefined, body?: unknown): Promise<LightMyRequestResponse>;
+  /** The `/metrics` text, read with the test config's metrics token. */
+  metrics(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,14 @@ export async function createTestApp(
       if (res.statusCode !== 200) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
       return res.json<{ sessionId: string; token: string }>();
     },
+    metrics: async () =>
+      (
+        await app.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: { authorization: `Bearer ${config.metricsToken ?? TEST_METRICS_TOKEN}` },
+        })
+      ).body,
     close: () => app.close(),
   };
 }
