@@ -35,7 +35,10 @@ beforeAll(async () => {
   requireE2eEnvironment();
   [server, browser] = await Promise.all([startServer({ MOUTHPIECE_ADMIN_TOKEN: ADMIN }), launchBrowser()]);
 }, 180_000);
+/** The test's keep-alives, as a page's SDK sends them (the page here connects by whepUrl alone). */
+let keepAlive: ReturnType<typeof setInterval> | undefined;
 afterAll(async () => {
+  clearInterval(keepAlive);
   await browser?.close();
   await server?.stop();
 });
@@ -169,6 +172,10 @@ describe('a video avatar from real footage in a real browser', () => {
     const opened = await streamingPage(server);
     ({ page } = opened);
     session = opened;
+    // the idle watch and the grabs outlast the idle timeout on a busy machine
+    keepAlive = setInterval(() => {
+      void server.api(`/v1/avatar-session/${opened.sessionId}/keep-alive`, { token: opened.token, json: {} });
+    }, 5000);
     expect(
       await page.evaluate(() =>
         window.mpTest.waitFor(async () => (await window.mpTest.stats()).framesDecoded > 10, 15000),
