@@ -1,6 +1,7 @@
 /**
  * A config for tests: nothing from the environment, TURN off, logs silent, `/metrics` behind
- * TEST_METRICS_TOKEN, overrides applied.
+ * TEST_METRICS_TOKEN, room for 24 sessions whatever the machine's cores (the default follows
+ * them), overrides applied.
  */
 import { loadConfig, type Config } from '../config.js';
 
@@ -14,6 +15,7 @@ export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
     MOUTHPIECE_LOG_LEVEL: 'silent',
     MOUTHPIECE_AUTH_FAILURES_PER_SECOND: '0',
     MOUTHPIECE_METRICS_TOKEN: TEST_METRICS_TOKEN,
+    MOUTHPIECE_MAX_SESSIONS: '24',
   });
   return Object.freeze({ ...base, ...overrides });
 }
