@@ -213,7 +213,13 @@
 
   if (opened) {
     $('create').hidden = true;
-    $('opened').hidden = false;
+    if (opened.viewerToken) {
+      // a viewer token only watches (the SDK would refuse each call): say so instead of offering them
+      $('watching').hidden = false;
+      for (const control of $('say').elements) control.disabled = true;
+    } else {
+      $('opened').hidden = false;
+    }
     // the backend owns this session: a reload must show it again, not end it
     void replaceSession({ endOnPageHide: false }).then((s) => {
       log('info', `opening session ${opened.sessionId}`);
