@@ -18,9 +18,9 @@ phase() {
 
 # Browser tests need these, and root for their network namespace (or MOUTHPIECE_E2E_HOST_NET=1).
 e2e_ready=1
-for bin in /usr/bin/chromium turnserver ip redis-server nft caddy nginx openssl podman runc debootstrap; do
+for bin in /usr/bin/chromium turnserver ip redis-server nft caddy nginx openssl podman runc debootstrap docker-compose; do
   if ! command -v "$bin" >/dev/null 2>&1; then
-    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables caddy nginx openssl podman buildah runc debootstrap (.ci/run installs them)" >&2
+    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables caddy nginx openssl podman buildah runc debootstrap docker-compose (.ci/run installs them)" >&2
     status=1
     e2e_ready=0
   fi
@@ -74,11 +74,12 @@ npx vitest run "$FLITE" --maxWorkers=1 --reporter=default --reporter=json \
 # The container image, built here on the host network (the build installs from Debian's archive and
 # the npm registry; cached layers make a rerun short), then run by its own browser test.
 CONTAINER=e2e/container.e2e.test.ts
-phase "container image (scripts/container-image.sh) and $CONTAINER"
+COMPOSE=e2e/compose-cluster.e2e.test.ts
+phase "container images (scripts/container-image.sh), $CONTAINER and $COMPOSE"
 if [ "$e2e_ready" = 1 ]; then
   bash scripts/container-image.sh || status=1
-  e2e_container "$CONTAINER" --reporter=default --reporter=json --outputFile="$results/e2e-container.json" ||
-    status=1
+  e2e_container "$CONTAINER" "$COMPOSE" --reporter=default --reporter=json \
+    --outputFile="$results/e2e-container.json" || status=1
 fi
 
 phase "browser end-to-end tests"
@@ -87,7 +88,7 @@ if [ -n "$outages_pid" ]; then
   cat "$results/e2e-outages.log"
 fi
 if [ "$e2e_ready" = 1 ] && { [ "$status" = 0 ] || [ -f "$results/unit.json" ]; }; then
-  e2e --exclude "$OUTAGES" --exclude "$CONTAINER" --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
+  e2e --exclude "$OUTAGES" --exclude "$CONTAINER" --exclude "$COMPOSE" --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
 fi
 
 phase "benchmarks (smoke: each prints its JSON line)"

@@ -23,14 +23,14 @@ export function podman(
   return out;
 }
 
-export function requireImage(): void {
+export function requireImage(image = IMAGE): void {
   // `ip netns exec` mounts a new /sys without cgroups, and runc then refuses to start anything
   if (!/ - cgroup2? /.test(readFileSync('/proc/self/mountinfo', 'utf8')))
     throw new Error(
       'no cgroup mount here (ip netns exec?): join only the network, nsenter --net=/run/netns/NAME (scripts/test.sh)',
     );
-  if (podman(['image', 'exists', IMAGE], true).status !== 0)
-    throw new Error(`${IMAGE} is missing: run scripts/container-image.sh first (npm test does)`);
+  if (podman(['image', 'exists', image], true).status !== 0)
+    throw new Error(`${image} is missing: run scripts/container-image.sh first (npm test does)`);
 }
 
 export interface RunningContainer {
