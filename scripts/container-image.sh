@@ -17,13 +17,15 @@ ca=/etc/ssl/certs/ca-certificates.crt
 [ -s "$ca" ] && flags+=(--secret "id=npm_ca,src=$ca")
 old=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 started=$SECONDS
-log=$(mktemp)
+# the build's output: kept where MOUTHPIECE_CONTAINER_BUILD_LOG says (scripts/test.sh shows its end
+# in its summary), else in a temporary file shown on failure
+log=${MOUTHPIECE_CONTAINER_BUILD_LOG:-$(mktemp)}
 if ! podman build "${flags[@]}" . >"$log" 2>&1; then
   tail -40 "$log" >&2
-  rm -f "$log"
+  [ -n "${MOUTHPIECE_CONTAINER_BUILD_LOG:-}" ] || rm -f "$log"
   exit 1
 fi
-rm -f "$log"
+[ -n "${MOUTHPIECE_CONTAINER_BUILD_LOG:-}" ] || rm -f "$log"
 new=$(podman image inspect --format '{{.Id}}' "$image")
 # the image this build replaced, now untagged (cached layers of earlier stages stay)
 if [ -n "$old" ] && [ "$old" != "$new" ]; then podman rmi "$old" >/dev/null 2>&1 || true; fi
@@ -35,6 +37,7 @@ started=$SECONDS
 if ! out=$(podman build --format docker --network host --pull=never --runtime runc \
   --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 -t "$redis" deploy/redis 2>&1); then
   echo "$out" | tail -40 >&2
+  [ -z "${MOUTHPIECE_CONTAINER_BUILD_LOG:-}" ] || echo "$out" >>"$MOUTHPIECE_CONTAINER_BUILD_LOG"
   exit 1
 fi
 echo "container image: $redis built in $((SECONDS - started)) s"

