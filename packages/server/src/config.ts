@@ -88,8 +88,9 @@ export interface Config {
   iceAllowTcp: boolean;
   corsOrigins: string[] | '*';
   trustProxy: boolean;
-  /** HTTPS served by the server itself (MOUTHPIECE_TLS_CERT/_KEY): the PEM texts. */
-  tls: { cert: string; key: string } | undefined;
+  /** HTTPS served by the server itself (MOUTHPIECE_TLS_CERT/_KEY): the PEM texts, and their files
+   * (watched for renewals: tls-files.ts). */
+  tls: { cert: string; key: string; files: { cert: string; key: string } } | undefined;
   logLevel: string;
   /** How long the engine waits for the viewer's `ready` before playing anyway. */
   whepReadyTimeoutMs: number;
@@ -187,7 +188,11 @@ function tlsSettings(cert: string | undefined, key: string | undefined, cluster:
       throw new ConfigError(`${name}: cannot read "${path}" (${(err as Error).message}); give a PEM file`);
     }
   };
-  return { cert: read('MOUTHPIECE_TLS_CERT', cert), key: read('MOUTHPIECE_TLS_KEY', key) };
+  return {
+    cert: read('MOUTHPIECE_TLS_CERT', cert),
+    key: read('MOUTHPIECE_TLS_KEY', key),
+    files: { cert: resolve(cert), key: resolve(key) },
+  };
 }
 
 /**

@@ -70,7 +70,9 @@ export async function createHttpApp(deps: HttpAppParts): Promise<FastifyInstance
     return503OnClosing: false,
     http: { requireHostHeader: false },
     // MOUTHPIECE_TLS_CERT/_KEY: HTTPS here (HTTP/1.1; a proxy in front adds HTTP/2, deploy/)
-    ...(deps.config.tls ? { https: { ...deps.config.tls, requireHostHeader: false } } : {}),
+    ...(deps.config.tls
+      ? { https: { cert: deps.config.tls.cert, key: deps.config.tls.key, requireHostHeader: false } }
+      : {}),
     // cluster mode: calls for sessions of other nodes whose holder is known skip Fastify
     ...(cluster
       ? { serverFactory: fastPathServerFactory(cluster, (id) => registry.isActive(id), deps.log) }

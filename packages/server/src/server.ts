@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server as HttpsServer } from 'node:https';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -19,6 +20,7 @@ import { openClusterNode } from './cluster/node-start.js';
 import { StorageBusy } from './storage/errors.js';
 import { openSqliteStores } from './storage/sqlite/index.js';
 import type { Stores } from './storage/ports.js';
+import { reloadTlsOnChange } from './tls-files.js';
 import { startManagedTurn, type ManagedTurn } from './turn/coturn.js';
 import { relayCapacity, type TurnSettings } from './turn/credentials.js';
 import { uploadedAvatarsDir } from './avatars/uploaded-avatars.js';
@@ -125,7 +127,9 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
   let managed: ManagedTurn | undefined;
   let engine: EngineHost | undefined;
   let app: FastifyInstance | undefined;
+  let stopTlsWatch: (() => void) | undefined;
   const cleanup = async (): Promise<void> => {
+    stopTlsWatch?.();
     const cluster = app?.ctx.cluster;
     await cluster?.leave(); // first: other nodes stop placing creates here while it drains
     await app?.close();
@@ -211,6 +215,8 @@ export async function startServer(config: Readonly<Config>, opts: StartOptions =
       host: config.host,
       listenTextResolver: (address) => `HTTP server listening at ${address}`,
     });
+    // a renewed certificate is served from the next handshake on (tls-files.ts)
+    if (config.tls) stopTlsWatch = reloadTlsOnChange(app.server as HttpsServer, config.tls.files, log);
     // heartbeat once listening: other nodes place creates and forward calls here from now on
     await app.ctx.cluster?.start();
     if (config.cluster)

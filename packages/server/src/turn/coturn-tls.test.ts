@@ -141,11 +141,15 @@ async function selfSigned(): Promise<{ dataDir: string; cert: string; key: strin
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const cert = join(dataDir, 'cert.pem');
   const key = join(dataDir, 'key.pem');
+  writeCert(cert, key, 'turn.test');
+  return { dataDir, cert, key };
+}
+
+function writeCert(cert: string, key: string, cn: string): void {
   execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=turn.test',
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${cn}`,
     '-keyout', key, '-out', cert,
   ], { stdio: 'ignore' }); // prettier-ignore
-  return { dataDir, cert, key };
 }
 
 const ALLOCATE_ERROR = 0x0113; // the answer to an Allocate without credentials (401)
@@ -172,4 +176,27 @@ it('with the TLS port on the alternative port, that one port takes TLS and plain
   expect(turn.ports).toEqual([port, shared]);
   expect(await askOverTls(shared)).toEqual({ subject: 'turn.test', type: ALLOCATE_ERROR });
   expect(await askPlain(shared)).toBe(ALLOCATE_ERROR);
+});
+
+it('a renewed certificate is served by the same coturn (SIGUSR2), without a restart', async () => {
+  const { dataDir, cert, key } = await selfSigned();
+  const [port, tlsPort] = [await freePort(), await freePort()];
+  const turn = await startManagedTurn({
+    ...base,
+    dataDir,
+    port,
+    tls: { port: tlsPort, cert, key },
+    certPollMs: 100,
+  });
+  cleanups.push(() => turn.close());
+  const pid = turn.pid();
+  expect((await askOverTls(tlsPort)).subject).toBe('turn.test');
+  writeCert(cert, key, 'renewed.test'); // as a renewal would: new files at the same paths
+  let subject = '';
+  for (const deadline = Date.now() + 20_000; subject !== 'renewed.test' && Date.now() < deadline;) {
+    await new Promise((r) => setTimeout(r, 200));
+    subject = (await askOverTls(tlsPort)).subject;
+  }
+  expect(subject).toBe('renewed.test');
+  expect(turn.pid()).toBe(pid);
 });

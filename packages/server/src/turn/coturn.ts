@@ -2,12 +2,13 @@
  * Managed coturn (docs/design.md §7.4): a generated config (always `-c`, or Debian's /etc/turnserver.conf
  * would be read too), TURN REST API auth with a shared secret, supervised: restarted with backoff
  * if it dies (one structured warning per exit: pid, code, signal, delayMs), killed on close and
- * when this process exits.
+ * when this process exits; told to reload its TLS certificate when the files are renewed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
+import { CERT_POLL_MS, watchFiles } from '../tls-files.js';
 
 export interface ManagedTurnOptions {
   dataDir: string;
@@ -32,6 +33,8 @@ export interface ManagedTurnOptions {
   binary?: string;
   /** A coturn that ran this long before it died restarts after the shortest delay again (10 s). */
   healthyAfterMs?: number;
+  /** How often the TLS certificate and key files are looked at for a renewal (CERT_POLL_MS). */
+  certPollMs?: number;
 }
 
 export interface ManagedTurn {
@@ -142,12 +145,22 @@ export async function startManagedTurn(o: ManagedTurnOptions): Promise<ManagedTu
     throw err;
   });
   o.logger.info({ pid: child.pid, port: o.port, altPort: o.altPort, tlsPort: o.tls?.port }, 'coturn started');
+  // a renewed certificate: SIGUSR2 makes coturn load it for new TLS connections (relays go on);
+  // a restart would read it too, so the restarted one needs nothing
+  const stopCertWatch = o.tls
+    ? watchFiles([o.tls.cert, o.tls.key], o.certPollMs ?? CERT_POLL_MS, () => {
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        child.kill('SIGUSR2');
+        o.logger.info({ pid: child.pid, cert: o.tls?.cert }, 'coturn told to reload its TLS certificate');
+      })
+    : () => undefined;
   return {
     ports: o.altPort ? [o.port, o.altPort] : [o.port],
     pid: () => child?.pid,
     close: async () => {
       if (closed) return;
       closed = true;
+      stopCertWatch();
       clearTimeout(restartTimer);
       process.off('exit', killOnExit);
       const c = child;
