@@ -4,12 +4,20 @@
  * from the connection's media-playout stats, and an AudioContext is asked only where they lack it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { MediaLink } from '../media-link.js';
 import { fakeFetch, installFakeBrowser, type Call } from '../testing/fake-browser.js';
 import { AUDIO_STATS_EVERY_MS, ClientRender, type ClientRenderOptions } from './client-render.js';
 import { PackLoader } from './pack-loader.js';
 import type { AvatarKind, BrowserRenderer, RendererFactory } from './types.js';
 
 const BASE = 'http://mp.test';
+
+/** A session's media link with no connection events, whose stats are these. */
+const mediaLink = (stats: MediaLink['stats']): MediaLink => ({
+  on: () => () => undefined,
+  drawn: () => undefined,
+  stats,
+});
 
 /** A listing of a vector avatar (no files), with the session's background when given. */
 const listing = (background?: string) => () => ({
@@ -47,15 +55,14 @@ async function openWith(
     baseUrl: BASE,
     sessionId: 'S',
     token: 't',
-    firstDraw: () => undefined,
     contextGaveUp: () => undefined,
     autoplayBlocked: () => undefined,
-    stats: () => undefined,
+    link: mediaLink(() => undefined),
     loader: new PackLoader(fakeFetch(route, [])),
     renderers,
     ...more,
   });
-  if (!more.stats) render.close();
+  if (!more.link) render.close();
   return { pack: render.pack, seen, render };
 }
 
@@ -91,8 +98,9 @@ describe('ClientRender.open', () => {
     for (const entries of [[{ ...inbound, playoutId: 'AP' }, playout], [inbound]]) {
       const contexts: string[] = [];
       const { render } = await openWith(listing(), {
-        stats: () =>
+        link: mediaLink(() =>
           Promise.resolve({ forEach: (fn: (s: unknown) => void) => entries.forEach(fn) } as RTCStatsReport),
+        ),
         audioContext: () => {
           contexts.push('made');
           return undefined;
