@@ -26,7 +26,7 @@ import { SessionLifetime } from './session-lifetime.js';
 import type { AvatarSessionCallbacks, AvatarSessionConfig, AvatarSessionEvents } from './session-types.js';
 import { SpeakingTracker } from './speaking-tracker.js';
 import { SESSION_TRANSITIONS, StateMachine } from './states.js';
-import { playWithFallback, styleVideo } from './video-element.js';
+import { PageVideo } from './video-element.js';
 import { ViewerLink } from './viewer-link.js';
 
 export type {
@@ -44,18 +44,17 @@ export class AvatarSession {
   readonly #events: TypedEmitter<AvatarSessionEvents>;
   readonly #session: StateMachine<SessionState>;
   readonly #link: ViewerLink;
-  #sessionId: string | null = null;
   #key: SessionKey | undefined;
   /** say-text, say-audio, interrupt, end with the session's token (refused for a viewer token). */
   #calls: SessionCalls | undefined;
   #init: InitClientResponse | undefined;
-  #video: HTMLVideoElement | undefined;
+  readonly #video = new PageVideo(() => this.#events.emit('autoplayBlocked', {}));
   #lifetime: SessionLifetime | undefined;
   readonly #speaking: SpeakingTracker;
   /** Client rendering while the page draws the avatar, else video. */
   readonly #render: RenderSwitch;
   #containerId: string | undefined;
-  /** Bumped by every teardown: a start still under way then stops (see #check). */
+  /** Bumped by every start and teardown: a start a teardown overtook stops (see #check). */
   #run = 0;
   #starting: Promise<void> | undefined;
 
@@ -80,7 +79,7 @@ export class AvatarSession {
     });
     this.#link = new ViewerLink({
       transportOptions: () =>
-        transportOptions(this.#init!, this.#config, this.#render.mode, () => this.#video, this.#log),
+        transportOptions(this.#init!, this.#config, this.#render.mode, () => this.#video.element, this.#log),
       mayReconnect: () => this.#session.state === SessionState.READY,
       deadline: () => idleDeadline(this.#lifetime?.aliveAt, this.#init?.idleTimeoutMs),
       log: this.#log,
@@ -105,7 +104,7 @@ export class AvatarSession {
   }
 
   getSessionId(): string | null {
-    return this.#sessionId;
+    return this.#key?.sessionId ?? null;
   }
 
   getSessionState(): SessionState {
@@ -129,14 +128,13 @@ export class AvatarSession {
     videoContainerId?: string;
   }): Promise<string> {
     const credential = needCredential(this.#config);
-    const run = this.#begin();
-    try {
+    let sessionId = '';
+    await this.#startWith(async () => {
       const key = await createSessionKey(this.#api, credential, o);
-      await (this.#starting = this.#start(key, run, o.videoContainerId));
-      return key.sessionId;
-    } catch (err) {
-      throw this.#fail(err, run);
-    }
+      sessionId = key.sessionId;
+      return key;
+    }, o.videoContainerId);
+    return sessionId;
   }
 
   /**
@@ -146,12 +144,7 @@ export class AvatarSession {
    */
   async initSession(s: SessionAccess, o: { videoContainerId?: string } = {}): Promise<void> {
     const key = sessionKey(s);
-    const run = this.#begin();
-    try {
-      await (this.#starting = this.#start(key, run, o.videoContainerId));
-    } catch (err) {
-      throw this.#fail(err, run);
-    }
+    await this.#startWith(() => Promise.resolve(key), o.videoContainerId);
   }
 
   /**
@@ -165,13 +158,7 @@ export class AvatarSession {
     this.#containerId = containerId;
     const canvas = this.#render.attach(container);
     if (canvas) return canvas;
-    const video = styleVideo(this.#video ?? document.createElement('video'));
-    const stream = this.#link.stream;
-    if (stream) video.srcObject = stream;
-    container.appendChild(video);
-    this.#video = video;
-    this.#play();
-    return video;
+    return this.#video.attach(container, this.#link.stream);
   }
 
   async sayText(text: string, turnId?: string, isFinal = true): Promise<string> {
@@ -225,17 +212,13 @@ export class AvatarSession {
   /** After a user gesture, when the browser blocked autoplay with sound. */
   unmute(): void {
     this.#render.unmute();
-    if (!this.#video) return;
-    this.#video.muted = false;
-    void this.#video.play().catch(() => undefined);
+    this.#video.unmute();
   }
 
   /** What the link reports, and what the session decides of it. */
   #listen(link: ViewerLink): void {
     link.on('connectionChange', ({ state }) => this.#events.emit('connectionChange', state));
-    link.on('opened', ({ stream }) => {
-      if (this.#video) this.#video.srcObject = stream;
-    });
+    link.on('opened', ({ stream }) => this.#video.play(stream));
     link.on('message', (m) => this.#onMessage(m));
     link.on('videoReady', (size) => this.#events.emit('videoReady', size));
     // speech heard in the audio, without the events channel: turnId ''
@@ -264,6 +247,16 @@ export class AvatarSession {
     return ++this.#run;
   }
 
+  /** One start: ERROR (and the error thrown) when it fails. */
+  async #startWith(key: () => Promise<SessionKey>, videoContainerId: string | undefined): Promise<void> {
+    const run = this.#begin();
+    try {
+      await (this.#starting = key().then((k) => this.#start(k, run, videoContainerId)));
+    } catch (err) {
+      throw this.#fail(err, run);
+    }
+  }
+
   /** Throws when a teardown (disconnect) came while this start was awaiting. */
   #check(run: number): void {
     if (run !== this.#run)
@@ -272,7 +265,6 @@ export class AvatarSession {
 
   async #start(key: SessionKey, run: number, videoContainerId?: string): Promise<void> {
     const { sessionId, bearer: token } = key;
-    this.#sessionId = sessionId;
     this.#key = key;
     this.#calls = new SessionCalls(this.#api, key);
     this.#init = await this.#api.post<InitClientResponse>(`/v1/avatar-session/${sessionId}/init-client`, {
@@ -364,10 +356,7 @@ export class AvatarSession {
     this.#events.emit('error', err?.toJSON() ?? { code: ClientErrorCode.SESSION_NOT_FOUND, message });
   }
 
-  /**
-   * The page ends its part (endSession, disconnect): ENDED from any started state; a page that never
-   * started stays IDLE, and one already ENDED stays so (both said in the log, not moved).
-   */
+  /** The page ends its part (endSession, disconnect): ENDED, unless it never started or has ended (logged). */
   #over(call: string): void {
     const { state } = this.#session;
     if (state === SessionState.IDLE || state === SessionState.ENDED)
@@ -387,10 +376,6 @@ export class AvatarSession {
     return this.#link.close(o);
   }
 
-  #play(): void {
-    if (this.#video) playWithFallback(this.#video, () => this.#events.emit('autoplayBlocked', {}));
-  }
-
   /** The session's calls, if this page may make `call` (else ViewOnlyError) and it is READY. */
   #ready(call: string): SessionCalls {
     this.#calls?.require(call);
@@ -405,10 +390,7 @@ export class AvatarSession {
    */
   #fail(err: unknown, run: number): MouthpieceError {
     const e = asMouthpieceError(err);
-    if (run !== this.#run) {
-      this.#log.debug('a start ended after a teardown; the state stays', { state: this.#session.state });
-      return e;
-    }
+    if (run !== this.#run) return e; // the teardown that overtook it set the state
     void this.#teardown({ sessionGone: e.code === ClientErrorCode.SESSION_NOT_FOUND });
     this.#session.transition(SessionState.ERROR, `start failed (${e.code})`);
     return e;

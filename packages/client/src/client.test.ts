@@ -94,3 +94,45 @@ describe('state machines', () => {
     expect(CONNECTION_TRANSITIONS.CLOSED).toEqual(['CONNECTING']);
   });
 });
+
+describe('TURN URLs', () => {
+  it('builds the spec formula from turn.url when no full URLs are given', () => {
+    expect(iceServersFor({ url: 'turn.example.com', username: 'u', credential: 'c' })).toEqual([
+      {
+        urls: [
+          'turn:turn.example.com:80?transport=udp',
+          'turn:turn.example.com:443?transport=udp',
+          'turn:turn.example.com:80?transport=tcp',
+        ],
+        username: 'u',
+        credential: 'c',
+      },
+    ]);
+  });
+  it('prefers iceServers, then turn.urls; none when TURN is off', () => {
+    const ice = [{ urls: ['turn:a:3478'], username: 'x', credential: 'y' }];
+    expect(
+      iceServersFor({ url: 'h', username: 'u', credential: 'c', urls: ['turn:h:3478?transport=udp'] }, ice),
+    ).toBe(ice);
+    expect(
+      iceServersFor({ url: 'h', username: 'u', credential: 'c', urls: ['turn:h:3478?transport=udp'] }),
+    ).toEqual([{ urls: ['turn:h:3478?transport=udp'], username: 'u', credential: 'c' }]);
+    expect(iceServersFor({ url: 'h', username: 'none', credential: 'none', urls: [] })).toEqual([]);
+  });
+});
+
+describe('error mapping', () => {
+  it.each([
+    [401, ClientErrorCode.UNAUTHORIZED],
+    [403, ClientErrorCode.UNAUTHORIZED],
+    [404, ClientErrorCode.SESSION_NOT_FOUND],
+    [410, ClientErrorCode.SESSION_NOT_FOUND],
+    [400, ClientErrorCode.API_REQUEST_FAILED],
+    [429, ClientErrorCode.API_REQUEST_FAILED],
+    [500, ClientErrorCode.API_REQUEST_FAILED],
+  ])('%i → %s with the status and server code in details', (status, code) => {
+    const e = errorForStatus(status, 'm', 'SERVER_CODE');
+    expect(e.code).toBe(code);
+    expect(e.details).toEqual({ status, code: 'SERVER_CODE' });
+  });
+});
