@@ -86,6 +86,22 @@ describe('ClientRender.open', () => {
     }
   });
 
+  it("takes its media from the session's link: subscribes to streams and frames, and lets go on close", async () => {
+    const listening = new Map<string, number>();
+    const link: MediaLink = {
+      on: (event) => {
+        listening.set(event, (listening.get(event) ?? 0) + 1);
+        return () => listening.set(event, listening.get(event)! - 1);
+      },
+      drawn: () => undefined,
+      stats: () => undefined,
+    };
+    const { render } = await openWith(listing(), { link });
+    expect(Object.fromEntries(listening)).toEqual({ opened: 1, animation: 1 });
+    render.close(); // a closed renderer hears nothing more of the link (a fallback to video, a teardown)
+    expect(Object.fromEntries(listening)).toEqual({ opened: 0, animation: 0 });
+  });
+
   it('reads the output latency from media-playout stats; without them it asks one AudioContext', async () => {
     vi.useFakeTimers();
     const inbound = {
