@@ -14,27 +14,20 @@ import {
 } from '@mouthpiece/protocol';
 import { ApiClient } from './api-client.js';
 import { asMouthpieceError, MouthpieceError } from './errors.js';
+import { endWhenReachable, GAVE_UP_ERROR, idleDeadline } from './give-up.js';
 import { createLogger, type Logger } from './logger.js';
-import { retryConfig } from './retry.js';
-import { SESSION_TRANSITIONS, StateMachine } from './states.js';
-import type { WhepTransportOptions } from './whep-transport.js';
-import { ViewerLink } from './viewer-link.js';
-import { SessionLifetime } from './session-lifetime.js';
-import { endWhenReachable, GAVE_UP_ERROR, idleDeadline } from './outage.js';
-import { SpeakingTracker } from './speaking-tracker.js';
-import { playWithFallback, styleVideo } from './video-element.js';
 import { RenderSwitch } from './render/render-switch.js';
+import { retryConfig } from './retry.js';
+import { dispatchServerMessage, REPLACED_ERROR } from './server-messages.js';
 import { sessionKey, type SessionAccess, type SessionKey } from './session-access.js';
 import { createSessionKey, needCredential, SessionCalls } from './session-calls.js';
-import {
-  checkConfig,
-  transportOptions,
-  dispatchServerMessage,
-  REPLACED_ERROR,
-  type AvatarSessionCallbacks,
-  type AvatarSessionConfig,
-  type AvatarSessionEvents,
-} from './session-types.js';
+import { checkConfig, transportOptions } from './session-config.js';
+import { SessionLifetime } from './session-lifetime.js';
+import type { AvatarSessionCallbacks, AvatarSessionConfig, AvatarSessionEvents } from './session-types.js';
+import { SpeakingTracker } from './speaking-tracker.js';
+import { SESSION_TRANSITIONS, StateMachine } from './states.js';
+import { PageVideo } from './video-element.js';
+import { ViewerLink } from './viewer-link.js';
 
 export type {
   AvatarSessionCallbacks,
@@ -51,18 +44,17 @@ export class AvatarSession {
   readonly #events: TypedEmitter<AvatarSessionEvents>;
   readonly #session: StateMachine<SessionState>;
   readonly #link: ViewerLink;
-  #sessionId: string | null = null;
   #key: SessionKey | undefined;
   /** say-text, say-audio, interrupt, end with the session's token (refused for a viewer token). */
   #calls: SessionCalls | undefined;
   #init: InitClientResponse | undefined;
-  #video: HTMLVideoElement | undefined;
+  readonly #video = new PageVideo(() => this.#events.emit('autoplayBlocked', {}));
   #lifetime: SessionLifetime | undefined;
   readonly #speaking: SpeakingTracker;
   /** Client rendering while the page draws the avatar, else video. */
   readonly #render: RenderSwitch;
   #containerId: string | undefined;
-  /** Bumped by every teardown: a start still under way then stops (see #check). */
+  /** Bumped by every start and teardown: a start a teardown overtook stops (see #check). */
   #run = 0;
   #starting: Promise<void> | undefined;
 
@@ -74,12 +66,23 @@ export class AvatarSession {
     this.#events = new TypedEmitter<AvatarSessionEvents>((err, event) =>
       this.#log.error(`a "${String(event)}" listener threw`, err),
     );
-    this.#session = new StateMachine<SessionState>(SessionState.IDLE, SESSION_TRANSITIONS, (s) =>
-      this.#events.emit('stateChange', s),
-    );
+    this.#session = new StateMachine<SessionState>({
+      name: 'session',
+      initial: SessionState.IDLE,
+      table: SESSION_TRANSITIONS,
+      log: this.#log,
+      onChange: (s) => this.#events.emit('stateChange', s),
+    });
     this.#speaking = new SpeakingTracker({
       start: (e) => this.#events.emit('speakingStart', e),
       end: (e) => this.#events.emit('speakingEnd', e),
+    });
+    this.#link = new ViewerLink({
+      transportOptions: () =>
+        transportOptions(this.#init!, this.#config, this.#render.mode, () => this.#video.element, this.#log),
+      mayReconnect: () => this.#session.state === SessionState.READY,
+      deadline: () => idleDeadline(this.#lifetime?.aliveAt, this.#init?.idleTimeoutMs),
+      log: this.#log,
     });
     this.#render = new RenderSwitch({
       fallback: (e) => this.#events.emit('renderFallback', e),
@@ -89,28 +92,7 @@ export class AvatarSession {
       },
       log: this.#log,
     });
-    this.#link = new ViewerLink({
-      transportOptions: () => this.#transportOptions(),
-      stateChanged: (state) => this.#events.emit('connectionChange', state),
-      message: (m) => this.#onMessage(m),
-      videoReady: (size) => this.#events.emit('videoReady', size),
-      opened: (stream) => this.#render.connected(stream),
-      animation: (frame, arrivalMs) => this.#render.frame(frame, arrivalMs),
-      // speech heard in the audio, without the events channel: turnId ''
-      audioSpeaking: (on) => (on ? this.#speaking.start('') : this.#speaking.end('', false)),
-      mayReconnect: () => this.#session.state === SessionState.READY,
-      lost: () => {
-        void this.#lifetime?.probe(); // is the session alive, and the server reachable?
-        this.#speaking.end('', false); // speech heard in the audio: none arrives now
-        // other open turns stay open: the server plays on; the next viewer's hello says what it plays
-      },
-      reconnecting: (attempt) => this.#events.emit('reconnecting', { attempt }),
-      deadline: () => idleDeadline(this.#lifetime?.aliveAt, this.#init?.idleTimeoutMs),
-      gone: (err) => this.#ended(err.message, err),
-      gaveUp: () => this.#giveUp(GAVE_UP_ERROR),
-      timedOut: (message) => this.#giveUp({ code: ClientErrorCode.RTC_CONNECTION_FAILED, message }),
-      log: this.#log,
-    });
+    this.#listen(this.#link);
   }
 
   on<K extends keyof AvatarSessionEvents>(event: K, listener: AvatarSessionCallbacks[K]): () => void {
@@ -122,7 +104,7 @@ export class AvatarSession {
   }
 
   getSessionId(): string | null {
-    return this.#sessionId;
+    return this.#key?.sessionId ?? null;
   }
 
   getSessionState(): SessionState {
@@ -146,14 +128,13 @@ export class AvatarSession {
     videoContainerId?: string;
   }): Promise<string> {
     const credential = needCredential(this.#config);
-    const run = this.#begin();
-    try {
+    let sessionId = '';
+    await this.#startWith(async () => {
       const key = await createSessionKey(this.#api, credential, o);
-      await (this.#starting = this.#start(key, run, o.videoContainerId));
-      return key.sessionId;
-    } catch (err) {
-      throw this.#fail(err);
-    }
+      sessionId = key.sessionId;
+      return key;
+    }, o.videoContainerId);
+    return sessionId;
   }
 
   /**
@@ -163,12 +144,7 @@ export class AvatarSession {
    */
   async initSession(s: SessionAccess, o: { videoContainerId?: string } = {}): Promise<void> {
     const key = sessionKey(s);
-    const run = this.#begin();
-    try {
-      await (this.#starting = this.#start(key, run, o.videoContainerId));
-    } catch (err) {
-      throw this.#fail(err);
-    }
+    await this.#startWith(() => Promise.resolve(key), o.videoContainerId);
   }
 
   /**
@@ -182,13 +158,7 @@ export class AvatarSession {
     this.#containerId = containerId;
     const canvas = this.#render.attach(container);
     if (canvas) return canvas;
-    const video = styleVideo(this.#video ?? document.createElement('video'));
-    const stream = this.#link.stream;
-    if (stream) video.srcObject = stream;
-    container.appendChild(video);
-    this.#video = video;
-    this.#play();
-    return video;
+    return this.#video.attach(container, this.#link.stream);
   }
 
   async sayText(text: string, turnId?: string, isFinal = true): Promise<string> {
@@ -209,7 +179,7 @@ export class AvatarSession {
     this.#calls?.require('endSession');
     const calls = this.#calls;
     const viewerClosed = this.#teardown();
-    if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
+    this.#over('endSession()');
     if (calls) {
       // the viewer's DELETE first: sent after /end, it would answer 410 (a console error)
       await viewerClosed;
@@ -229,7 +199,7 @@ export class AvatarSession {
    */
   async disconnect(): Promise<void> {
     const viewerClosed = this.#teardown();
-    if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
+    this.#over('disconnect()');
     await Promise.all([viewerClosed, this.#starting?.catch(() => undefined)]);
     await this.#link.settled();
   }
@@ -242,20 +212,49 @@ export class AvatarSession {
   /** After a user gesture, when the browser blocked autoplay with sound. */
   unmute(): void {
     this.#render.unmute();
-    if (!this.#video) return;
-    this.#video.muted = false;
-    void this.#video.play().catch(() => undefined);
+    this.#video.unmute();
   }
 
+  /** What the link reports, and what the session decides of it. */
+  #listen(link: ViewerLink): void {
+    link.on('connectionChange', ({ state }) => this.#events.emit('connectionChange', state));
+    link.on('opened', ({ stream }) => this.#video.play(stream));
+    link.on('message', (m) => this.#onMessage(m));
+    link.on('videoReady', (size) => this.#events.emit('videoReady', size));
+    // speech heard in the audio, without the events channel: turnId ''
+    link.on('audioSpeaking', ({ speaking }) =>
+      speaking ? this.#speaking.start('') : this.#speaking.end('', false),
+    );
+    link.on('lost', () => {
+      void this.#lifetime?.probe(); // is the session alive, and the server reachable?
+      this.#speaking.end('', false); // speech heard in the audio: none arrives now
+      // other open turns stay open: the server plays on; the next viewer's hello says what it plays
+    });
+    link.on('reconnecting', (e) => this.#events.emit('reconnecting', e));
+    link.on('gone', ({ error }) => this.#ended(error.message, error));
+    link.on('gaveUp', () => this.#giveUp(GAVE_UP_ERROR));
+    link.on('timedOut', ({ message }) =>
+      this.#giveUp({ code: ClientErrorCode.RTC_CONNECTION_FAILED, message }),
+    );
+  }
+
+  /** A start may begin from IDLE, or from ERROR (a page retries on the same object); returns its run. */
   #begin(): number {
-    if (this.#session.state !== SessionState.IDLE && this.#session.state !== SessionState.ERROR) {
-      throw new MouthpieceError(
-        ClientErrorCode.INVALID_STATE,
-        `Cannot start a session in state ${this.#session.state}`,
-      );
+    const { state } = this.#session;
+    if (state !== SessionState.IDLE && state !== SessionState.ERROR)
+      throw new MouthpieceError(ClientErrorCode.INVALID_STATE, `Cannot start a session in state ${state}`);
+    this.#session.transition(SessionState.CREATING, 'start');
+    return ++this.#run;
+  }
+
+  /** One start: ERROR (and the error thrown) when it fails. */
+  async #startWith(key: () => Promise<SessionKey>, videoContainerId: string | undefined): Promise<void> {
+    const run = this.#begin();
+    try {
+      await (this.#starting = key().then((k) => this.#start(k, run, videoContainerId)));
+    } catch (err) {
+      throw this.#fail(err, run);
     }
-    this.#session.transition(SessionState.CREATING);
-    return this.#run;
   }
 
   /** Throws when a teardown (disconnect) came while this start was awaiting. */
@@ -266,7 +265,6 @@ export class AvatarSession {
 
   async #start(key: SessionKey, run: number, videoContainerId?: string): Promise<void> {
     const { sessionId, bearer: token } = key;
-    this.#sessionId = sessionId;
     this.#key = key;
     this.#calls = new SessionCalls(this.#api, key);
     this.#init = await this.#api.post<InitClientResponse>(`/v1/avatar-session/${sessionId}/init-client`, {
@@ -280,9 +278,8 @@ export class AvatarSession {
         baseUrl: this.#config.baseUrl,
         sessionId,
         token,
-        firstDraw: (size) => this.#link.drawn(size),
+        link: this.#link,
         autoplayBlocked: () => this.#events.emit('autoplayBlocked', {}),
-        stats: () => this.#link.stats(),
       });
     this.#check(run);
     await this.#link.connect();
@@ -304,7 +301,7 @@ export class AvatarSession {
       void this.#link.close({ keepalive: true });
     });
     this.#lifetime = lifetime;
-    this.#session.transition(SessionState.READY);
+    this.#session.transition(SessionState.READY, 'connected');
     if (videoContainerId) this.attachVideo(videoContainerId);
   }
 
@@ -316,48 +313,55 @@ export class AvatarSession {
     this.#log.error('gave up on the session', error.message);
     const key = this.#key;
     void this.#teardown({ sessionGone: true, to: ConnectionState.FAILED }); // no keep-alives from here
-    if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
+    const run = this.#run;
+    this.#session.transition(SessionState.ERROR, 'gave up');
     this.#events.emit('error', error);
     // a view-only page ends nothing: the backend owns the session
     if (key && !key.viewOnly && this.#config.endOnPageHide !== false)
       endWhenReachable(this.#api, key.sessionId, key.bearer, (err) => {
-        if (this.#session.state !== SessionState.ERROR) return; // a new session began meanwhile
-        this.#session.transition(SessionState.ENDED);
+        if (run !== this.#run) return; // the page started again (or ended) meanwhile: this is no longer its state
+        this.#session.transition(SessionState.ENDED, 'the given-up session ended');
         void this.#link.close();
         if (err) this.#events.emit('error', err.toJSON());
       });
   }
 
   #onMessage(m: ServerMessage): void {
-    // with speakingDetection 'audio', speaking comes from the audio; only the end is read here
-    if (this.#config.speakingDetection === 'audio' && m.type !== 'sessionEnded' && m.type !== 'notice')
-      return;
-    if (m.type === 'hello') {
-      const resumed = this.#speaking.reconcile(m.speaking);
-      if (resumed !== undefined) this.#events.emit('speakingResumed', { turnId: resumed });
-    }
-    dispatchServerMessage(m, this.#events, this.#speaking, {
-      ended: (reason) => this.#ended(`The session ended (${reason})`),
-      replaced: () => this.#replaced(),
-      // (the server will not send the animation stream: the switch reconnects once, asking for video)
-      notice: (code, message) => {
-        this.#render.notice(code, message);
+    dispatchServerMessage(
+      m,
+      { events: this.#events, speaking: this.#speaking, speakingDetection: this.#config.speakingDetection },
+      {
+        ended: (reason) => this.#ended(`The session ended (${reason})`),
+        replaced: () => this.#replaced(),
+        // (the server will not send the animation stream: the switch reconnects once, asking for video)
+        notice: (code, message) => {
+          this.#render.notice(code, message);
+        },
       },
-    });
+    );
   }
 
   /** A newer viewer (another tab) took the session's video: stop here, and do not fight back. */
   #replaced(): void {
     this.#log.warn('another page took over this session; this page stops');
     void this.#teardown({ sessionGone: true }); // the server closed this viewer already
-    if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
+    this.#session.transition(SessionState.ENDED, 'replaced');
     this.#events.emit('error', REPLACED_ERROR);
   }
 
+  /** The server says the session is over (404/410, sessionEnded): ENDED, with the error. */
   #ended(message: string, err?: MouthpieceError): void {
     void this.#teardown({ sessionGone: true });
-    if (this.#session.can(SessionState.ENDED)) this.#session.transition(SessionState.ENDED);
+    this.#session.transition(SessionState.ENDED, 'ended on the server');
     this.#events.emit('error', err?.toJSON() ?? { code: ClientErrorCode.SESSION_NOT_FOUND, message });
+  }
+
+  /** The page ends its part (endSession, disconnect): ENDED, unless it never started or has ended (logged). */
+  #over(call: string): void {
+    const { state } = this.#session;
+    if (state === SessionState.IDLE || state === SessionState.ENDED)
+      this.#log.debug(`${call} in ${state}: the state stays`);
+    else this.#session.transition(SessionState.ENDED, call);
   }
 
   /** Stops everything of the session here; resolves once the viewer's DELETE is answered. */
@@ -372,14 +376,6 @@ export class AvatarSession {
     return this.#link.close(o);
   }
 
-  #transportOptions(): WhepTransportOptions {
-    return transportOptions(this.#init!, this.#config, this.#render.mode, () => this.#video, this.#log);
-  }
-
-  #play(): void {
-    if (this.#video) playWithFallback(this.#video, () => this.#events.emit('autoplayBlocked', {}));
-  }
-
   /** The session's calls, if this page may make `call` (else ViewOnlyError) and it is READY. */
   #ready(call: string): SessionCalls {
     this.#calls?.require(call);
@@ -388,10 +384,15 @@ export class AvatarSession {
     throw new MouthpieceError(ClientErrorCode.INVALID_STATE, `The session is ${state}, not READY`);
   }
 
-  #fail(err: unknown): MouthpieceError {
+  /**
+   * A start failed: ERROR, its parts stopped. A start a teardown overtook (disconnect, endSession)
+   * leaves the state that teardown set.
+   */
+  #fail(err: unknown, run: number): MouthpieceError {
     const e = asMouthpieceError(err);
+    if (run !== this.#run) return e; // the teardown that overtook it set the state
     void this.#teardown({ sessionGone: e.code === ClientErrorCode.SESSION_NOT_FOUND });
-    if (this.#session.can(SessionState.ERROR)) this.#session.transition(SessionState.ERROR);
+    this.#session.transition(SessionState.ERROR, `start failed (${e.code})`);
     return e;
   }
 }

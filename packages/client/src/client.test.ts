@@ -58,24 +58,40 @@ describe('state machines', () => {
       for (const to of states) {
         it(`${name}: ${from} -> ${to}`, () => {
           const seen: string[] = [];
-          const m = new StateMachine<string>(from, table, (s) => seen.push(s));
+          const logged: string[] = [];
+          const log = {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: () => undefined,
+            error: (m: string) => logged.push(m),
+          };
+          const m = new StateMachine<string>({
+            name,
+            initial: from,
+            table,
+            log,
+            onChange: (s) => seen.push(s),
+          });
           if (from === to) {
-            m.transition(to);
+            m.transition(to, 'test');
             expect(seen).toEqual([]);
           } else if ((table as Record<string, readonly string[]>)[from]!.includes(to)) {
-            m.transition(to);
+            m.transition(to, 'test');
             expect(seen).toEqual([to]);
           } else {
-            expect(() => m.transition(to)).toThrow(/illegal transition/);
+            expect(() => m.transition(to, 'test')).toThrow(/illegal .* transition/);
             expect(m.state).toBe(from);
+            // a refused move is said with both states, never silent
+            expect(logged).toEqual([`${name}: refused ${from} -> ${to}`]);
           }
         });
       }
     }
   }
-  it('ENDED and CLOSED are final', () => {
+  it('ENDED is final; a CLOSED connection only opens again (a start after ERROR)', () => {
     expect(SESSION_TRANSITIONS.ENDED).toEqual([]);
-    expect(CONNECTION_TRANSITIONS.CLOSED).toEqual([]);
+    expect(SESSION_TRANSITIONS.ERROR).toContain('CREATING');
+    expect(CONNECTION_TRANSITIONS.CLOSED).toEqual(['CONNECTING']);
   });
 });
 

@@ -24,6 +24,9 @@ export const browserTimers: Timers = {
   clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
+/** One attempt waits this long for ICE to connect after its offer was answered. */
+export const RECONNECT_CONNECT_WAIT_MS = 10_000;
+
 /** The back-off between attempts (retry n waits within [ceiling/2, ceiling]). */
 export const RECONNECT_BACKOFF: RetryConfig = {
   maxAttempts: Infinity,

@@ -7,7 +7,7 @@ import { ClientErrorCode, type CreateSessionResponse, type SayTextResponse } fro
 import type { ApiClient } from './api-client.js';
 import { MouthpieceError, ViewOnlyError } from './errors.js';
 import type { SessionKey } from './session-access.js';
-import { audioForm, createBody, type AvatarSessionConfig } from './session-types.js';
+import type { AvatarSessionConfig } from './session-types.js';
 
 /** The frontend-only pattern's credential (demos only), or INVALID_CONFIGURATION. */
 export function needCredential(config: AvatarSessionConfig): string {
@@ -79,4 +79,23 @@ export class SessionCalls {
   #path(call: string): string {
     return `/v1/avatar-session/${this.key.sessionId}/${call}`;
   }
+}
+
+/** The create request body of `createSession`'s options. */
+export function createBody(o: { avatarId: string; voiceId?: string; voiceSpeed?: number }): object {
+  return {
+    visualConfig: { avatarId: o.avatarId },
+    ...(o.voiceId !== undefined || o.voiceSpeed !== undefined
+      ? { voiceConfig: { id: o.voiceId, speed: o.voiceSpeed } }
+      : {}),
+  };
+}
+
+/** say-audio's multipart form: the file under `audio`, with `turnId` and `duration`. */
+export function audioForm(audioFile: Blob, turnId: string, duration: number): FormData {
+  const form = new FormData();
+  form.append('turnId', turnId);
+  form.append('duration', String(duration));
+  form.append('audio', audioFile, (audioFile as File).name ?? 'audio.mp3');
+  return form;
 }

@@ -69,3 +69,35 @@ export function watchFirstFrame(
   }
   return stop;
 }
+
+/** The page's <video> of a session shown as video: made on attach, given each connection's stream. */
+export class PageVideo {
+  #video: HTMLVideoElement | undefined;
+
+  constructor(private readonly autoplayBlocked: () => void) {}
+
+  get element(): HTMLVideoElement | undefined {
+    return this.#video;
+  }
+
+  /** Into the container (the same element again, if there was one), playing `stream` if there is one. */
+  attach(container: HTMLElement, stream: MediaStream | undefined): HTMLVideoElement {
+    const video = styleVideo(this.#video ?? document.createElement('video'));
+    if (stream) video.srcObject = stream;
+    container.appendChild(video);
+    this.#video = video;
+    playWithFallback(video, this.autoplayBlocked);
+    return video;
+  }
+
+  /** A new connection's stream. */
+  play(stream: MediaStream): void {
+    if (this.#video) this.#video.srcObject = stream;
+  }
+
+  unmute(): void {
+    if (!this.#video) return;
+    this.#video.muted = false;
+    void this.#video.play().catch(() => undefined);
+  }
+}

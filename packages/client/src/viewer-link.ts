@@ -4,73 +4,93 @@
  * `disconnected`/`failed`, or no video for 1.5 s) is closed whole and the state goes back to
  * CONNECTING while the Reconnector opens new transports (each offer bounded, each connection
  * bounded) until one connects, the server says the session is gone, or the session must have
- * timed out. What the transports report goes to the owner (AvatarSession) through `on`.
+ * timed out. It reports through its own typed emitter (ViewerLinkEvents); renderers see only its
+ * MediaLink side (media-link.ts). A closed link opens again with connect(): a session started anew
+ * after ERROR; a transport of an earlier opening that arrives late is closed, never used.
  */
 import {
   ConnectionState,
   RTC_CONNECTION_TIMEOUT_MS,
-  type AnimationFrame,
+  TypedEmitter,
+  type EventCallbacks,
   type ServerMessage,
 } from '@mouthpiece/protocol';
 import type { MouthpieceError } from './errors.js';
 import type { Logger } from './logger.js';
-import { RECONNECT_CONNECT_WAIT_MS } from './outage.js';
-import { Reconnector, type Timers } from './reconnector.js';
+import type { MediaLink, MediaLinkEvents } from './media-link.js';
+import { RECONNECT_CONNECT_WAIT_MS, Reconnector, type Timers } from './reconnector.js';
 import { CONNECTION_TRANSITIONS, StateMachine } from './states.js';
 import { WhepTransport, type WhepTransportOptions } from './whep-transport.js';
 
-export interface ViewerLinkOwner {
+/** What a link reports, by event name (a closed map); `opened` and `animation` are its MediaLink side. */
+export interface ViewerLinkEvents extends MediaLinkEvents {
+  connectionChange: { state: ConnectionState };
+  /** A server message on the current connection's events channel. */
+  message: ServerMessage;
+  /** The current connection's first frame was seen (decoded, or drawn with client rendering). */
+  videoReady: { width: number; height: number };
+  /** Speech heard in the received audio (the fallback without the events channel). */
+  audioSpeaking: { speaking: boolean };
+  /** The connection was lost; the link is reconnecting. */
+  lost: Record<string, never>;
+  /** A reconnect attempt starts (counted from 1 since the loss). */
+  reconnecting: { attempt: number };
+  /** The server answered 404/410 while reconnecting. */
+  gone: { error: MouthpieceError };
+  /** The deadline passed without a connection: the session must have timed out. */
+  gaveUp: Record<string, never>;
+  /** The first connection was not made within 30 s. */
+  timedOut: { message: string };
+}
+
+/** What a link asks of its session (questions, not reports). */
+export interface ViewerLinkDeps {
   /** The options of every new transport (the video element is read when the first frame comes). */
   transportOptions(): WhepTransportOptions;
-  stateChanged(state: ConnectionState): void;
-  message(m: ServerMessage): void;
-  videoReady(size: { width: number; height: number }): void;
-  audioSpeaking(speaking: boolean): void;
-  /** A new transport is open (its stream: for an element that plays it). */
-  opened(stream: MediaStream): void;
-  /** Client rendering: an animation frame arrived (performance.now()). */
-  animation(frame: AnimationFrame, arrivalMs: number): void;
   /** Whether a lost connection is worth reconnecting now (the session is READY). */
   mayReconnect(): boolean;
-  /** The connection was lost; the link is reconnecting. */
-  lost(): void;
-  reconnecting(attempt: number): void;
   /** When the session must have timed out on the server (Timers.now). */
   deadline(): number;
-  /** The server answered 404/410 while reconnecting. */
-  gone(err: MouthpieceError): void;
-  /** The deadline passed without a connection. */
-  gaveUp(): void;
-  /** The first connection was not made within 30 s. */
-  timedOut(message: string): void;
   log: Logger;
   timers?: Timers;
 }
 
-export class ViewerLink {
-  readonly #o: ViewerLinkOwner;
+export class ViewerLink implements MediaLink {
+  readonly #deps: ViewerLinkDeps;
+  readonly #events: TypedEmitter<ViewerLinkEvents>;
   readonly #state: StateMachine<ConnectionState>;
   readonly #reconnector: Reconnector;
   #transport: WhepTransport | undefined;
   #connectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Bumped by every close(): a transport opened before it is closed when it arrives. */
+  #epoch = 0;
   /** The close of a transport that opened after the link was closed. */
   #lateClose: Promise<void> = Promise.resolve();
 
-  constructor(o: ViewerLinkOwner) {
-    this.#o = o;
-    this.#state = new StateMachine<ConnectionState>(
-      ConnectionState.DISCONNECTED,
-      CONNECTION_TRANSITIONS,
-      (s) => o.stateChanged(s),
+  constructor(deps: ViewerLinkDeps) {
+    this.#deps = deps;
+    this.#events = new TypedEmitter<ViewerLinkEvents>((err, event) =>
+      deps.log.error(`a link "${String(event)}" listener threw`, err),
     );
+    this.#state = new StateMachine<ConnectionState>({
+      name: 'connection',
+      initial: ConnectionState.DISCONNECTED,
+      table: CONNECTION_TRANSITIONS,
+      log: deps.log,
+      onChange: (state) => this.#events.emit('connectionChange', { state }),
+    });
     this.#reconnector = new Reconnector({
       attempt: () => this.#attempt(),
-      deadline: () => o.deadline(),
-      attempting: (n) => o.reconnecting(n),
-      gone: (err) => o.gone(err),
-      gaveUp: () => o.gaveUp(),
-      ...(o.timers ? { timers: o.timers } : {}),
+      deadline: () => deps.deadline(),
+      attempting: (attempt) => this.#events.emit('reconnecting', { attempt }),
+      gone: (error) => this.#events.emit('gone', { error }),
+      gaveUp: () => this.#events.emit('gaveUp', {}),
+      ...(deps.timers ? { timers: deps.timers } : {}),
     });
+  }
+
+  on<K extends keyof ViewerLinkEvents>(event: K, listener: EventCallbacks<ViewerLinkEvents>[K]): () => void {
+    return this.#events.on(event, listener);
   }
 
   get state(): ConnectionState {
@@ -82,36 +102,37 @@ export class ViewerLink {
     return this.#transport?.stream;
   }
 
-  /** The first connection: CONNECTING, and FAILED if it is not connected within 30 s. */
+  /**
+   * The first connection of a session's start (from DISCONNECTED, or CLOSED/FAILED when it starts
+   * again after ERROR): CONNECTING, and `timedOut` if it is not connected within 30 s.
+   */
   async connect(): Promise<void> {
-    this.#state.transition(ConnectionState.CONNECTING);
+    this.#state.transition(ConnectionState.CONNECTING, 'session start');
     clearTimeout(this.#connectTimer);
     this.#connectTimer = setTimeout(
-      () => this.#o.timedOut('WebRTC connection timed out (30 s)'),
+      () => this.#events.emit('timedOut', { message: 'WebRTC connection timed out (30 s)' }),
       RTC_CONNECTION_TIMEOUT_MS,
     );
     try {
       await this.#open();
     } catch (err) {
       clearTimeout(this.#connectTimer);
-      this.#state.transition(ConnectionState.FAILED);
+      this.#state.transition(ConnectionState.FAILED, 'the first offer failed');
       throw err;
     }
   }
 
-  /** Client rendering: the canvas drew the current connection's first frame (sends `ready`). */
   drawn(size: { width: number; height: number }): void {
     this.#transport?.drawn(size);
   }
 
-  /** The current connection's stats; undefined between connections. */
   stats(): Promise<RTCStatsReport> | undefined {
     return this.#transport?.stats();
   }
 
   /** Closes the connection and opens a new one with the current options (video instead of client rendering). */
   reopen(): void {
-    this.#lost();
+    this.#lost('reopened for video');
   }
 
   /** Try to reconnect now, if reconnecting (the network is probably back). */
@@ -121,7 +142,8 @@ export class ViewerLink {
 
   /**
    * Stops reconnecting, closes the transport (see WhepTransport.close) and moves to `to` (CLOSED,
-   * or FAILED when the SDK gave up); resolves once the viewer's DELETE is answered.
+   * or FAILED when the SDK gave up; a link already CLOSED stays so); resolves once the viewer's
+   * DELETE is answered.
    */
   close(
     o: {
@@ -130,12 +152,13 @@ export class ViewerLink {
       to?: (typeof ConnectionState)['FAILED' | 'CLOSED'];
     } = {},
   ): Promise<void> {
+    this.#epoch++;
     this.#reconnector.stop();
     clearTimeout(this.#connectTimer);
     const closed = this.#transport?.close(o) ?? Promise.resolve();
     this.#transport = undefined;
-    const to = o.to ?? ConnectionState.CLOSED;
-    if (this.#state.can(to)) this.#state.transition(to);
+    if (this.#state.state !== ConnectionState.CLOSED)
+      this.#state.transition(o.to ?? ConnectionState.CLOSED, 'closed by the session');
     return closed;
   }
 
@@ -146,26 +169,24 @@ export class ViewerLink {
 
   /** Opens a new WHEP transport and listens to it; the previous one, if any, is already closed. */
   async #open(): Promise<WhepTransport | undefined> {
-    const transport = await WhepTransport.open(this.#o.transportOptions());
-    const s = this.#state.state;
-    if (s === ConnectionState.CLOSED || s === ConnectionState.FAILED) {
+    const epoch = this.#epoch;
+    const transport = await WhepTransport.open(this.#deps.transportOptions());
+    if (epoch !== this.#epoch) {
       // the session was torn down (or given up) while this one was opening
       this.#lateClose = transport.close();
       return undefined;
     }
     this.#transport = transport;
-    const video = this.#o.transportOptions().video();
-    if (video) video.srcObject = transport.stream;
-    transport.on('message', (m) => this.#o.message(m));
+    transport.on('message', (m) => this.#events.emit('message', m));
     transport.on('peerState', ({ state }) => this.#onPeerState(state));
     transport.on('stall', () => {
-      this.#o.log.warn('video stalled; reconnecting');
-      this.#lost();
+      this.#deps.log.warn('video stalled; reconnecting');
+      this.#lost('stalled');
     });
-    transport.on('firstFrame', (size) => this.#o.videoReady(size));
-    transport.on('audioSpeaking', ({ speaking }) => this.#o.audioSpeaking(speaking));
-    transport.on('animation', ({ frame, arrivalMs }) => this.#o.animation(frame, arrivalMs));
-    this.#o.opened(transport.stream);
+    transport.on('firstFrame', (size) => this.#events.emit('videoReady', size));
+    transport.on('audioSpeaking', (e) => this.#events.emit('audioSpeaking', e));
+    transport.on('animation', (e) => this.#events.emit('animation', e));
+    this.#events.emit('opened', { stream: transport.stream });
     return transport;
   }
 
@@ -173,11 +194,11 @@ export class ViewerLink {
     switch (state) {
       case 'connected':
         clearTimeout(this.#connectTimer);
-        if (this.#state.can(ConnectionState.CONNECTED)) this.#state.transition(ConnectionState.CONNECTED);
+        this.#state.transition(ConnectionState.CONNECTED, 'ICE connected');
         break;
       case 'disconnected':
       case 'failed':
-        this.#lost();
+        this.#lost(`ICE ${state}`);
         break;
       case 'new':
       case 'connecting':
@@ -187,14 +208,18 @@ export class ViewerLink {
   }
 
   /** The connection was lost: close it, show CONNECTING, and reconnect while the session can live. */
-  #lost(): void {
-    if (!this.#o.mayReconnect() || this.#reconnector.active) return;
-    this.#o.log.warn('connection lost; reconnecting');
+  #lost(why: string): void {
+    if (this.#reconnector.active) return; // this loss is the one being reconnected
+    if (!this.#deps.mayReconnect()) {
+      this.#deps.log.debug('connection lost while the session is not READY; not reconnecting', { why });
+      return;
+    }
+    this.#deps.log.warn('connection lost; reconnecting', { why });
     clearTimeout(this.#connectTimer);
     void this.#transport?.close();
     this.#transport = undefined;
-    this.#state.transition(ConnectionState.CONNECTING);
-    this.#o.lost();
+    this.#state.transition(ConnectionState.CONNECTING, why);
+    this.#events.emit('lost', {});
     this.#reconnector.start();
   }
 

@@ -4,12 +4,20 @@
  * from the connection's media-playout stats, and an AudioContext is asked only where they lack it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { MediaLink } from '../media-link.js';
 import { fakeFetch, installFakeBrowser, type Call } from '../testing/fake-browser.js';
 import { AUDIO_STATS_EVERY_MS, ClientRender, type ClientRenderOptions } from './client-render.js';
 import { PackLoader } from './pack-loader.js';
 import type { AvatarKind, BrowserRenderer, RendererFactory } from './types.js';
 
 const BASE = 'http://mp.test';
+
+/** A session's media link with no connection events, whose stats are these. */
+const mediaLink = (stats: MediaLink['stats']): MediaLink => ({
+  on: () => () => undefined,
+  drawn: () => undefined,
+  stats,
+});
 
 /** A listing of a vector avatar (no files), with the session's background when given. */
 const listing = (background?: string) => () => ({
@@ -47,15 +55,14 @@ async function openWith(
     baseUrl: BASE,
     sessionId: 'S',
     token: 't',
-    firstDraw: () => undefined,
     contextGaveUp: () => undefined,
     autoplayBlocked: () => undefined,
-    stats: () => undefined,
+    link: mediaLink(() => undefined),
     loader: new PackLoader(fakeFetch(route, [])),
     renderers,
     ...more,
   });
-  if (!more.stats) render.close();
+  if (!more.link) render.close();
   return { pack: render.pack, seen, render };
 }
 
@@ -79,6 +86,22 @@ describe('ClientRender.open', () => {
     }
   });
 
+  it("takes its media from the session's link: subscribes to streams and frames, and lets go on close", async () => {
+    const listening = new Map<string, number>();
+    const link: MediaLink = {
+      on: (event) => {
+        listening.set(event, (listening.get(event) ?? 0) + 1);
+        return () => listening.set(event, listening.get(event)! - 1);
+      },
+      drawn: () => undefined,
+      stats: () => undefined,
+    };
+    const { render } = await openWith(listing(), { link });
+    expect(Object.fromEntries(listening)).toEqual({ opened: 1, animation: 1 });
+    render.close(); // a closed renderer hears nothing more of the link (a fallback to video, a teardown)
+    expect(Object.fromEntries(listening)).toEqual({ opened: 0, animation: 0 });
+  });
+
   it('reads the output latency from media-playout stats; without them it asks one AudioContext', async () => {
     vi.useFakeTimers();
     const inbound = {
@@ -91,8 +114,9 @@ describe('ClientRender.open', () => {
     for (const entries of [[{ ...inbound, playoutId: 'AP' }, playout], [inbound]]) {
       const contexts: string[] = [];
       const { render } = await openWith(listing(), {
-        stats: () =>
+        link: mediaLink(() =>
           Promise.resolve({ forEach: (fn: (s: unknown) => void) => entries.forEach(fn) } as RTCStatsReport),
+        ),
         audioContext: () => {
           contexts.push('made');
           return undefined;

@@ -2,12 +2,13 @@
  * Client rendering of one session, whole (`render: 'client'`, docs/design.md §13.4): the loaded
  * pack and its renderer on a canvas (canvas-view.ts), the audio element that plays the session's
  * audio (there is no video element to play it), and the sampling of the receiver's audio delay
- * and of the output's latency (output-latency.ts) that place frames in time. It outlives reconnects: a new connection only resets the frame
+ * and of the output's latency (output-latency.ts) that place frames in time, all from the session's
+ * media link (media-link.ts). It outlives reconnects: a new connection only resets the frame
  * clock (reset()) and gives the audio element its stream. `open()` rejects with
  * RendererUnavailable when this page cannot draw the avatar; the caller then runs the session as
  * video.
  */
-import type { AnimationFrame } from '@mouthpiece/protocol';
+import type { MediaLink } from '../media-link.js';
 import { playWithFallback } from '../video-element.js';
 import { CanvasView } from './canvas-view.js';
 import { CONTEXT_RESTORE_MS } from './context-loss.js';
@@ -34,14 +35,16 @@ export interface ClientRenderOptions {
   baseUrl: string;
   sessionId: string;
   token: string;
-  /** The first frame drawn on the canvas since open() or reset() (then `ready` is sent). */
-  firstDraw(size: { width: number; height: number }): void;
+  /**
+   * The session's media (media-link.ts): each new connection's stream plays in the audio element
+   * and resets the frame clock, its animation frames are drawn, its stats place them in time, and
+   * the first frame drawn since a connection opened is told to it (it sends `ready`).
+   */
+  link: MediaLink;
   /** The canvas's context was lost and not restored in time: this page can no longer draw it. */
   contextGaveUp(message: string): void;
   /** The browser would not play the audio with sound (it plays muted until unmute()). */
   autoplayBlocked(): void;
-  /** The current connection's stats (undefined between connections). */
-  stats(): Promise<RTCStatsReport> | undefined;
   /** Injected for tests: the AudioContext the output latency is asked of (output-latency.ts). */
   audioContext?: () => LatencyContext | undefined;
   /** Injected for tests: the pack loader and the renderers by kind. */
@@ -55,6 +58,7 @@ export class ClientRender {
   readonly #audio: HTMLAudioElement;
   readonly #o: ClientRenderOptions;
   readonly #statsTimer: ReturnType<typeof setInterval>;
+  readonly #unsubscribe: Array<() => void>;
   #lastStats: AudioStatsSample | undefined;
   #lastPlayout: PlayoutStatsSample | undefined;
   /** Readings without `media-playout` stats (then an AudioContext is asked: output-latency.ts). */
@@ -82,7 +86,7 @@ export class ClientRender {
       );
     }
     const view = new CanvasView(canvas, renderer, aspectOf(pack), {
-      firstDraw: (s) => o.firstDraw(s),
+      firstDraw: (s) => o.link.drawn(s),
       contextGaveUp: () =>
         o.contextGaveUp(
           `the canvas's ${pack.render === 'photo' ? 'WebGL' : '2D'} context was lost and not restored within ${CONTEXT_RESTORE_MS / 1000} s`,
@@ -99,6 +103,10 @@ export class ClientRender {
     this.#audio.autoplay = true;
     this.#probe = new ContextLatencyProbe(o.audioContext);
     this.#statsTimer = setInterval(() => void this.#sampleAudio(), AUDIO_STATS_EVERY_MS);
+    this.#unsubscribe = [
+      o.link.on('opened', ({ stream }) => this.#connected(stream)),
+      o.link.on('animation', ({ frame, arrivalMs }) => this.#view.push(frame, arrivalMs)),
+    ];
   }
 
   get canvas(): HTMLCanvasElement {
@@ -113,16 +121,12 @@ export class ClientRender {
   }
 
   /** A new connection: its stream plays, its frames map anew, its first drawn frame is reported. */
-  connected(stream: MediaStream): void {
+  #connected(stream: MediaStream): void {
     this.#view.reset();
     this.#lastStats = undefined;
     this.#lastPlayout = undefined;
     this.#audio.srcObject = stream;
     playWithFallback(this.#audio, () => this.#o.autoplayBlocked());
-  }
-
-  frame(frame: AnimationFrame, arrivalMs: number): void {
-    this.#view.push(frame, arrivalMs);
   }
 
   unmute(): void {
@@ -131,6 +135,7 @@ export class ClientRender {
   }
 
   close(): void {
+    for (const off of this.#unsubscribe.splice(0)) off();
     clearInterval(this.#statsTimer);
     this.#probe.close();
     this.#view.close();
@@ -141,7 +146,7 @@ export class ClientRender {
   async #sampleAudio(): Promise<void> {
     let report: RTCStatsReport | undefined;
     try {
-      report = await this.#o.stats();
+      report = await this.#o.link.stats();
     } catch {
       return; // a connection closed meanwhile: the next one is sampled
     }

@@ -4,8 +4,8 @@
  * (docs/design.md §13.4). The session asks it to open client rendering before its first
  * connection; a pack that does not load, a kind this SDK does not draw, a renderer this browser
  * cannot run (no WebGL), the server's notice or a canvas context lost for good turns it to video.
+ * The client renderer takes its media from the session's link itself (media-link.ts).
  */
-import type { AnimationFrame } from '@mouthpiece/protocol';
 import type { Logger } from '../logger.js';
 import type { RenderFallbackReason } from '../session-types.js';
 import { ClientRender, type ClientRenderOptions } from './client-render.js';
@@ -56,14 +56,6 @@ export class RenderSwitch {
   /** The canvas into the app's container; undefined in video mode. */
   attach(container: HTMLElement): HTMLCanvasElement | undefined {
     return this.#client?.attach(container);
-  }
-
-  connected(stream: MediaStream): void {
-    this.#client?.connected(stream);
-  }
-
-  frame(frame: AnimationFrame, arrivalMs: number): void {
-    this.#client?.frame(frame, arrivalMs);
   }
 
   unmute(): void {

@@ -1,5 +1,5 @@
 /**
- * How long a lost connection is worth reconnecting, and what happens once it is not: the server
+ * When the SDK gives up on a session, and how it ends it then: the server
  * ends a session `idleTimeoutMs` after the last request it received, so a session whose last
  * answered keep-alive is older than that (plus a little slack for the server's own timer) must
  * have timed out. Then the SDK gives up (no more keep-alives) and ends the session when the server
@@ -13,8 +13,6 @@ import type { AvatarSessionEvents } from './session-types.js';
 
 /** Slack past the idle timeout before the SDK believes the server ended the session. */
 export const IDLE_SLACK_MS = 2000;
-/** One reconnect attempt waits this long for ICE to connect after its offer was answered. */
-export const RECONNECT_CONNECT_WAIT_MS = 10_000;
 /** A given-up session's end is retried this long, while the page cannot reach the server. */
 export const END_RETRY_FOR_MS = 5 * 60_000;
 const END_RETRY_EVERY_MS = 3000;
