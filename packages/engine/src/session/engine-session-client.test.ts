@@ -8,7 +8,7 @@ import {
   NOTICE_CODE,
   decodeAnimationFrame,
   type AnimationFrame,
-  type AnimationVideoPick,
+  type VideoPick,
 } from '@mouthpiece/protocol';
 import { frameIntervalMs, msToSamples } from '../clock/media-clock.js';
 import { REST_MOUTH, Viseme, type FaceState } from '../face-state.js';
@@ -52,7 +52,7 @@ function openSpeech(): SpeechSource {
 }
 
 /** A renderer and sink that count their calls; `pick` when it stands for a video avatar. */
-function countingVideo(pick?: AnimationVideoPick) {
+function countingVideo(pick?: VideoPick) {
   const calls = { render: 0, renderI420: 0, pick: 0, written: 0 };
   const renderer: Renderer = {
     width: 8,
