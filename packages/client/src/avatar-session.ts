@@ -329,6 +329,7 @@ export class AvatarSession {
   }
 
   #onMessage(m: ServerMessage): void {
+    if (m.type === 'hello') this.#render.hello(m); // the animation stream's timing, in every mode
     // with speakingDetection 'audio', speaking comes from the audio; only the end is read here
     if (this.#config.speakingDetection === 'audio' && m.type !== 'sessionEnded' && m.type !== 'notice')
       return;

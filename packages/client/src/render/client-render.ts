@@ -7,7 +7,7 @@
  * RendererUnavailable when this page cannot draw the avatar; the caller then runs the session as
  * video.
  */
-import type { AnimationFrame } from '@mouthpiece/protocol';
+import type { AnimationFrame, StreamTiming } from '@mouthpiece/protocol';
 import { playWithFallback } from '../video-element.js';
 import { CanvasView } from './canvas-view.js';
 import { CONTEXT_RESTORE_MS } from './context-loss.js';
@@ -123,6 +123,11 @@ export class ClientRender {
 
   frame(frame: AnimationFrame, arrivalMs: number): void {
     this.#view.push(frame, arrivalMs);
+  }
+
+  /** How the engine times the stream, from the connection's `hello` (frames are placed by it). */
+  timing(timing: StreamTiming): void {
+    this.#view.clock.setTiming(timing);
   }
 
   unmute(): void {

@@ -5,7 +5,7 @@
  * connection; a pack that does not load, a kind this SDK does not draw, a renderer this browser
  * cannot run (no WebGL), the server's notice or a canvas context lost for good turns it to video.
  */
-import type { AnimationFrame } from '@mouthpiece/protocol';
+import { streamTiming, type AnimationFrame, type ServerMessage } from '@mouthpiece/protocol';
 import type { Logger } from '../logger.js';
 import type { RenderFallbackReason } from '../session-types.js';
 import { ClientRender, type ClientRenderOptions } from './client-render.js';
@@ -64,6 +64,11 @@ export class RenderSwitch {
 
   frame(frame: AnimationFrame, arrivalMs: number): void {
     this.#client?.frame(frame, arrivalMs);
+  }
+
+  /** The connection's `hello`: the animation stream's timing (the protocol's defaults where absent). */
+  hello(m: Extract<ServerMessage, { type: 'hello' }>): void {
+    this.#client?.timing(streamTiming(m));
   }
 
   unmute(): void {
