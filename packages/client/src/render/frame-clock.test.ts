@@ -21,7 +21,8 @@ const frame = (sampleIndex: number): AnimationFrame => ({
 /** 25 fps: frames 1920 samples (40 ms) apart. */
 const FRAME = 1920;
 /** The lead with the timing a clock has before any `hello` (the contract test checks it against the engine's). */
-const playoutLeadMs = (audioDelay: number, output?: number) => leadWith(DEFAULT_STREAM_TIMING, audioDelay, output);
+const playoutLeadMs = (audioDelay: number, output?: number) =>
+  leadWith(DEFAULT_STREAM_TIMING, audioDelay, output);
 
 describe('audioDelayMs', () => {
   it("is the jitter buffer's mean delay per emitted sample over the interval", () => {

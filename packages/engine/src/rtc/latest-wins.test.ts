@@ -67,6 +67,8 @@ describe('LatestWins', () => {
     expect(sent).toBe(100);
     expect(ch.reads()).toBeGreaterThan(0);
     // the mark is two video frames: one reading every few face frames, not one per frame
-    expect(ch.reads()).toBeLessThanOrEqual(Math.ceil(100 / Math.floor(HIGH_WATER_BYTES / ANIMATION_FRAME_BYTES)));
+    expect(ch.reads()).toBeLessThanOrEqual(
+      Math.ceil(100 / Math.floor(HIGH_WATER_BYTES / ANIMATION_FRAME_BYTES)),
+    );
   });
 });

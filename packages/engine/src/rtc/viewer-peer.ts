@@ -189,7 +189,8 @@ export class ViewerPeer implements Peer {
     try {
       (frames ?? this.#events)?.frame(message);
     } catch {
-      if (frames) this.#frames = undefined; // (the next frame goes on events)
+      if (frames)
+        this.#frames = undefined; // (the next frame goes on events)
       else this.#events = undefined;
     }
   }

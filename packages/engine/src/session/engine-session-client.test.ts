@@ -4,12 +4,7 @@
  * frame on its events channel, stamped with the audio sample it belongs to.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  NOTICE_CODE,
-  decodeAnimationFrame,
-  type AnimationFrame,
-  type VideoPick,
-} from '@mouthpiece/protocol';
+import { NOTICE_CODE, decodeAnimationFrame, type AnimationFrame, type VideoPick } from '@mouthpiece/protocol';
 import { frameIntervalMs, msToSamples } from '../clock/media-clock.js';
 import { REST_MOUTH, Viseme, type FaceState } from '../face-state.js';
 import type { Renderer } from '../render/renderer.js';

@@ -95,7 +95,9 @@ export function nullMedia(): NullMedia {
           // as the real peer greets a viewer whose events channel opened (rtc/viewer-peer.ts)
           if (peer.hasEvents) {
             const { sessionId, frameMs } = offer;
-            peer.send(helloMessage({ sessionId, frameMs, hasVideo: peer.hasVideo, speaking: offer.speaking?.() }));
+            peer.send(
+              helloMessage({ sessionId, frameMs, hasVideo: peer.hasVideo, speaking: offer.speaking?.() }),
+            );
             offer.events.onChannelOpen?.();
           }
           offer.events.onConnected();
