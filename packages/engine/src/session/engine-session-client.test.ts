@@ -1,7 +1,7 @@
 /**
  * A viewer that draws the avatar itself (its offer has no video m-line, render: 'client'): the real
  * session on null media renders nothing for it and sends each frame's state as a binary animation
- * frame on its events channel, stamped with the audio sample it belongs to.
+ * frame on its data channel, stamped with the audio sample it belongs to.
  */
 import { describe, expect, it } from 'vitest';
 import { NOTICE_CODE, decodeAnimationFrame, type AnimationFrame, type VideoPick } from '@mouthpiece/protocol';

@@ -4,7 +4,7 @@
  *   speech queue (turn order) → speech source (text or audio → TurnAudio stream; streamed PCM via
  *   audio-streams.ts) → speech player
  *   (10 ms chunks, events) → audio sink;  player's mouth → mouth driver (+ animator) → face state →
- *   renderer → video sink, or → the animation stream on the events channel for a viewer that draws
+ *   renderer → video sink, or → the animation stream on its data channel for a viewer that draws
  *   the avatar itself; viewer peer (from the peer factory) ← playback gate (speech waits for the
  *   viewer's first frame, decoded or drawn).
  *
