@@ -1,5 +1,5 @@
 /**
- * The animation stream (docs/design.md §12): for a viewer that draws the avatar itself (its WHEP
+ * The animation stream (docs/design.md §13.3): for a viewer that draws the avatar itself (its WHEP
  * offer has no video m-line), the engine sends, once per video frame, the face state its renderer
  * would have drawn, as one binary message on the viewer's `frames` data channel, or on `events` for
  * a viewer that opened no `frames` channel (data-channel.ts; JSON messages are text, every binary
