@@ -20,7 +20,7 @@ import { composeReach, i420Bytes, i420ToRgba, videoLayout, type PixelRect } from
 import { createAvatarRenderer } from '@mouthpiece/engine/avatars';
 import { rendererFiles } from '@mouthpiece/engine/host';
 import { writeSyntheticVideoPack, type SyntheticVideoPack } from '@mouthpiece/engine/testing';
-import { encodeAnimationFrame, type AnimationFrame, type AnimationVideoPick } from '@mouthpiece/protocol';
+import { encodeAnimationFrame, type AnimationFrame, type VideoPick } from '@mouthpiece/protocol';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';
 import { requireE2eEnvironment } from './harness/server.js';
 
@@ -160,7 +160,7 @@ async function drawn(frame: AnimationFrame): Promise<Uint8Array> {
   return new Uint8Array(Buffer.from(b64, 'base64'));
 }
 
-const frame = (sampleIndex: number, video?: AnimationVideoPick): AnimationFrame => ({
+const frame = (sampleIndex: number, video?: VideoPick): AnimationFrame => ({
   sampleIndex,
   speaking: video !== undefined && video.fade > 0,
   mouth: REST_MOUTH,
@@ -279,7 +279,7 @@ describe('the video avatar’s player in Chromium', () => {
     // where a composite on base frame 2 may reach: the mouth box and the neck the chin warp moves
     const mouths = new Uint8Array(readFileSync(join(pack.dir, 'mouths.i420')));
     const r = composeReach(videoLayout(index, mouths, { width: SIZE, height: SIZE }), 2);
-    const pick = (a: number): AnimationVideoPick => ({ baseFrame: 2, a, wa: 1, b: a, wb: 0, fade: 1 });
+    const pick = (a: number): VideoPick => ({ baseFrame: 2, a, wa: 1, b: a, wb: 0, fade: 1 });
     const closed = await drawn(frame(0, pick(0)));
     const open = await drawn(frame(1920, pick(11)));
     expect(mad(closed, open, SIZE, SIZE, r), 'the mouth box').toBeGreaterThan(3);

@@ -38,7 +38,7 @@ export function installProbe(): void {
       super(c);
       w.pcs.push(this);
     }
-    // the animation frames that reached the page: the events channel's binary messages
+    // the animation frames that reached the page: binary messages on its channels (frames, or events)
     override createDataChannel(label: string, init?: RTCDataChannelInit): RTCDataChannel {
       const channel = super.createDataChannel(label, init);
       channel.addEventListener('message', (e) => {

@@ -327,6 +327,7 @@ export class AvatarSession {
   }
 
   #onMessage(m: ServerMessage): void {
+    if (m.type === 'hello') this.#render.hello(m); // the animation stream's timing, in every mode
     dispatchServerMessage(
       m,
       { events: this.#events, speaking: this.#speaking, speakingDetection: this.#config.speakingDetection },

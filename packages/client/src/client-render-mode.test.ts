@@ -133,6 +133,19 @@ describe("render: 'client'", () => {
     expect(readies(peer)).toBe(1); // once per connection
   });
 
+  it("places frames by the timing the connection's hello announces, not by constants of its own", async () => {
+    await started('client');
+    const peer = FakePeer.last!;
+    // an engine at 5 fps sending 200 ms Opus packets: frames lead their audio by far more than at 25 fps
+    const hello = { type: 'hello', sessionId: SID, protocol: 1, stampRateHz: 48_000, frameMs: 200 };
+    peer.channel.receive(JSON.stringify({ ...hello, audioPacketMs: 200 }));
+    send(peer, frame(0));
+    await vi.advanceTimersByTimeAsync(150); // the protocol's default timing would have drawn it by now
+    expect(readies(peer)).toBe(0);
+    await vi.advanceTimersByTimeAsync(150); // due 200 ms + the audio delay and output after arrival
+    expect(readies(peer)).toBe(1);
+  });
+
   it('an animation frame of another version is ignored: nothing is drawn, ready waits', async () => {
     await started('client');
     const peer = FakePeer.last!;

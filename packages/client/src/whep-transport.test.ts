@@ -1,3 +1,4 @@
+import { encodeAnimationFrame } from '@mouthpiece/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from './logger.js';
 import { FakeMediaStream, FakePeer, fakeFetch, type Answer, type Call } from './testing/fake-browser.js';
@@ -23,13 +24,14 @@ function io(): WhepIo {
   };
 }
 
-const open = () =>
+const open = (render: 'video' | 'client' = 'video') =>
   WhepTransport.open(
     {
       whepUrl: WHEP,
       iceServers: [],
       iceTransportPolicy: 'all',
       speakingDetection: 'auto',
+      render,
       video: () => undefined,
       log: createLogger('error'),
     },
@@ -49,6 +51,14 @@ function record(t: WhepTransport): string[] {
   for (const name of names) t.on(name, (p: unknown) => seen.push(`${name}:${JSON.stringify(p)}`));
   return seen;
 }
+
+const animationFrame = (sampleIndex: number): Uint8Array<ArrayBuffer> =>
+  encodeAnimationFrame({
+    sampleIndex,
+    speaking: false,
+    mouth: { open: 0, width: 0, round: 0, teeth: 0, lipBite: 0, tongue: 0 },
+    motion: { blink: 0, headX: 0, headY: 0, tilt: 0, breath: 0, brow: 0, gazeX: 0, gazeY: 0 },
+  }).slice();
 
 const sent = () => calls.map((c) => `${c.method} ${c.url}`);
 const candidate = (n: number) => ({
@@ -90,6 +100,23 @@ describe('WhepTransport', () => {
       'peerState:{"state":"connected"}',
       'message:{"type":"speakingStart","turnId":"t1"}',
     ]);
+  });
+
+  it('client rendering opens the frames channel (unordered, no retransmits); frames on it, or on events from an older server, are animation', async () => {
+    expect((await open('video'), FakePeer.last!.frames)).toBeUndefined(); // video: events alone
+    const t = await open('client');
+    const peer = FakePeer.last!;
+    expect(peer.channel.init).toEqual({ ordered: true });
+    expect(peer.frames?.init).toEqual({ ordered: false, maxRetransmits: 0 });
+    expect(peer.frames?.binaryType).toBe('arraybuffer');
+    const stamps: number[] = [];
+    t.on('animation', ({ frame }) => stamps.push(frame.sampleIndex));
+    peer.frames!.receive(animationFrame(1920).buffer);
+    peer.channel.receive(animationFrame(3840).buffer); // an engine that knows no frames channel
+    peer.frames!.receive('{"type":"speakingStart","turnId":"t1"}'); // text on frames: not a frame
+    expect(stamps).toEqual([1920, 3840]);
+    await t.close();
+    expect(peer.frames!.readyState).toBe('closed');
   });
 
   it('trickles candidates found after the offer by PATCH to the resource, none when the server takes no PATCH', async () => {

@@ -1,7 +1,8 @@
 /**
  * One WHEP viewer connection, whole: its peer connection (recvonly video and audio; with client
  * rendering audio alone, which asks the server for the animation stream instead of video), the
- * `events` data channel, every DOM handler on them, ICE trickle, and the watchers of its media
+ * `events` data channel (and with client rendering the `frames` channel the animation stream comes
+ * on: unordered, never retransmitted), every DOM handler on them, ICE trickle, and the watchers of its media
  * (first frame, stalled video or animation, speech heard in its audio). It tells its owner what happens through one
  * typed emitter. `close()` removes every handler at once (one AbortSignal), stops the watchers
  * and silences the emitter, so a closed transport's late events never reach anyone: reconnecting
@@ -10,6 +11,8 @@
 import {
   ClientErrorCode,
   DATA_CHANNEL_LABEL,
+  FRAMES_CHANNEL_INIT,
+  FRAMES_CHANNEL_LABEL,
   TypedEmitter,
   decodeAnimationFrame,
   parseServerMessage,
@@ -83,6 +86,8 @@ export class WhepTransport {
   readonly stream: MediaStream;
   readonly #pc: RTCPeerConnection;
   readonly #channel: RTCDataChannel;
+  /** Client rendering: the animation stream's own channel (an older server sends it on #channel). */
+  readonly #frames: RTCDataChannel | undefined;
   readonly #io: WhepIo;
   readonly #log: Logger;
   readonly #events: TypedEmitter<WhepTransportEvents>;
@@ -152,6 +157,11 @@ export class WhepTransport {
     this.#channel.addEventListener('message', (e: MessageEvent<unknown>) => this.#onChannelMessage(e.data), {
       signal,
     });
+    if (!this.#client) return;
+    // latest wins: a late frame is not retransmitted, and control messages never wait behind frames
+    this.#frames = pc.createDataChannel(FRAMES_CHANNEL_LABEL, { ...FRAMES_CHANNEL_INIT });
+    this.#frames.binaryType = 'arraybuffer';
+    this.#frames.addEventListener('message', (e: MessageEvent<unknown>) => this.#onFrame(e.data), { signal });
   }
 
   /**
@@ -232,6 +242,7 @@ export class WhepTransport {
         ? Promise.resolve()
         : deleteResource(this.#io, this.#resource, o.keepalive === true);
     this.#channel.close();
+    this.#frames?.close();
     this.#pc.close();
     return this.#closed;
   }
@@ -264,17 +275,18 @@ export class WhepTransport {
   }
 
   #onChannelMessage(data: unknown): void {
-    if (typeof data !== 'string') {
-      // every binary message is an animation frame; another version decodes as undefined
-      const frame = decodeAnimationFrame(data);
-      if (frame && this.#client) {
-        this.#animationFrames++;
-        this.#events.emit('animation', { frame, arrivalMs: performance.now() });
-      }
-      return;
-    }
+    if (typeof data !== 'string') return this.#onFrame(data); // (an older server's frames come here)
     const m = parseServerMessage(data);
     if (m) this.#events.emit('message', m);
+  }
+
+  /** Every binary message is an animation frame; another version decodes as undefined. */
+  #onFrame(data: unknown): void {
+    const frame = decodeAnimationFrame(data);
+    if (frame && this.#client) {
+      this.#animationFrames++;
+      this.#events.emit('animation', { frame, arrivalMs: performance.now() });
+    }
   }
 
   #watch(o: WhepTransportOptions): void {

@@ -1,44 +1,15 @@
 /**
- * What the drawing code reads: a face's state (its mouth and motion types are the engine's own:
- * engine/src/face-state.ts re-exports them) and a vector avatar's look
- * (the fields of the vector pack manifest, docs/avatars.md).
+ * What the drawing code reads: a face's state (its mouth and motion types are the protocol's, the
+ * animation stream's own: imported as types, so nothing of the protocol is bundled) and a vector
+ * avatar's look (the fields of the vector pack manifest, docs/avatars.md).
  */
+import type { FaceMotion, MouthParams } from '@mouthpiece/protocol';
 
 /** Preston Blair / Rhubarb mouth shapes (the engine's lip-sync speaks the same letters). */
 export type Viseme = 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'X';
 
-/** Continuous mouth parameters, each in [0, 1]; neighbouring visemes blend by weighted average. */
-export interface MouthParams {
-  /** Jaw/lip opening: 0 closed, 1 widest. */
-  open: number;
-  /** Horizontal stretch: 0 narrow, 1 wide smile. */
-  width: number;
-  /** Lip rounding/protrusion (oo, w). */
-  round: number;
-  /** How much of the teeth show. */
-  teeth: number;
-  /** Lower lip under the upper teeth (f, v). */
-  lipBite: number;
-  /** Tongue tip visible behind the teeth (l, th). */
-  tongue: number;
-}
-
-/** Everything but the mouth: idle life and emphasis. */
-export interface FaceMotion {
-  /** 0 eyes open, 1 closed. */
-  blink: number;
-  /** Head offset in output pixels at 512×512 (the renderer scales), and tilt in radians. */
-  headX: number;
-  headY: number;
-  tilt: number;
-  /** Breathing phase 0..1 (shoulders/chest rise). */
-  breath: number;
-  /** Eyebrow raise 0..1 (emphasis). */
-  brow: number;
-  /** Gaze offset, -1..1 each axis. */
-  gazeX: number;
-  gazeY: number;
-}
+/** The face state's parts (their one definition is the protocol's: packages/protocol/src/face.ts). */
+export type { FaceMotion, MouthParams } from '@mouthpiece/protocol';
 
 export interface FacePose {
   mouth: MouthParams;

@@ -1,8 +1,9 @@
 /**
- * The animation stream (docs/design.md §12): for a viewer that draws the avatar itself (its WHEP
+ * The animation stream (docs/design.md §13.3): for a viewer that draws the avatar itself (its WHEP
  * offer has no video m-line), the engine sends, once per video frame, the face state its renderer
- * would have drawn, as one binary message on the `events` data channel (JSON messages on that
- * channel are text; every binary message is an animation frame).
+ * would have drawn, as one binary message on the viewer's `frames` data channel, or on `events` for
+ * a viewer that opened no `frames` channel (data-channel.ts; JSON messages are text, every binary
+ * message is an animation frame).
  *
  * Layout, little-endian (ANIMATION_FRAME_BYTES, +9 for a video avatar's pick):
  *
@@ -20,7 +21,12 @@
  *
  * A reader ignores (decodes as undefined) a message of another version or an unknown kind, so a
  * newer engine never breaks an older SDK; it never throws.
+ *
+ * Timing (StreamTiming): the engine announces in its `hello` (data-channel.ts) the stamps' clock,
+ * its frame interval and the Opus packet length of this viewer's audio; a frame is placed in time
+ * from those (animationSendLeadMs), never from constants restated on the far side.
  */
+import type { FaceMotion, MouthParams, VideoPick } from './face.js';
 
 export const ANIMATION_VERSION = 1;
 /** Bytes of a face frame; a video avatar's frame adds ANIMATION_PICK_BYTES. */
@@ -30,46 +36,50 @@ export const ANIMATION_PICK_BYTES = 9;
 export const AnimationKind = { face: 0, video: 1 } as const;
 export type AnimationKind = (typeof AnimationKind)[keyof typeof AnimationKind];
 
-/** The mouth parameters, each in [0, 1] (the engine's MouthParams). */
-export interface AnimationMouth {
-  open: number;
-  width: number;
-  round: number;
-  teeth: number;
-  lipBite: number;
-  tongue: number;
-}
-
-/** Idle life and emphasis (the engine's FaceMotion): head offset in pixels at 512², tilt in radians. */
-export interface AnimationMotion {
-  blink: number;
-  headX: number;
-  headY: number;
-  tilt: number;
-  breath: number;
-  brow: number;
-  gazeX: number;
-  gazeY: number;
-}
-
-/** A video avatar's frame as the engine chose it: a base frame and up to two mouth-library crops. */
-export interface AnimationVideoPick {
-  baseFrame: number;
-  a: number;
-  wa: number;
-  b: number;
-  wb: number;
-  /** 0..1: how much of the crops' composite shows over the base frame. */
-  fade: number;
-}
-
 export interface AnimationFrame {
   /** The engine's audio sample index (48 kHz) this state belongs to, modulo 2^32. */
   sampleIndex: number;
   speaking: boolean;
-  mouth: AnimationMouth;
-  motion: AnimationMotion;
-  video?: AnimationVideoPick;
+  mouth: MouthParams;
+  motion: FaceMotion;
+  video?: VideoPick;
+}
+
+/** The stamps' clock: a frame is stamped with the engine's audio sample index at 48 kHz. */
+export const ANIMATION_STAMP_RATE_HZ = 48_000;
+
+/**
+ * How the engine times the animation stream to this viewer, as its `hello` announces it.
+ * A frame's stamp is the centre of its frame: half a frame past the audio handed to the network
+ * on the frame's tick.
+ */
+export interface StreamTiming {
+  /** The stamps' clock (ANIMATION_STAMP_RATE_HZ). */
+  stampRateHz: number;
+  /** One video frame (1000 / the engine's MOUTHPIECE_VIDEO_FPS). */
+  frameMs: number;
+  /** The length of the Opus packets of this viewer's audio. */
+  audioPacketMs: number;
+}
+
+/**
+ * What an engine whose `hello` announces no timing sends (protocol 1 before the fields: 25 fps,
+ * and 40 ms Opus packets to a viewer that draws the avatar itself).
+ */
+export const DEFAULT_STREAM_TIMING: Readonly<StreamTiming> = Object.freeze({
+  stampRateHz: ANIMATION_STAMP_RATE_HZ,
+  frameMs: 40,
+  audioPacketMs: 40,
+});
+
+/**
+ * From a frame's arrival (on a path without queueing delay) to its stamped sample leaving the
+ * server in an Opus packet, on average: half a frame (the stamp is the frame's centre, ahead of the
+ * audio sent with the frame) plus half a packet (a sample leaves once its packet is complete). The
+ * receiver adds its jitter buffer's delay and the output device's latency.
+ */
+export function animationSendLeadMs(t: StreamTiming): number {
+  return t.frameMs / 2 + t.audioPacketMs / 2;
 }
 
 const MOUTH_KEYS = ['open', 'width', 'round', 'teeth', 'lipBite', 'tongue'] as const;

@@ -6,6 +6,8 @@ export * from './schemas.js';
 export * from './emitter.js';
 export * from './session-choices.js';
 export * from './avatar-id.js';
+export * from './face.js';
+export * from './avatar-kinds.js';
 export * from './animation.js';
 export * from './session-events.js';
 export * from './audio-stream.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TypedEmitter } from './emitter.js';
-import { NOTICE_CODE, parseClientMessage, parseServerMessage } from './data-channel.js';
+import { DEFAULT_STREAM_TIMING } from './animation.js';
+import { NOTICE_CODE, parseClientMessage, parseServerMessage, streamTiming } from './data-channel.js';
 import { ERROR_STATUS, ErrorCode, errorBody, isRetryableStatus } from './errors.js';
 
 describe('TypedEmitter', () => {
@@ -30,6 +31,30 @@ describe('TypedEmitter', () => {
 });
 
 describe('data channel messages', () => {
+  it("reads hello's timing of the animation stream; an older server's hello gives the protocol's defaults", () => {
+    const hello = {
+      type: 'hello',
+      sessionId: 's',
+      protocol: 1,
+      stampRateHz: 48_000,
+      frameMs: 20,
+      audioPacketMs: 20,
+    };
+    const read = parseServerMessage(JSON.stringify(hello));
+    expect(read).toEqual(hello);
+    expect(streamTiming(read as typeof hello)).toEqual({
+      stampRateHz: 48_000,
+      frameMs: 20,
+      audioPacketMs: 20,
+    });
+    const older = parseServerMessage('{"type":"hello","sessionId":"s","protocol":1}');
+    expect(older).toEqual({ type: 'hello', sessionId: 's', protocol: 1 });
+    expect(streamTiming(older as typeof hello)).toEqual(DEFAULT_STREAM_TIMING);
+    // nonsense is not timing: each such field is dropped, the others kept
+    const odd = parseServerMessage({ ...hello, frameMs: 0, audioPacketMs: '20', stampRateHz: Infinity });
+    expect(odd).toEqual({ type: 'hello', sessionId: 's', protocol: 1 });
+  });
+
   it('parses known server messages and ignores unknown or malformed ones', () => {
     expect(parseServerMessage('{"type":"speakingEnd","turnId":"t","interrupted":true}')).toEqual({
       type: 'speakingEnd',

@@ -3,6 +3,7 @@
  * (server and client) + OpenAPI. Unknown fields are allowed and ignored.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { RenderKind } from './avatar-kinds.js';
 import { ErrorCode } from './errors.js';
 import { MAX_VOICE_SPEED, MIN_VOICE_SPEED } from './limits.js';
 
@@ -99,6 +100,9 @@ export const SayAudioResponse = Type.Object({
 });
 export type SayAudioResponse = Static<typeof SayAudioResponse>;
 
+/** An avatar's kind (avatar-kinds.ts RenderKind). */
+export const RenderKindSchema = Type.Union(Object.values(RenderKind).map((k) => Type.Literal(k)));
+
 export const AvatarInfo = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -106,14 +110,7 @@ export const AvatarInfo = Type.Object({
   height: Type.Number(),
   previewUrl: Type.Optional(Type.String()),
   /** How the avatar is drawn: `vector` (from parameters), `photo` (one portrait, warped), `sprites` (pictures) or `video` (a clip of a person). */
-  render: Type.Optional(
-    Type.Union([
-      Type.Literal('vector'),
-      Type.Literal('photo'),
-      Type.Literal('sprites'),
-      Type.Literal('video'),
-    ]),
-  ),
+  render: Type.Optional(RenderKindSchema),
   description: Type.Optional(Type.String()),
 });
 export type AvatarInfo = Static<typeof AvatarInfo>;
@@ -143,8 +140,9 @@ export const AvatarPackFile = Type.Object({
   /** The file name in the pack (what the manifest names, e.g. a sprite's `base`). */
   name: Type.String(),
   /**
-   * base, mouth, blink (sprites) · texture (photo) · video-index, base-frames, mouth-library,
-   * base-frames-encoded, mouth-library-encoded (video).
+   * What the file is to the renderer (avatar-kinds.ts PackFileRole): base, mouth, blink (sprites)
+   * · texture (photo) · video-index, base-frames, mouth-library, base-frames-encoded,
+   * mouth-library-encoded (video). A string on the wire: a reader skips a role it does not know.
    */
   role: Type.String(),
   url: Type.String(),
@@ -166,12 +164,7 @@ export const AvatarPackResponse = Type.Object({
   success: Type.Literal(true),
   avatar: Type.Object({
     id: Type.String(),
-    render: Type.Union([
-      Type.Literal('vector'),
-      Type.Literal('photo'),
-      Type.Literal('sprites'),
-      Type.Literal('video'),
-    ]),
+    render: RenderKindSchema,
     manifest: Type.Object({}, { additionalProperties: true, description: "The pack's avatar.json" }),
     files: Type.Array(AvatarPackFile),
     background: Type.Optional(

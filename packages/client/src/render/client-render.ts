@@ -8,6 +8,7 @@
  * RendererUnavailable when this page cannot draw the avatar; the caller then runs the session as
  * video.
  */
+import type { StreamTiming } from '@mouthpiece/protocol';
 import type { MediaLink } from '../media-link.js';
 import { playWithFallback } from '../video-element.js';
 import { CanvasView } from './canvas-view.js';
@@ -127,6 +128,11 @@ export class ClientRender {
     this.#lastPlayout = undefined;
     this.#audio.srcObject = stream;
     playWithFallback(this.#audio, () => this.#o.autoplayBlocked());
+  }
+
+  /** How the engine times the stream, from the connection's `hello` (frames are placed by it). */
+  timing(timing: StreamTiming): void {
+    this.#view.clock.setTiming(timing);
   }
 
   unmute(): void {

@@ -1,14 +1,12 @@
-import type { AnimationFrame } from '@mouthpiece/protocol';
+import { DEFAULT_STREAM_TIMING, type AnimationFrame } from '@mouthpiece/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   audioDelayMs,
   DEFAULT_REFRESH_MS,
   drawUntilMs,
   FrameClock,
-  PACKET_MS,
-  playoutLeadMs,
+  playoutLeadMs as leadWith,
   RefreshMeter,
-  STAMP_LEAD_MS,
 } from './frame-clock.js';
 import { DEFAULT_OUTPUT_LATENCY_MS, MAX_OUTPUT_LATENCY_MS } from './output-latency.js';
 
@@ -22,6 +20,9 @@ const frame = (sampleIndex: number): AnimationFrame => ({
 });
 /** 25 fps: frames 1920 samples (40 ms) apart. */
 const FRAME = 1920;
+/** The lead with the timing a clock has before any `hello` (the contract test checks it against the engine's). */
+const playoutLeadMs = (audioDelay: number, output?: number) =>
+  leadWith(DEFAULT_STREAM_TIMING, audioDelay, output);
 
 describe('audioDelayMs', () => {
   it("is the jitter buffer's mean delay per emitted sample over the interval", () => {
@@ -33,8 +34,7 @@ describe('audioDelayMs', () => {
     expect(audioDelayMs(b, b)).toBeUndefined(); // nothing emitted: keep the figure
   });
 
-  it('a frame plays at its arrival + the stamp lead + packetisation + the audio delay + output', () => {
-    expect(playoutLeadMs(60)).toBe(STAMP_LEAD_MS + PACKET_MS + 60 + DEFAULT_OUTPUT_LATENCY_MS);
+  it('a frame plays at its arrival + the audio delay + output + what the timing says the server adds', () => {
     expect(playoutLeadMs(80) - playoutLeadMs(60)).toBe(20);
     expect(playoutLeadMs(60, 30) - playoutLeadMs(60)).toBe(30 - DEFAULT_OUTPUT_LATENCY_MS);
   });
@@ -93,6 +93,19 @@ describe('FrameClock', () => {
     expect(c.take(lead + 39)).toBeUndefined();
     expect(c.take(lead + 40)?.sampleIndex).toBe(0);
     expect(c.take(lead + 80)?.sampleIndex).toBe(FRAME);
+  });
+
+  it('a frame overtaken on the unordered channel is stale: dropped, the newer one stays due', () => {
+    const c = new FrameClock();
+    c.setAudioDelay(0);
+    const lead = playoutLeadMs(0);
+    c.push(frame(0), 0);
+    c.push(frame(2 * FRAME), 80);
+    c.push(frame(FRAME), 85); // sent before the one above, arrived after it
+    expect(c.queued).toBe(2);
+    expect(c.take(lead)?.sampleIndex).toBe(0);
+    expect(c.take(lead + 79)).toBeUndefined();
+    expect(c.take(lead + 80)?.sampleIndex).toBe(2 * FRAME);
   });
 
   it('reset() forgets the old path: a new connection maps anew', () => {

@@ -5,8 +5,10 @@
  * (arrival − stamp time) over the last frames is the path without queueing delay (a frame late on
  * the channel only raises its own value). From there to the ear:
  *
- *   the stamp is half a video frame past the audio handed to the network with it (STAMP_LEAD_MS),
- *   an Opus packet leaves once its 20 ms are complete (on average PACKET_MS later),
+ *   the stamp is half a video frame past the audio handed to the network with it, and an Opus
+ *   packet leaves once it is complete (on average half a packet later): animationSendLeadMs() of
+ *   the timing the engine announced in this connection's `hello` (packages/protocol/src/animation.ts;
+ *   the protocol's defaults until it has spoken),
  *   the receiver's jitter buffer holds each sample (inbound-rtp audio: Δ jitterBufferDelay /
  *   Δ jitterBufferEmittedCount, sampled every 250 ms: audioDelayMs()),
  *   and the output device plays it (the browser's estimate where it gives one, else a guess:
@@ -15,18 +17,18 @@
  * A frame drawn in a requestAnimationFrame callback shows at the next display refresh, one refresh
  * interval after the callback's timestamp (RefreshMeter measures the interval): a callback takes the
  * frames due before the middle of the refresh it draws for (drawUntilMs()), so each frame shows at
- * the refresh nearest its audio rather than up to a refresh after it. Pure: the caller passes the
- * clock (the callback's timestamp, or performance.now() off the display) and the stats.
+ * the refresh nearest its audio rather than up to a refresh after it. The frames channel is
+ * unordered (latest wins): a frame older than the newest one pushed is dropped. Pure: the caller
+ * passes the clock (the callback's timestamp, or performance.now() off the display) and the stats.
  */
-import type { AnimationFrame } from '@mouthpiece/protocol';
+import {
+  animationSendLeadMs,
+  DEFAULT_STREAM_TIMING,
+  type AnimationFrame,
+  type StreamTiming,
+} from '@mouthpiece/protocol';
 import { DEFAULT_OUTPUT_LATENCY_MS, saneOutputLatencyMs } from './output-latency.js';
 
-/** The stamps' clock: the engine's audio samples. */
-export const STAMP_RATE_HZ = 48_000;
-/** A frame's stamp is the frame's centre: half a 40 ms frame past the audio sent with it. */
-export const STAMP_LEAD_MS = 20;
-/** Opus packets of 20 ms: a sample leaves on average 10 ms after the engine handed it over. */
-export const PACKET_MS = 10;
 /** The display's refresh interval until measured (60 Hz). */
 export const DEFAULT_REFRESH_MS = 1000 / 60;
 /** Gaps between animation-frame callbacks longer than this are pauses, not the refresh interval. */
@@ -59,8 +61,12 @@ export function audioDelayMs(prev: AudioStatsSample | undefined, next: AudioStat
 }
 
 /** From a frame's arrival (on the mapped, queue-free path) to drawing it: ms. */
-export function playoutLeadMs(audioDelay: number, outputLatency = DEFAULT_OUTPUT_LATENCY_MS): number {
-  return STAMP_LEAD_MS + PACKET_MS + audioDelay + outputLatency;
+export function playoutLeadMs(
+  timing: StreamTiming,
+  audioDelay: number,
+  outputLatency = DEFAULT_OUTPUT_LATENCY_MS,
+): number {
+  return animationSendLeadMs(timing) + audioDelay + outputLatency;
 }
 
 /**
@@ -112,6 +118,7 @@ export class FrameClock {
   #samples = 0;
   #audioDelayMs = DEFAULT_AUDIO_DELAY_MS;
   #outputLatencyMs = DEFAULT_OUTPUT_LATENCY_MS;
+  #timing: StreamTiming = DEFAULT_STREAM_TIMING;
 
   /** Frames waiting to be due. */
   get queued(): number {
@@ -127,6 +134,15 @@ export class FrameClock {
     if (Number.isFinite(ms) && ms >= 0) this.#audioDelayMs = ms;
   }
 
+  get timing(): StreamTiming {
+    return this.#timing;
+  }
+
+  /** How the engine times the stream, as this connection's `hello` said (streamTiming()). */
+  setTiming(timing: StreamTiming): void {
+    this.#timing = timing;
+  }
+
   get outputLatency(): number {
     return this.#outputLatencyMs;
   }
@@ -140,10 +156,12 @@ export class FrameClock {
   /** A frame arrived at `arrivalMs` (the page's clock). */
   push(frame: AnimationFrame, arrivalMs: number): void {
     const raw = frame.sampleIndex >>> 0;
-    // stamps are modulo 2^32: the signed 32-bit step from the last one unwraps them
-    this.#samples = this.#lastRaw === undefined ? raw : this.#samples + ((raw - this.#lastRaw) | 0);
+    // stamps are modulo 2^32: the signed 32-bit step from the newest one unwraps them
+    const step = this.#lastRaw === undefined ? undefined : (raw - this.#lastRaw) | 0;
+    if (step !== undefined && step <= 0) return; // overtaken on the unordered channel: stale
+    this.#samples = step === undefined ? raw : this.#samples + step;
     this.#lastRaw = raw;
-    const stampMs = (this.#samples / STAMP_RATE_HZ) * 1000;
+    const stampMs = (this.#samples / this.#timing.stampRateHz) * 1000;
     this.#offsets.push(arrivalMs - stampMs);
     if (this.#offsets.length > OFFSET_WINDOW) this.#offsets.shift();
     this.#queue.push({ frame, stampMs });
@@ -152,7 +170,8 @@ export class FrameClock {
 
   /** When the frame stamped `stampMs` is drawn, on the page's clock. */
   dueMs(stampMs: number): number {
-    return stampMs + Math.min(...this.#offsets) + playoutLeadMs(this.#audioDelayMs, this.#outputLatencyMs);
+    const lead = playoutLeadMs(this.#timing, this.#audioDelayMs, this.#outputLatencyMs);
+    return stampMs + Math.min(...this.#offsets) + lead;
   }
 
   /** The newest frame due at `nowMs` (older due ones are dropped); undefined: hold what shows. */

@@ -14,7 +14,7 @@
  * decoder error, a size that is not the raw file's) downloads the raw file instead. So the
  * renderer always gets the raw files' bytes, by their names.
  */
-import { ErrorCode } from '@mouthpiece/protocol';
+import { ErrorCode, RenderKind } from '@mouthpiece/protocol';
 import { RendererUnavailable, type AvatarKind, type LoadedPack, type PackFileEntry } from './types.js';
 import { webCodecsDecoder, type FrameDecoder } from './video-decode.js';
 
@@ -26,7 +26,7 @@ interface CachedFile {
   bytes: ArrayBuffer;
 }
 
-const KINDS: readonly string[] = ['vector', 'sprites', 'photo', 'video'] satisfies AvatarKind[];
+const KINDS: readonly string[] = Object.values(RenderKind);
 
 export class PackLoader {
   readonly #fetch: PackFetch;

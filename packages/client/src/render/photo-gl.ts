@@ -24,7 +24,7 @@ import {
   type PhotoLayout,
   type PhotoRig,
 } from '@mouthpiece/draw';
-import type { AnimationFrame } from '@mouthpiece/protocol';
+import { PackFileRole, type AnimationFrame } from '@mouthpiece/protocol';
 import { createPhotoGl, openGl, type GlMesh, type PhotoGl } from './photo-gl-context.js';
 import { RendererUnavailable, type BrowserRenderer, type LoadedPack, type RendererFactory } from './types.js';
 
@@ -62,7 +62,7 @@ function landmarksOf(pack: LoadedPack): Array<[number, number]> {
 }
 
 async function decodePortrait(pack: LoadedPack): Promise<Portrait> {
-  const entry = pack.files.find((f) => f.role === 'texture');
+  const entry = pack.files.find((f) => f.role === PackFileRole.texture);
   const bytes = entry && pack.bytes.get(entry.name);
   if (!entry || !bytes) throw new RendererUnavailable('pack-failed', 'The photo avatar has no portrait');
   let bitmap: ImageBitmap;

@@ -6,6 +6,7 @@
  * cannot run (no WebGL), the server's notice or a canvas context lost for good turns it to video.
  * The client renderer takes its media from the session's link itself (media-link.ts).
  */
+import { streamTiming, type ServerMessage } from '@mouthpiece/protocol';
 import type { Logger } from '../logger.js';
 import type { RenderFallbackReason } from '../session-types.js';
 import { ClientRender, type ClientRenderOptions } from './client-render.js';
@@ -56,6 +57,11 @@ export class RenderSwitch {
   /** The canvas into the app's container; undefined in video mode. */
   attach(container: HTMLElement): HTMLCanvasElement | undefined {
     return this.#client?.attach(container);
+  }
+
+  /** The connection's `hello`: the animation stream's timing (the protocol's defaults where absent). */
+  hello(m: Extract<ServerMessage, { type: 'hello' }>): void {
+    this.#client?.timing(streamTiming(m));
   }
 
   unmute(): void {

@@ -6,32 +6,17 @@
  * owns nothing but its drawing: no network, no timers, no DOM events (the SDK's view watches the
  * canvas for a lost context and calls restore(): context-loss.ts).
  */
-import type { AnimationFrame } from '@mouthpiece/protocol';
+import type { AnimationFrame, AvatarPackFile, RenderKind } from '@mouthpiece/protocol';
 
-/** The avatar kinds a pack can be (the manifest's `render`). */
-export type AvatarKind = 'vector' | 'sprites' | 'photo' | 'video';
+/** The avatar kinds a pack can be (the manifest's `render`): the protocol's. */
+export type AvatarKind = RenderKind;
 
-/** One renderer file of the pack, as GET /v1/avatar-session/{id}/avatar lists it. */
-export interface PackFileEntry {
-  name: string;
-  /**
-   * base · mouth · blink (sprites) · texture (photo) · video-index · base-frames · mouth-library
-   * · base-frames-encoded · mouth-library-encoded (video)
-   */
-  role: string;
-  /** Relative to the server (`/v1/avatar-session/ID/avatar/NAME`). */
-  url: string;
-  bytes: number;
-  contentType: string;
-  etag: string;
-  /**
-   * The listed file whose frames this one holds encoded (a video avatar's base.ivf encodes
-   * base.i420): the loader takes one of the two, and gives the renderer the raw file's bytes.
-   */
-  encodes?: string;
-  /** The WebCodecs codec string of an encoded file. */
-  codec?: string;
-}
+/**
+ * One renderer file of the pack, as GET /v1/avatar-session/{id}/avatar lists it (the protocol's
+ * schema). An encoded file (`encodes`, `codec`: a video avatar's base.ivf encodes base.i420): the
+ * loader takes one of the two, and gives the renderer the raw file's bytes.
+ */
+export type PackFileEntry = AvatarPackFile;
 
 /** The pack as loaded: the listing, and each file's bytes by name. */
 export interface LoadedPack {

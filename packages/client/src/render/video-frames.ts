@@ -15,14 +15,15 @@ import {
   type VideoIndex,
   type VideoPick,
 } from '@mouthpiece/draw';
-import type { AnimationFrame } from '@mouthpiece/protocol';
+import { ANIMATION_STAMP_RATE_HZ, PackFileRole, type AnimationFrame } from '@mouthpiece/protocol';
 import { RendererUnavailable, type LoadedPack } from './types.js';
 
-/** The audio clock of the animation frames' stamps (48 kHz, packages/protocol/src/animation.ts). */
-const SAMPLE_RATE_HZ = 48_000;
-
-/** The pack's video files by their role in the listing (packages/engine/src/avatar/pack-files.ts). */
-const ROLES = { index: 'video-index', base: 'base-frames', mouths: 'mouth-library' } as const;
+/** The pack's video files by their role in the listing. */
+const ROLES = {
+  index: PackFileRole.videoIndex,
+  base: PackFileRole.baseFrames,
+  mouths: PackFileRole.mouthLibrary,
+} as const;
 
 export interface VideoFrames {
   /** Side of the pictures (the pack's base frames are square). */
@@ -96,7 +97,7 @@ export function videoFrames(pack: LoadedPack): VideoFrames {
 
   /** A frame without a usable pick: the idle loop's frame at the stamp's time, as at rest. */
   const restPick = (sampleIndex: number): VideoPick => {
-    const t = Math.floor((sampleIndex * index.fps) / SAMPLE_RATE_HZ);
+    const t = Math.floor((sampleIndex * index.fps) / ANIMATION_STAMP_RATE_HZ);
     return { baseFrame: loopFrame(t, index.base.frames, index.base.loop), a: 0, wa: 0, b: 0, wb: 0, fade: 0 };
   };
 

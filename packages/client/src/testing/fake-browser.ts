@@ -4,6 +4,7 @@
  * (canvases whose 2D context accepts every call and counts them, audio elements),
  * requestAnimationFrame on the timers.
  */
+import { FRAMES_CHANNEL_LABEL } from '@mouthpiece/protocol';
 import { vi } from 'vitest';
 
 export interface Call {
@@ -24,6 +25,8 @@ export type Handler = (call: Call) => Answer | Promise<Answer>;
 
 /** The `events` data channel of a FakePeer: open at once; the test delivers server messages. */
 export class FakeChannel extends EventTarget {
+  /** The options it was made with. */
+  init: RTCDataChannelInit | undefined;
   readyState = 'open';
   binaryType = 'blob';
   readonly sent: string[] = [];
@@ -48,6 +51,8 @@ export class FakePeer extends EventTarget {
   iceGatheringState = 'complete';
   localDescription: { type: string; sdp: string } | null = null;
   readonly channel = new FakeChannel();
+  /** The `frames` channel, when the transport opened one (client rendering). */
+  frames: FakeChannel | undefined;
   /** The kinds of the transceivers the offer has (`video`, `audio`). */
   readonly transceivers: string[] = [];
   closed = false;
@@ -59,8 +64,10 @@ export class FakePeer extends EventTarget {
   addTransceiver(kind: string): void {
     this.transceivers.push(kind);
   }
-  createDataChannel(): FakeChannel {
-    return this.channel;
+  createDataChannel(label: string, init?: RTCDataChannelInit): FakeChannel {
+    const channel = label === FRAMES_CHANNEL_LABEL ? (this.frames = new FakeChannel()) : this.channel;
+    channel.init = init;
+    return channel;
   }
   createOffer(): Promise<{ type: string; sdp: string }> {
     return Promise.resolve({ type: 'offer', sdp: 'v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n' });

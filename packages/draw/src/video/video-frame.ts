@@ -17,20 +17,13 @@ import { MESH, meshFrame, meshVertices, type MeshFrame } from './face-mesh.js';
 import { i420Bytes, i420View, type I420View, type Similarity } from './i420.js';
 import { seamMask, type SeamMask } from './seam-mask.js';
 import type { VideoIndex } from './video-index.js';
+import type { VideoPick } from '@mouthpiece/protocol';
 
 /** The colour match shifts a crop's Y, U and V by at most this much (a larger gap is a bad ring). */
 export const MAX_COLOUR_SHIFT = 40;
 
-/** A frame's choice: its base frame, up to two crops and their weights, and how much of them shows. */
-export interface VideoPick {
-  baseFrame: number;
-  a: number;
-  wa: number;
-  b: number;
-  wb: number;
-  /** 0..1: how much of the crops' composite shows over the base frame (0: the base frame alone). */
-  fade: number;
-}
+/** A frame's choice (the protocol's type: the engine sends it in the animation stream). */
+export type { VideoPick } from '@mouthpiece/protocol';
 
 /** What composing a pack's frames at one output size needs, made once and shared. */
 export interface VideoLayout {

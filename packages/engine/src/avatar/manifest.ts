@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AVATAR_ID_PATTERN } from '@mouthpiece/protocol';
+import { AVATAR_ID_PATTERN, RenderKind } from '@mouthpiece/protocol';
 
 const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour like #a0522d' });
 const Fraction = (def: number) => Type.Number({ minimum: 0, maximum: 1, default: def });
@@ -18,7 +18,7 @@ export const AvatarManifest = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 80 }),
     version: Type.Literal(1),
     description: Type.Optional(Type.String({ maxLength: 500 })),
-    render: Type.Literal('vector'),
+    render: Type.Literal(RenderKind.vector),
     background: Type.Object({ top: Colour, bottom: Colour }),
     skin: Type.Object({ tone: Colour, shadow: Colour, blush: Colour }),
     face: Type.Object({
@@ -68,7 +68,7 @@ export const PhotoAvatarManifest = Type.Object(
     name: AvatarManifest.properties.name,
     version: Type.Literal(1),
     description: Type.Optional(Type.String({ maxLength: 500 })),
-    render: Type.Literal('photo'),
+    render: Type.Literal(RenderKind.photo),
     image: Type.String({
       pattern: '^[A-Za-z0-9_.-]+\\.(png|jpg|jpeg)$',
       description: 'a PNG or JPEG file name in the pack folder',
@@ -106,7 +106,7 @@ export const SpriteAvatarManifest = Type.Object(
     name: AvatarManifest.properties.name,
     version: Type.Literal(1),
     description: Type.Optional(Type.String({ maxLength: 500 })),
-    render: Type.Literal('sprites'),
+    render: Type.Literal(RenderKind.sprites),
     size: Type.Object(
       {
         width: Type.Integer({ minimum: 16, maximum: 4096 }),
@@ -151,7 +151,7 @@ export const VideoAvatarManifest = Type.Object(
     name: AvatarManifest.properties.name,
     version: Type.Literal(1),
     description: Type.Optional(Type.String({ maxLength: 500 })),
-    render: Type.Literal('video'),
+    render: Type.Literal(RenderKind.video),
     source: Type.Optional(Type.Union([Type.Literal('upload'), Type.Literal('pack')])),
   },
   { additionalProperties: false },
@@ -168,8 +168,8 @@ export function vectorManifest(m: AnyAvatarManifest): AvatarManifest {
   return m;
 }
 
-export const RenderKind = { vector: 'vector', photo: 'photo', sprites: 'sprites', video: 'video' } as const;
-export type RenderKind = (typeof RenderKind)[keyof typeof RenderKind];
+/** A pack's kind: the protocol's (the HTTP contract and the browser's renderers name it too). */
+export { RenderKind } from '@mouthpiece/protocol';
 
 export class AvatarPackError extends Error {
   constructor(message: string) {

@@ -11,34 +11,15 @@
  *            and, optional, the same frames as VP9 for browsers that decode it (base.ivf, mouths.ivf:
  *            video/browser-video.ts; packs imported before them have none, and are listed without)
  */
+import { PackFileRole } from '@mouthpiece/protocol';
 import type { AnyAvatarManifest } from './manifest.js';
 import { VIDEO_FILES } from '../video/pack.js';
 
 /** The WebCodecs codec string of a pack's encoded video files (video/browser-video.ts writes them). */
 export const BROWSER_VIDEO_CODEC = 'vp09.00.30.08';
 
-/** What a file is to the renderer. */
-export const PackFileRole = {
-  /** sprites: the base picture */
-  base: 'base',
-  /** sprites: a mouth shape's picture (one per distinct file, A–H and X may share one) */
-  mouth: 'mouth',
-  /** sprites: a blink picture (half-closed, closed) */
-  blink: 'blink',
-  /** photo: the portrait the mesh is warped over */
-  texture: 'texture',
-  /** video: video.json */
-  videoIndex: 'video-index',
-  /** video: the idle loop's frames (I420) */
-  baseFrames: 'base-frames',
-  /** video: the mouth library's crops (I420) */
-  mouthLibrary: 'mouth-library',
-  /** video: the idle loop's frames as VP9 (IVF), an alternative to base-frames */
-  baseFramesEncoded: 'base-frames-encoded',
-  /** video: the mouth library's crops as VP9 (IVF), an alternative to mouth-library */
-  mouthLibraryEncoded: 'mouth-library-encoded',
-} as const;
-export type PackFileRole = (typeof PackFileRole)[keyof typeof PackFileRole];
+/** What a file is to the renderer: the protocol's roles (the pack listing's `role`). */
+export { PackFileRole } from '@mouthpiece/protocol';
 
 export interface PackFile {
   /** A plain file name in the pack folder (no folder part). */

@@ -313,7 +313,7 @@ describe.each(hosts)('EngineHost contract: %s', (_name, under) => {
       if (packets) {
         await until(() => (viewer.packets?.()['audio'] ?? 0) > 20, 5000, 'audio RTP');
         expect(packets['video'] ?? 0).toBe(0);
-        // Opus in 40 ms frames for a viewer that draws (rtc/viewer-peer.ts: CLIENT_RENDER_OPUS), not
+        // Opus in 40 ms frames for a viewer that draws (rtc/hello.ts: CLIENT_RENDER_OPUS), not
         // 20: the audio its decoder made per packet, over packets that came after the first ones
         const audioPackets = (): number => viewer.packets!()['audio'] ?? 0;
         const [p0, ms0] = [audioPackets(), viewer.audioDecodedMs!()];

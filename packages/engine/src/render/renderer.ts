@@ -7,7 +7,7 @@
  */
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { createVectorCache, type CanvasFactory } from '@mouthpiece/draw';
-import type { AnimationVideoPick } from '@mouthpiece/protocol';
+import type { VideoPick } from '@mouthpiece/protocol';
 import type { AvatarManifest } from '../avatar/manifest.js';
 import type { FaceState } from '../face-state.js';
 
@@ -27,7 +27,7 @@ export interface Renderer {
    * clock on by one frame, without drawing. Absent: the face state alone says it (vector, photo,
    * sprites).
    */
-  pick?(state: FaceState): AnimationVideoPick;
+  pick?(state: FaceState): VideoPick;
   close(): void;
 }
 

@@ -34,7 +34,10 @@ export interface Peer {
   addIceCandidates(fragment: string): Promise<void>;
   /** A message on the events channel (dropped when it is not open). */
   send(message: ServerMessage): void;
-  /** A binary message on the events channel (an animation frame); dropped when it is not open. */
+  /**
+   * An animation frame: on the viewer's frames channel when it opened one, else on the events
+   * channel; dropped when neither is open, or when the channel is behind (rtc/latest-wins.ts).
+   */
   sendBinary(message: Uint8Array): void;
   /** Sends a last message, stops the media at once, and closes once the message has left. */
   closeWith(message: ServerMessage): void;
@@ -50,6 +53,8 @@ export interface PeerOffer {
   events: PeerEvents;
   /** Issue 21: the turn playing now, told in the viewer's `hello` (a page reconnecting mid-turn). */
   speaking?: () => string | undefined;
+  /** The session's video frame interval: the viewer's `hello` announces it (rtc/hello.ts). */
+  frameMs: number;
 }
 
 export interface PeerFactory {

@@ -2,7 +2,9 @@
  * One WHEP viewer: a libwebrtc peer that answers the viewer's offer with our audio and video
  * tracks (VP8 preferred, Opus), after ICE gathering completes (so non-trickle players get every
  * candidate), and carries the `events` data channel when the offer has one (JSON text messages,
- * and binary animation frames for a viewer whose offer has no video m-line: it draws the avatar).
+ * and binary animation frames for a viewer whose offer has no video m-line: it draws the avatar),
+ * and the `frames` channel when the viewer opens one: the animation frames then go there, latest
+ * wins (latest-wins.ts), and the events channel carries control messages alone.
  */
 import wrtc, {
   type MediaStreamTrack,
@@ -12,11 +14,13 @@ import wrtc, {
 } from '@roamhq/wrtc';
 import {
   DATA_CHANNEL_LABEL,
-  DATA_CHANNEL_PROTOCOL,
+  FRAMES_CHANNEL_LABEL,
   parseClientMessage,
   type ServerMessage,
 } from '@mouthpiece/protocol';
 import { EngineError } from '../host/types.js';
+import { CLIENT_RENDER_OPUS, helloMessage } from './hello.js';
+import { LatestWins } from './latest-wins.js';
 import type { Peer, PeerEvents } from './peer.js';
 import { filterOfferCandidates } from './candidate-filter.js';
 import {
@@ -26,21 +30,12 @@ import {
   parseSdpFragment,
   preferCodec,
   withOpusSendParams,
-  type OpusSendParams,
 } from './sdp.js';
 
 const GATHER_TIMEOUT_MS = 2000;
 /** Nothing received from a connected viewer for this long: it is gone (see #watchSilence). */
 export const SILENT_LOST_MS = 2000;
 const SILENCE_POLL_MS = 500;
-/**
- * How Opus is sent to a viewer that draws the avatar itself (its offer has no video): 40 ms
- * packets instead of libwebrtc's 20 halve the packets the engine's pacer and network threads (and
- * the viewer) handle per session, and at 64 kbit/s Opus codes speech in its CELT mode, which costs
- * the encoder thread half of what 32 kbit/s SILK/hybrid does (docs/design.md §13.8). Viewers with
- * video keep libwebrtc's defaults (20 ms, 32 kbit/s).
- */
-export const CLIENT_RENDER_OPUS: OpusSendParams = { frameMs: 40, bitrateBps: 64_000 };
 
 export class ViewerPeer implements Peer {
   readonly viewerId: string;
@@ -50,10 +45,14 @@ export class ViewerPeer implements Peer {
   readonly #tracks: MediaStreamTrack[];
   #channel: RTCDataChannel | undefined;
   /**
-   * The channel is open, as its events said: asking libwebrtc (`readyState`) is a call to another
-   * thread, which at 25 animation frames a second per session cost as much as the send itself.
+   * The events channel's sender while it is open, as its events said: asking libwebrtc
+   * (`readyState`) is a call to another thread, which at 25 animation frames a second per session
+   * cost as much as the send itself.
    */
-  #channelOpen = false;
+  #events: LatestWins | undefined;
+  /** The frames channel's sender while it is open (a viewer that opened one). */
+  #frames: LatestWins | undefined;
+  #framesChannel: RTCDataChannel | undefined;
   #closed = false;
   #connected = false;
   #ready = false;
@@ -85,6 +84,8 @@ export class ViewerPeer implements Peer {
     video?: MediaStreamTrack | undefined;
     audio: MediaStreamTrack;
     events: PeerEvents;
+    /** The session's video frame interval, told in `hello` (rtc/hello.ts). */
+    frameMs: number;
     /** Which of the viewer's ICE candidates to use (candidate-filter.ts); all when absent. */
     acceptCandidate?: (candidate: string) => boolean;
     /** The ports this peer may bind (wrtc-media.ts). */
@@ -112,8 +113,10 @@ export class ViewerPeer implements Peer {
       { events: hasDataChannel(offerSdp), video: hasMedia(offerSdp, 'video') },
       accept,
     );
-    pc.ondatachannel = ({ channel }) =>
-      peer.#attachChannel(channel, opts.sessionId, opts.events, opts.speaking ?? (() => undefined));
+    pc.ondatachannel = ({ channel }) => {
+      if (channel.label === FRAMES_CHANNEL_LABEL) peer.#attachFrames(channel);
+      else peer.#attachChannel(channel, opts, opts.speaking ?? (() => undefined));
+    };
     const onState = (): void => {
       const s = pc.connectionState;
       if (s === 'connected' && !peer.#connected) {
@@ -173,20 +176,22 @@ export class ViewerPeer implements Peer {
   }
 
   send(message: ServerMessage): void {
-    this.#send(JSON.stringify(message));
-  }
-
-  sendBinary(message: Uint8Array): void {
-    this.#send(message);
-  }
-
-  #send(data: string | Uint8Array): void {
-    const ch = this.#channel;
-    if (!ch || !this.#channelOpen) return;
     try {
-      ch.send(data);
+      this.#events?.text(JSON.stringify(message));
     } catch {
-      this.#channelOpen = false; // it closed under us; the next state change reports it
+      this.#events = undefined; // it closed under us; the next state change reports it
+    }
+  }
+
+  /** An animation frame: on the frames channel when the viewer opened one, else on events. */
+  sendBinary(message: Uint8Array): void {
+    const frames = this.#frames;
+    try {
+      (frames ?? this.#events)?.frame(message);
+    } catch {
+      if (frames)
+        this.#frames = undefined; // (the next frame goes on events)
+      else this.#events = undefined;
     }
   }
 
@@ -211,12 +216,14 @@ export class ViewerPeer implements Peer {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#silence);
-    this.#channelOpen = false;
-    try {
-      this.#channel?.close();
-    } catch {
-      // already closed
-    }
+    this.#events = undefined;
+    this.#frames = undefined;
+    for (const ch of [this.#channel, this.#framesChannel])
+      try {
+        ch?.close();
+      } catch {
+        // already closed
+      }
     for (const t of this.#tracks) t.stop();
     this.#pc.close();
   }
@@ -264,38 +271,46 @@ export class ViewerPeer implements Peer {
     }, SILENCE_POLL_MS);
   }
 
+  /** The viewer's `frames` channel (unordered, no retransmits): the animation stream's own. */
+  #attachFrames(channel: RTCDataChannel): void {
+    if (this.#closed) return;
+    this.#framesChannel = channel;
+    const open = (): void => {
+      this.#frames = new LatestWins(channel);
+    };
+    channel.onclose = () => {
+      this.#frames = undefined;
+    };
+    channel.onopen = open;
+    if (channel.readyState === 'open') open();
+  }
+
   #attachChannel(
     channel: RTCDataChannel,
-    sessionId: string,
-    events: PeerEvents,
+    o: { sessionId: string; frameMs: number; events: PeerEvents },
     speaking: () => string | undefined,
   ): void {
     if (channel.label !== DATA_CHANNEL_LABEL) return;
     this.#channel = channel;
-    this.#channelOpen = channel.readyState === 'open';
+    if (channel.readyState === 'open') this.#events = new LatestWins(channel);
     channel.onclose = () => {
-      this.#channelOpen = false;
+      this.#events = undefined;
     };
     const hello = (): void => {
       if (this.#helloSent) return; // once, whether the channel opened before or after this
       this.#helloSent = true;
-      const turnId = speaking();
-      this.send({
-        type: 'hello',
-        sessionId,
-        protocol: DATA_CHANNEL_PROTOCOL,
-        ...(turnId !== undefined ? { speaking: turnId } : {}),
-      });
+      const { sessionId, frameMs, events } = o;
+      this.send(helloMessage({ sessionId, frameMs, hasVideo: this.hasVideo, speaking: speaking() }));
       events.onChannelOpen?.();
     };
     channel.onopen = () => {
-      this.#channelOpen = true;
+      this.#events ??= new LatestWins(channel);
       hello();
     };
     channel.onmessage = ({ data }) => {
       if (parseClientMessage(data)?.type === 'ready' && !this.#ready) {
         this.#ready = true;
-        events.onReady();
+        o.events.onReady();
       }
     };
     if (channel.readyState === 'open') hello();

@@ -1,15 +1,10 @@
 /**
  * A viewer that draws the avatar itself (its offer has no video m-line, render: 'client'): the real
  * session on null media renders nothing for it and sends each frame's state as a binary animation
- * frame on its events channel, stamped with the audio sample it belongs to.
+ * frame on its data channel, stamped with the audio sample it belongs to.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  NOTICE_CODE,
-  decodeAnimationFrame,
-  type AnimationFrame,
-  type AnimationVideoPick,
-} from '@mouthpiece/protocol';
+import { NOTICE_CODE, decodeAnimationFrame, type AnimationFrame, type VideoPick } from '@mouthpiece/protocol';
 import { frameIntervalMs, msToSamples } from '../clock/media-clock.js';
 import { REST_MOUTH, Viseme, type FaceState } from '../face-state.js';
 import type { Renderer } from '../render/renderer.js';
@@ -52,7 +47,7 @@ function openSpeech(): SpeechSource {
 }
 
 /** A renderer and sink that count their calls; `pick` when it stands for a video avatar. */
-function countingVideo(pick?: AnimationVideoPick) {
+function countingVideo(pick?: VideoPick) {
   const calls = { render: 0, renderI420: 0, pick: 0, written: 0 };
   const renderer: Renderer = {
     width: 8,

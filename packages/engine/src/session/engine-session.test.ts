@@ -200,11 +200,19 @@ describe('EngineSession with injected media', () => {
     expect(session.playingTurn).toBeUndefined();
     await session.connectViewer('v2', OFFER, []);
     await settle(); // the new viewer connects and is ready: t2 starts
-    expect(media.peers[1]!.sent[0]).toEqual({ type: 'hello', sessionId: 's1', protocol: 1 });
+    // (and how this viewer's stream is timed: 25 fps, libwebrtc's 20 ms Opus packets to a viewer with video)
+    const timing = { stampRateHz: 48_000, frameMs: 40, audioPacketMs: 20 };
+    expect(media.peers[1]!.sent[0]).toEqual({ type: 'hello', sessionId: 's1', protocol: 1, ...timing });
     run(1);
     expect(session.playingTurn).toBe('t2');
     await session.connectViewer('v3', OFFER, []); // a page reconnecting mid-turn
     await settle();
-    expect(media.peers[2]!.sent[0]).toEqual({ type: 'hello', sessionId: 's1', protocol: 1, speaking: 't2' });
+    expect(media.peers[2]!.sent[0]).toEqual({
+      type: 'hello',
+      sessionId: 's1',
+      protocol: 1,
+      speaking: 't2',
+      ...timing,
+    });
   });
 });

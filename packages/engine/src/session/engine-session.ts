@@ -4,7 +4,7 @@
  *   speech queue (turn order) → speech source (text or audio → TurnAudio stream; streamed PCM via
  *   audio-streams.ts) → speech player
  *   (10 ms chunks, events) → audio sink;  player's mouth → mouth driver (+ animator) → face state →
- *   renderer → video sink, or → the animation stream on the events channel for a viewer that draws
+ *   renderer → video sink, or → the animation stream on its data channel for a viewer that draws
  *   the avatar itself; viewer peer (from the peer factory) ← playback gate (speech waits for the
  *   viewer's first frame, decoded or drawn).
  *
@@ -17,7 +17,7 @@
 import { encodeAnimationFrame, type IceServer, type ServerMessage } from '@mouthpiece/protocol';
 import { createAnimator, type Animator } from '../animation/animator.js';
 import { AudioValidationError } from '../audio/wav.js';
-import { CHUNK_SAMPLES, TICK_MS } from '../clock/media-clock.js';
+import { CHUNK_SAMPLES, frameIntervalMs, TICK_MS } from '../clock/media-clock.js';
 import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
 import { EngineError } from '../host/types.js';
 import type { Renderer } from '../render/renderer.js';
@@ -201,6 +201,7 @@ export class EngineSession {
       offerSdp,
       iceServers,
       speaking: () => this.#player.playing, // issue 21: a page reconnecting mid-turn is told in hello
+      frameMs: frameIntervalMs(this.#o.fps),
       events: {
         onConnected: () => {
           if (this.#viewer !== peer) return;

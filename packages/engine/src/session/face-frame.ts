@@ -4,7 +4,7 @@
  * of the player (mouth driver: at rest from the first frame without speech, an interrupt's too), the
  * animator's idle life and emphasis.
  */
-import type { AnimationFrame, AnimationVideoPick } from '@mouthpiece/protocol';
+import type { AnimationFrame, VideoPick } from '@mouthpiece/protocol';
 import type { Animator } from '../animation/animator.js';
 import type { FaceState } from '../face-state.js';
 import type { MouthDriver } from './mouth-driver.js';
@@ -36,7 +36,7 @@ export function faceState(
 export function toAnimationFrame(
   state: FaceState,
   sampleIndex: number,
-  video: AnimationVideoPick | undefined,
+  video: VideoPick | undefined,
 ): AnimationFrame {
   return {
     sampleIndex,

@@ -4,8 +4,9 @@
  * without any network, greet, say they connected and are ready, and keep the messages they were sent.
  */
 import { randomUUID } from 'node:crypto';
-import { DATA_CHANNEL_PROTOCOL, type ServerMessage } from '@mouthpiece/protocol';
+import type { ServerMessage } from '@mouthpiece/protocol';
 import { EngineError } from '../host/types.js';
+import { helloMessage } from '../rtc/hello.js';
 import type { Peer, PeerFactory, PeerOffer } from '../rtc/peer.js';
 import { hasDataChannel, hasMedia, offerProblem } from '../rtc/sdp.js';
 import type { AudioSink } from '../session/media.js';
@@ -93,13 +94,10 @@ export function nullMedia(): NullMedia {
           if (peer.closed) return;
           // as the real peer greets a viewer whose events channel opened (rtc/viewer-peer.ts)
           if (peer.hasEvents) {
-            const speaking = offer.speaking?.();
-            peer.send({
-              type: 'hello',
-              sessionId: offer.sessionId,
-              protocol: DATA_CHANNEL_PROTOCOL,
-              ...(speaking !== undefined ? { speaking } : {}),
-            });
+            const { sessionId, frameMs } = offer;
+            peer.send(
+              helloMessage({ sessionId, frameMs, hasVideo: peer.hasVideo, speaking: offer.speaking?.() }),
+            );
             offer.events.onChannelOpen?.();
           }
           offer.events.onConnected();
