@@ -73,7 +73,7 @@ export function readAvatarPacks(dirs: readonly string[]): { packs: AvatarPack[];
 export function readAvatarCatalog(
   dirs: readonly string[],
   size = { width: 512, height: 512 },
-): { avatars: AvatarInfo[]; errors: string[] } {
+): { avatars: AvatarInfo[]; errors: string[]; packs: AvatarPack[] } {
   const { packs, errors } = readAvatarPacks(dirs);
   return {
     avatars: packs.map((p) => ({
@@ -85,5 +85,6 @@ export function readAvatarCatalog(
       height: size.height,
     })),
     errors,
+    packs,
   };
 }
