@@ -60,10 +60,11 @@ export class MediaScheduler {
     this.#maxCatchUp = opts.maxCatchUpTicks ?? 10;
   }
 
-  start(): void {
+  /** Starts ticking: the first tick `firstInMs` from now (default at once). */
+  start(firstInMs = 0): void {
     if (this.#running) return;
     this.#running = true;
-    this.#t0 = this.#clock.now();
+    this.#t0 = this.#clock.now() + firstInMs;
     this.#next = 0;
     this.#schedule();
   }

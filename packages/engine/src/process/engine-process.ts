@@ -13,6 +13,7 @@
 import { checkSessionChoices, type Clock } from '@mouthpiece/protocol';
 import type { AvatarPack } from '../avatar/catalog.js';
 import type { RenderKind } from '../avatar/manifest.js';
+import { TICK_MS } from '../clock/media-clock.js';
 import { MediaScheduler } from '../clock/media-scheduler.js';
 import type { EngineLogLine, EngineMethods, EngineProcessOptions } from '../host/protocol.js';
 import {
@@ -294,7 +295,8 @@ export class EngineProcess implements EngineMethods {
 
   #attach(s: EngineSession): void {
     this.#sessions.set(s.id, s);
-    if (this.#d.tickOnlyWithSessions) this.#scheduler.start();
+    // the first tick one tick after the first session (a manual clock's test counts from there)
+    if (this.#d.tickOnlyWithSessions) this.#scheduler.start(TICK_MS);
   }
 
   #detach(s: EngineSession): void {
