@@ -81,7 +81,7 @@ function setup() {
 }
 
 describe("a provider's late reading", () => {
-  it('waits its turn on espeak behind another session sentence, and an interrupt withdraws it', async () => {
+  it("waits its turn on espeak behind another session's sentence, and an interrupt withdraws it", async () => {
     const { asked, finishAll, aligned, synthesis } = setup();
     const espeakSession = synthesis.lane('b');
     const providerSession = synthesis.lane('a');
@@ -105,14 +105,19 @@ describe("a provider's late reading", () => {
     expect(aligned).toEqual([]);
   });
 
-  it('is read and aligned when its turn goes on', async () => {
+  it('is read and aligned once espeak has finished the sentence ahead of it', async () => {
     const { asked, finishAll, aligned, synthesis } = setup();
+    const b = synthesis.lane('b').synthesize({ text: 'Espeak speaks.', voiceId: 'en-us-female', speed: 1 });
+    await new Promise((r) => setTimeout(r, 1));
     const seg = await synthesis
       .lane('a')
       .synthesize({ text: 'The provider speaks.', voiceId: 'oa', speed: 1 });
+    await new Promise((r) => setTimeout(r, 1));
+    expect(asked).toEqual(['Espeak speaks.']); // espeak's one thread is busy: the reading waits
     await finishAll();
+    await b;
     expect((await seg.later)?.timing).toBe('aligned');
-    expect(asked).toEqual(['The provider speaks.']);
+    expect(asked).toEqual(['Espeak speaks.', 'The provider speaks.']);
     expect(aligned).toEqual(['align']);
   });
 });
