@@ -2,7 +2,7 @@
  * The catalog, computed without loading any native module (the server process calls this), and
  * the packs behind it, which the pool hands its engine processes (they never read pack folders).
  */
-import { BUILTIN_AVATARS_DIR, readAvatarCatalog, type AvatarPack } from '../avatar/catalog.js';
+import { BUILTIN_AVATARS_DIR, avatarInfo, readAvatarPacks, type AvatarPack } from '../avatar/catalog.js';
 import { DEFAULT_VOICE_ID } from '../speech/voices.js';
 import { DEFAULT_SPEECH_CONFIG, VoiceBook, type SpeechConfig } from '../speech/voice-book.js';
 import type { EngineCatalog } from './types.js';
@@ -12,7 +12,8 @@ export function engineCatalog(
   size = { width: 512, height: 512 },
   speech: SpeechConfig = DEFAULT_SPEECH_CONFIG,
 ): EngineCatalog & { errors: string[]; packs: AvatarPack[] } {
-  const { avatars, errors, packs } = readAvatarCatalog([BUILTIN_AVATARS_DIR, ...extraAvatarDirs], size);
+  const { packs, errors } = readAvatarPacks([BUILTIN_AVATARS_DIR, ...extraAvatarDirs]);
+  const avatars = packs.map((p) => avatarInfo(p, size));
   const book = new VoiceBook(speech);
   return {
     avatars,
