@@ -11,3 +11,4 @@ export * from './avatar-kinds.js';
 export * from './animation.js';
 export * from './session-events.js';
 export * from './audio-stream.js';
+export * from './clock.js';

@@ -1,9 +1,7 @@
 /** Time, injected everywhere so expiry, idle timeouts and retention are tested with a manual clock. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import type { Clock } from '@mouthpiece/protocol';
+
+export type { Clock };
 
 export const systemClock: Clock = {
   now: () => Date.now(),

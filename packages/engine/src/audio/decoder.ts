@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { alignTranscript, type Alignment, type PhonemeEvent } from '../lipsync/align-transcript.js';
 import { RpcClient, type RpcResponse } from '../host/rpc.js';
+import { AbortedError } from '../speech/synthesis-scheduler.js';
 import { AudioValidationError, decodeAudio, type DecodedAudio } from './decode.js';
 
 /** The decoder worker thread's requests (audio/decode-worker.ts answers them). */
@@ -19,10 +20,14 @@ export const INVALID = 'invalid_audio';
 
 export interface AudioDecoder {
   decode(bytes: Uint8Array): Promise<DecodedAudio>;
-  /** Aligns espeak's synthesis of a transcript to uploaded speech (DTW; see lipsync/align-transcript). */
+  /**
+   * Aligns espeak's synthesis of a transcript to uploaded speech (DTW; see lipsync/align-transcript).
+   * `signal` withdraws it: not started when already aborted, its answer dropped when it aborts later.
+   */
   align(
     pcm48k: Int16Array,
     reference: Array<{ pcm: Int16Array; phonemes: PhonemeEvent[] }>,
+    signal?: AbortSignal,
   ): Promise<Alignment>;
   close(): Promise<void>;
 }
@@ -31,7 +36,8 @@ export function createAudioDecoder(): AudioDecoder {
   if (import.meta.url.endsWith('.ts')) {
     return {
       decode: decodeAudio,
-      align: (pcm48k, reference) => Promise.resolve(alignTranscript({ pcm48k, reference })),
+      align: (pcm48k, reference, signal) =>
+        abortable(signal, () => Promise.resolve(alignTranscript({ pcm48k, reference }))),
       close: () => Promise.resolve(),
     };
   }
@@ -46,10 +52,30 @@ export function createAudioDecoder(): AudioDecoder {
   worker.on('exit', () => rpc.close(new Error('the audio decoder worker exited')));
   return {
     decode: (bytes) => rpc.call('decode', [bytes]),
-    align: (pcm48k, reference) => rpc.call('align', [pcm48k, reference]),
+    align: (pcm48k, reference, signal) => abortable(signal, () => rpc.call('align', [pcm48k, reference])),
     async close() {
       rpc.close(new Error('decoder closed'));
       await worker.terminate();
     },
   };
+}
+
+/** `run()` unless `signal` has aborted; rejects with AbortedError as soon as it aborts. */
+function abortable<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+  if (!signal) return run();
+  if (signal.aborted) return Promise.reject(new AbortedError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    run().then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
 }

@@ -75,15 +75,17 @@ export function readAvatarCatalog(
   size = { width: 512, height: 512 },
 ): { avatars: AvatarInfo[]; errors: string[] } {
   const { packs, errors } = readAvatarPacks(dirs);
+  return { avatars: packs.map((p) => avatarInfo(p, size)), errors };
+}
+
+/** What the catalog shows of a pack, at the output size. */
+export function avatarInfo(p: AvatarPack, size: { width: number; height: number }): AvatarInfo {
   return {
-    avatars: packs.map((p) => ({
-      id: p.manifest.id,
-      name: p.manifest.name,
-      render: p.manifest.render,
-      ...(p.manifest.description ? { description: p.manifest.description } : {}),
-      width: size.width,
-      height: size.height,
-    })),
-    errors,
+    id: p.manifest.id,
+    name: p.manifest.name,
+    render: p.manifest.render,
+    ...(p.manifest.description ? { description: p.manifest.description } : {}),
+    width: size.width,
+    height: size.height,
   };
 }

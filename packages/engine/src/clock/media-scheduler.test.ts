@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MediaScheduler, STALL_MS, type SchedulerClock } from './media-scheduler.js';
+import type { Clock } from '@mouthpiece/protocol';
+import { MediaScheduler, STALL_MS } from './media-scheduler.js';
 
-class FakeClock implements SchedulerClock {
+class FakeClock implements Clock {
   t = 1000;
   timers: Array<{ at: number; fn: () => void; id: number }> = [];
   #id = 0;

@@ -8,14 +8,11 @@
  * skipped. `stalls` counts wake-ups STALL_MS or more late; `recentMaxLateMs` is the worst since
  * the last sample() (the engine samples at each health ping: packages/server/src/metrics.ts).
  */
+import type { Clock } from '@mouthpiece/protocol';
 import { TICK_MS } from './media-clock.js';
-export interface SchedulerClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(h: unknown): void;
-}
 
-export const performanceClock: SchedulerClock = {
+/** The media plane's clock: performance.now() and the event loop's timers. */
+export const performanceClock: Clock = {
   now: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
@@ -39,7 +36,7 @@ export interface SchedulerStats {
 }
 
 export class MediaScheduler {
-  readonly #clock: SchedulerClock;
+  readonly #clock: Clock;
   readonly #tickMs: number;
   readonly #maxCatchUp: number;
   readonly #onTick: (tickIndex: number, ticksLeft: number) => void;
@@ -55,7 +52,7 @@ export class MediaScheduler {
    */
   constructor(
     onTick: (tickIndex: number, ticksLeft: number) => void,
-    opts: { clock?: SchedulerClock; tickMs?: number; maxCatchUpTicks?: number } = {},
+    opts: { clock?: Clock; tickMs?: number; maxCatchUpTicks?: number } = {},
   ) {
     this.#onTick = onTick;
     this.#clock = opts.clock ?? performanceClock;
@@ -63,10 +60,11 @@ export class MediaScheduler {
     this.#maxCatchUp = opts.maxCatchUpTicks ?? 10;
   }
 
-  start(): void {
+  /** Starts ticking: the first tick `firstInMs` from now (default at once). */
+  start(firstInMs = 0): void {
     if (this.#running) return;
     this.#running = true;
-    this.#t0 = this.#clock.now();
+    this.#t0 = this.#clock.now() + firstInMs;
     this.#next = 0;
     this.#schedule();
   }

@@ -92,6 +92,7 @@ export async function createEnginePool(opts: EnginePoolOptions = {}): Promise<En
 class EnginePool implements EngineHost {
   readonly #opts: EnginePoolOptions;
   readonly #processOptions: EngineProcessOptions;
+  readonly #avatarsDirs: readonly string[];
   #catalog: EngineCatalog;
   #stamp = '';
   readonly #workers: Array<Worker | undefined> = [];
@@ -110,11 +111,15 @@ class EnginePool implements EngineHost {
     this.#main = engineMainPath();
     const width = opts.videoWidth ?? 512;
     const height = opts.videoHeight ?? 512;
+    this.#avatarsDirs = opts.avatarsDirs ?? [];
+    const catalog = engineCatalog(this.#avatarsDirs, { width, height }, opts.speech ?? DEFAULT_SPEECH_CONFIG);
+    for (const e of catalog.errors) this.#log.warn({ error: e }, 'avatar pack skipped');
+    if (catalog.avatars.length === 0) throw new Error('No valid avatar pack found');
     this.#processOptions = {
       videoWidth: width,
       videoHeight: height,
       fps: opts.fps ?? 25,
-      avatarsDirs: opts.avatarsDirs ?? [],
+      avatars: catalog.packs,
       readyTimeoutMs: opts.readyTimeoutMs ?? 5000,
       noChannelStartMs: opts.noChannelStartMs ?? 500,
       ice: opts.ice ?? { deny: DEFAULT_ICE_DENY, allowTcp: false, relays: [] },
@@ -123,13 +128,6 @@ class EnginePool implements EngineHost {
       clientRenderKinds: [...(opts.clientRenderKinds ?? Object.values(RenderKind))],
     };
     this.#stamp = this.#foldersStamp();
-    const catalog = engineCatalog(
-      this.#processOptions.avatarsDirs,
-      { width, height },
-      this.#processOptions.speech,
-    );
-    for (const e of catalog.errors) this.#log.warn({ error: e }, 'avatar pack skipped');
-    if (catalog.avatars.length === 0) throw new Error('No valid avatar pack found');
     this.#catalog = {
       avatars: catalog.avatars,
       voices: catalog.voices,
@@ -156,7 +154,7 @@ class EnginePool implements EngineHost {
   }
 
   #foldersStamp(): string {
-    return this.#processOptions.avatarsDirs
+    return this.#avatarsDirs
       .map((d) => {
         try {
           return statSync(d).mtimeMs;
@@ -167,16 +165,23 @@ class EnginePool implements EngineHost {
       .join(',');
   }
 
+  /**
+   * Reads the pack folders again and hands every engine process the packs (a process that starts
+   * later gets them in its `init`), so an avatar added or removed is usable everywhere at once.
+   */
   refreshCatalog(): EngineCatalog {
     this.#stamp = this.#foldersStamp();
-    const { videoWidth: width, videoHeight: height, avatarsDirs } = this.#processOptions;
-    const catalog = engineCatalog(avatarsDirs, { width, height });
+    const { videoWidth: width, videoHeight: height } = this.#processOptions;
+    const catalog = engineCatalog(this.#avatarsDirs, { width, height });
     for (const e of catalog.errors) this.#log.warn({ error: e }, 'avatar pack skipped');
     this.#catalog = { ...this.#catalog, avatars: catalog.avatars };
+    this.#processOptions.avatars = catalog.packs;
+    for (const w of this.#workers) w?.channel.send({ kind: 'avatars', avatars: catalog.packs });
     return this.#catalog;
   }
 
   async createSession(o: EngineSessionOptions): Promise<void> {
+    this.catalog(); // a pack folder changed since: the processes hear of it before this request
     const alive = this.#workers.filter((w): w is Worker => !!w?.alive);
     if (alive.length === 0) throw new EngineError('engine_unavailable', 'No engine process is running');
     const worker = pickWorker(alive, this.#placements++);

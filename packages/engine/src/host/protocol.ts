@@ -1,4 +1,5 @@
 /** Messages between the control plane and an engine process (over IPC, advanced serialization). */
+import type { AvatarPack } from '../avatar/catalog.js';
 import type { RenderKind } from '../avatar/manifest.js';
 import type { CandidatePolicy } from '../rtc/candidate-filter.js';
 import type { PortRange } from '../rtc/wrtc-media.js';
@@ -10,7 +11,12 @@ export interface EngineProcessOptions {
   videoWidth: number;
   videoHeight: number;
   fps: number;
-  avatarsDirs: string[];
+  /**
+   * The avatar packs sessions may choose, as the pool read them (host/catalog.ts); the pool sends
+   * them again (`avatars`) whenever it re-reads its catalog. The engine never reads pack folders
+   * itself: a session's start loads only its own pack's files, off the media tick.
+   */
+  avatars: AvatarPack[];
   readyTimeoutMs: number;
   noChannelStartMs: number;
   /** Which ICE candidates viewers may hand the engine. */
@@ -46,7 +52,10 @@ export type EngineMethods = Pick<EngineHost, SessionMethod> & {
 };
 
 export type ToEngine =
-  { kind: 'init'; options: EngineProcessOptions } | RpcRequest<EngineMethods> | { kind: 'shutdown' };
+  | { kind: 'init'; options: EngineProcessOptions }
+  | { kind: 'avatars'; avatars: AvatarPack[] }
+  | RpcRequest<EngineMethods>
+  | { kind: 'shutdown' };
 
 /** A log line of an engine process, written by the control plane's logger with the process's pid. */
 export interface EngineLogLine {

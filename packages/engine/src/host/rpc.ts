@@ -132,7 +132,8 @@ export async function serveRpc<M extends MethodMap>(
     ];
     if (typeof fn !== 'function')
       throw Object.assign(new Error(`unknown method ${req.method}`), { code: 'invalid_request' });
-    const result = (await fn(...(req.params as unknown[]))) ?? null;
+    // called on `handlers`, so an object's methods serve as they are (process/engine-process.ts)
+    const result = (await fn.apply(handlers, req.params as unknown[])) ?? null;
     reply({ kind: 'res', id: req.id, ok: true, result }, opts.transferOf?.(result) ?? []);
   } catch (err) {
     const code = opts.codeOf?.(err) ?? defaultCode(err);

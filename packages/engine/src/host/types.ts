@@ -154,8 +154,8 @@ export interface EngineHost {
   /** Avatars and voices this engine can serve (avatars change only through refreshCatalog). */
   catalog(): EngineCatalog;
   /**
-   * Reads the avatar packs again after one was added or removed while the service runs; engine
-   * processes read the packs at every createSession, so the change is live everywhere at once.
+   * Reads the avatar packs again after one was added or removed while the service runs, and hands
+   * them to every engine process, so the change is live everywhere at once.
    */
   refreshCatalog?(): EngineCatalog;
   createSession(opts: EngineSessionOptions): Promise<void>;

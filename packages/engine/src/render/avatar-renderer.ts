@@ -1,8 +1,8 @@
 /** The renderer for a pack, by its `render` kind. */
 import type { AnyAvatarManifest } from '../avatar/manifest.js';
-import { createPhotoRenderer } from './photo-renderer.js';
+import { createPhotoRenderer, openPhotoRenderer } from './photo-renderer.js';
 import { createRenderer, type Renderer } from './renderer.js';
-import { createSpriteRenderer } from './sprite-renderer.js';
+import { createSpriteRenderer, openSpriteRenderer } from './sprite-renderer.js';
 import { loadVideoPack } from './video-pack-cache.js';
 import { createVideoRenderer } from './video-renderer.js';
 
@@ -38,10 +38,11 @@ export function createAvatarRenderer(
 }
 
 /**
- * The renderer for a session (process/engine-main.ts): createAvatarRenderer, except that a video
- * avatar's pack is first made resident off the media tick (video-pack-cache.ts), so the renderer
- * exists only once its pack is in memory and no frame of it waits for a file. Rejects, naming the
- * avatar and the file, when the pack cannot be loaded.
+ * The renderer for a session (process/engine-process.ts): createAvatarRenderer, except that the
+ * pack is first made ready off the media tick — a video avatar's pack resident
+ * (video-pack-cache.ts), a photo's portrait and a sprite pack's pictures read asynchronously and
+ * decoded in slices — so the renderer exists only once its pack is in memory and no frame of it
+ * waits for a file. Rejects, naming the avatar and the file, when a video pack cannot be loaded.
  */
 export async function openAvatarRenderer(
   manifest: AnyAvatarManifest,
@@ -49,8 +50,10 @@ export async function openAvatarRenderer(
   dir?: string,
   opts: AvatarRenderOptions = {},
 ): Promise<Renderer> {
-  if (manifest.render !== 'video') return createAvatarRenderer(manifest, size, dir, opts);
+  if (manifest.render === 'vector') return createAvatarRenderer(manifest, size, dir, opts);
   if (!dir) throw new Error(`avatar ${manifest.id} needs its pack folder`);
+  if (manifest.render === 'photo') return openPhotoRenderer(manifest, dir, size);
+  if (manifest.render === 'sprites') return openSpriteRenderer(manifest, dir, size, opts.background);
   let pack;
   try {
     pack = await loadVideoPack(dir, size);

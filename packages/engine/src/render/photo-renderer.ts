@@ -5,9 +5,16 @@
  * image at a whole-pixel offset (head motion and breathing move the whole picture), warps the
  * triangles the mouth moves (and, while blinking or raising the brows, those of the eyes), and
  * shades the inner mouth where the lips part. docs/avatars.md describes the pack.
+ *
+ * A session opens it off the media tick (openPhotoRenderer): the portrait is read asynchronously,
+ * decoded and surrounded in separate slices with timer turns between them, and laid out (the rig:
+ * 60–180 ms of arithmetic) by a worker thread (photo-layout-worker.ts), so the process's other
+ * sessions keep their 10 ms ticks. Tools may create it synchronously.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
 import {
   cavityBox,
@@ -27,10 +34,12 @@ import {
   PHOTO_TILT_STEP as TILT_STEP,
   type Image32,
   type MouthColours,
+  type PhotoLayout,
   type PhotoRig,
   type Vec,
 } from '@mouthpiece/draw';
 import type { PhotoAvatarManifest } from '../avatar/manifest.js';
+import type { LayoutJob } from './photo-layout-worker.js';
 import type { Renderer } from './renderer.js';
 
 interface Step {
@@ -55,6 +64,11 @@ interface Shared {
 }
 
 const shared = new Map<string, Shared>();
+/** Portraits being prepared off the tick, by the same key: one preparation for sessions starting together. */
+const preparing = new Map<string, Promise<Shared>>();
+
+const keyOf = (file: string, mtimeMs: number, width: number, height: number): string =>
+  `${file}:${mtimeMs}@${width}x${height}`;
 
 function sharedFor(
   m: PhotoAvatarManifest,
@@ -63,29 +77,98 @@ function sharedFor(
   height: number,
 ): { key: string; s: Shared } {
   const file = join(dir, m.image);
-  const key = `${file}:${statSync(file).mtimeMs}@${width}x${height}`;
+  const key = keyOf(file, statSync(file).mtimeMs, width, height);
   let s = shared.get(key);
   if (!s) {
     const image = new Image();
     image.src = readFileSync(file);
-    const layout = photoLayout(m.landmarks, pixelsOf(image), width, height);
-    s = {
-      rig: layout.rig,
-      image,
-      surround: surround(image),
-      scale: layout.scale,
-      left: layout.left,
-      top: layout.top,
-      pivot: layout.pivot,
-      steps: new Map(),
-      colours: undefined,
-      users: 0,
-    };
-    shared.set(key, s);
-    warm(key, s, width, height);
+    s = sharedOf(image, photoLayout(m.landmarks, pixelsOf(image), width, height), surround(image));
+    adopt(key, s, width, height);
   }
   s.users++;
   return { key, s };
+}
+
+/** sharedFor off the media tick: an async read, slices for decoding and surround, the layout on a worker. */
+async function sharedAsync(
+  m: PhotoAvatarManifest,
+  dir: string,
+  width: number,
+  height: number,
+): Promise<{ key: string; s: Shared }> {
+  const file = join(dir, m.image);
+  const key = keyOf(file, (await stat(file)).mtimeMs, width, height);
+  let s = shared.get(key);
+  if (!s) {
+    let made = preparing.get(key);
+    if (!made) {
+      made = prepare(m, file, width, height).finally(() => preparing.delete(key));
+      preparing.set(key, made);
+    }
+    const ready = await made;
+    s = shared.get(key);
+    if (!s) adopt(key, (s = ready), width, height);
+  }
+  s.users++;
+  return { key, s };
+}
+
+/** Lets the event loop run its due timers (the media ticks) before the next slice. */
+const timerTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function prepare(m: PhotoAvatarManifest, file: string, width: number, height: number): Promise<Shared> {
+  const bytes = await readFile(file);
+  await timerTurn();
+  const image = new Image();
+  image.src = bytes;
+  const pixels = pixelsOf(image);
+  const laidOut = layoutInWorker({
+    landmarks: m.landmarks,
+    px: pixels.px,
+    portraitWidth: pixels.width,
+    portraitHeight: pixels.height,
+    width,
+    height,
+  });
+  await timerTurn();
+  const around = surround(image);
+  return sharedOf(image, await laidOut, around);
+}
+
+const LAYOUT_WORKER = import.meta.url.endsWith('.ts')
+  ? new URL('../../dist/render/photo-layout-worker.js', import.meta.url) // tests run from src/
+  : new URL('./photo-layout-worker.js', import.meta.url);
+
+/** photoLayout on a worker thread (photo-layout-worker.ts). */
+function layoutInWorker(job: LayoutJob): Promise<PhotoLayout> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(LAYOUT_WORKER, { workerData: job });
+    worker.once('message', (layout: PhotoLayout) => resolve(layout));
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      reject(new Error(`the photo layout worker exited (${code}) before it was done`)),
+    );
+  });
+}
+
+function sharedOf(image: Image, layout: PhotoLayout, around: Canvas): Shared {
+  return {
+    rig: layout.rig,
+    image,
+    surround: around,
+    scale: layout.scale,
+    left: layout.left,
+    top: layout.top,
+    pivot: layout.pivot,
+    steps: new Map(),
+    colours: undefined,
+    users: 0,
+  };
+}
+
+function adopt(key: string, s: Shared, width: number, height: number): void {
+  shared.set(key, s);
+  warm(key, s, width, height);
 }
 
 /** The portrait's RGBA pixels. */
@@ -158,8 +241,23 @@ export function createPhotoRenderer(
   dir: string,
   size: { width: number; height: number },
 ): PhotoRenderer {
+  return rendererOf(sharedFor(m, dir, size.width, size.height), size);
+}
+
+/** createPhotoRenderer for a session: its portrait made ready off the media tick (see the file comment). */
+export async function openPhotoRenderer(
+  m: PhotoAvatarManifest,
+  dir: string,
+  size: { width: number; height: number },
+): Promise<PhotoRenderer> {
+  return rendererOf(await sharedAsync(m, dir, size.width, size.height), size);
+}
+
+function rendererOf(
+  { key, s }: { key: string; s: Shared },
+  size: { width: number; height: number },
+): PhotoRenderer {
   const { width, height } = size;
-  const { key, s } = sharedFor(m, dir, width, height);
   const { rig } = s;
   const n = rig.rest.length / 2;
   const src = new Float64Array(n * 2);

@@ -2,8 +2,11 @@
  * The sprite avatar renderer (`render: "sprites"`): @mouthpiece/draw's sprite drawing (the same
  * code draws in the browser SDK) with the pack's pictures decoded by Skia from its folder. The
  * scaled pictures are shared by the sessions of the process. docs/avatars.md describes the pack.
+ * A session opens it off the media tick (openSpriteRenderer: the pictures read asynchronously and
+ * decoded one per timer turn).
  */
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Image } from '@napi-rs/canvas';
 import { createSpriteCache, VISEMES, type SpritePictures, type Viseme } from '@mouthpiece/draw';
@@ -31,13 +34,54 @@ function pictures(m: SpriteAvatarManifest, dir: string): SpritePictures {
   };
 }
 
+/** The pack's pictures, each read asynchronously and decoded in its own timer turn. */
+async function picturesAsync(m: SpriteAvatarManifest, dir: string): Promise<SpritePictures> {
+  const decodeLater = async (file: string): Promise<Image> => {
+    const bytes = await readFile(join(dir, file));
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the due media ticks run first
+    const img = new Image();
+    img.src = bytes;
+    return img;
+  };
+  const mouths: Array<[Viseme, Image]> = [];
+  for (const v of VISEMES) mouths.push([v, await decodeLater(m.mouth.shapes[v])]);
+  const blinks: Image[] = [];
+  for (const f of m.blink?.images ?? []) blinks.push(await decodeLater(f));
+  return {
+    base: await decodeLater(m.base),
+    mouths: Object.fromEntries(mouths) as Record<Viseme, Image>,
+    blinks,
+  };
+}
+
+/** createSpriteRenderer for a session: its pictures decoded off the media tick. */
+export async function openSpriteRenderer(
+  m: SpriteAvatarManifest,
+  dir: string,
+  size: { width: number; height: number },
+  background = m.background ?? '#ffffff',
+): Promise<Renderer> {
+  const pics = await picturesAsync(m, dir);
+  return spriteRenderer(m, dir, () => pics, size, background);
+}
+
 export function createSpriteRenderer(
   m: SpriteAvatarManifest,
   dir: string,
   size: { width: number; height: number },
   background = m.background ?? '#ffffff',
 ): Renderer {
-  const drawer = sprites.open(dir, m, () => pictures(m, dir), size, background);
+  return spriteRenderer(m, dir, () => pictures(m, dir), size, background);
+}
+
+function spriteRenderer(
+  m: SpriteAvatarManifest,
+  dir: string,
+  load: () => SpritePictures,
+  size: { width: number; height: number },
+  background: string,
+): Renderer {
+  const drawer = sprites.open(dir, m, load, size, background);
   let closed = false;
   return {
     width: drawer.width,

@@ -66,8 +66,11 @@ function keyOf(dir: string, mtimeMs: number, { width, height }: Size): string {
   return `${join(dir, VIDEO_FILES.index)}:${mtimeMs}@${width}x${height}`;
 }
 
-/** Lets the event loop turn: due timers (the media ticks) run before the next slice. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets the event loop turn: due timers (the media ticks) run before the next slice (a timer, not
+ * setImmediate: after an I/O callback, an immediate runs before the loop's next timers phase).
+ */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
  * The pack in `dir` at `size`, resident: shared with every other user of the same pack and size,

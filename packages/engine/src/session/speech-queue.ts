@@ -8,15 +8,16 @@
  * Its answer decides the HTTP status. It holds no audio playback itself: the owner calls
  * `startHead()` when it can play, and `finishPlaying()` when the turn is done.
  */
-import { MAX_QUEUED_CHARACTERS, MAX_QUEUED_TURNS, TURN_AUTO_FINALIZE_MS } from '@mouthpiece/protocol';
+import {
+  MAX_QUEUED_CHARACTERS,
+  MAX_QUEUED_TURNS,
+  TURN_AUTO_FINALIZE_MS,
+  type Clock,
+} from '@mouthpiece/protocol';
 import type { QueueAnswer, TextChunk } from '../host/types.js';
 
-export interface QueueClock {
-  /** Milliseconds on a monotonic clock (streamed audio turns time arrivals with it). */
-  now?(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+/** The one Clock (protocol's clock.ts); `now()` is monotonic: streamed audio turns time arrivals with it. */
+export type QueueClock = Clock;
 
 /** Timers on the process's event loop (unref'd: they never keep a process alive). */
 export const systemQueueClock: QueueClock = {

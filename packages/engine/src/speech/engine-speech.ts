@@ -52,8 +52,19 @@ export function createEngineSpeech(o: {
     voices,
     espeak: o.espeak ?? createEspeak(),
     providers,
-    align: (pcm, reference) => o.decoder.align(pcm, reference),
+    align: (pcm, reference, signal) => o.decoder.align(pcm, reference, signal),
     ...(o.onRequest ? { onRequest: o.onRequest } : {}),
   });
-  return { voices, synthesis: new SynthesisScheduler(router), close: () => router.close() };
+  const synthesis = new SynthesisScheduler(router);
+  // a provider's speech's late readings take their turns on espeak like any session's sentence
+  const readings = synthesis.lane('late readings');
+  router.readVia(readings);
+  return {
+    voices,
+    synthesis,
+    close: () => {
+      readings.close();
+      return router.close();
+    },
+  };
 }

@@ -5,13 +5,16 @@
  * phonemes (espeak), espeak's reading placed on its character timings (ElevenLabs), or espeak's
  * reading aligned to its audio (OpenAI; `none` when the reading does not fit, and the audio-only
  * model keeps the mouth). Placing and aligning happen after the request has ended (`later`), so
- * they never hold back the next sentence. Sessions reach it through the fair scheduler (synthesis-scheduler.ts).
+ * they never hold back the next sentence. Sessions reach it through the fair scheduler (synthesis-scheduler.ts),
+ * and so do those late readings (`readVia`: a lane of their own, taking turns with the sessions'
+ * sentences on espeak's one thread); the request's `signal` reaches them and the alignment, so an
+ * interrupted turn's timings are never worked out.
  */
 import { performance } from 'node:perf_hooks';
 import { MISMATCH_COST, type Alignment, type PhonemeEvent } from '../lipsync/align-transcript.js';
 import { placeOnCharacters } from '../lipsync/character-placement.js';
 import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
-import { AbortedError, type PooledTts, type SynthesisPool } from './synthesis-scheduler.js';
+import { AbortedError, type PooledTts, type SynthesisPool, type Synthesizer } from './synthesis-scheduler.js';
 import {
   ProviderError,
   type ProviderName,
@@ -33,6 +36,7 @@ export interface SpeechRouterOptions {
   align(
     pcm48k: Int16Array,
     reference: Array<{ pcm: Int16Array; phonemes: PhonemeEvent[] }>,
+    signal?: AbortSignal,
   ): Promise<Alignment>;
   /** Every provider request, for the metrics. */
   onRequest?(stat: ProviderRequestStat): void;
@@ -40,9 +44,16 @@ export interface SpeechRouterOptions {
 
 export class SpeechRouter implements PooledTts {
   readonly #o: SpeechRouterOptions;
+  /** Where late readings are synthesized (the fair scheduler's lane); unset: espeak directly. */
+  #readings: Synthesizer | undefined;
 
   constructor(o: SpeechRouterOptions) {
     this.#o = o;
+  }
+
+  /** Late readings (a provider's speech's timings) go through `readings`: the scheduler's lane. */
+  readVia(readings: Synthesizer): void {
+    this.#readings = readings;
   }
 
   poolOf(req: SynthesisRequest): SynthesisPool {
@@ -132,26 +143,38 @@ export class SpeechRouter implements PooledTts {
       phonemes: [],
       words: [],
       timing: 'none',
-      later: this.#timingsOf(voice, req.text, pcm, timings),
+      later: this.#timingsOf(voice, req, pcm, timings),
     };
   }
 
   /** Phonemes and words for a provider's speech (see the file comment). */
   async #timingsOf(
     voice: VoiceDef,
-    text: string,
+    req: SynthesisRequest,
     pcm: Int16Array,
     t: ProviderTimings,
   ): Promise<Pick<SpeechSegment, 'phonemes' | 'words' | 'timing'>> {
+    const { text, signal } = req;
     // espeak does not speak the voice's language: the audio-only model drives the mouth
     if (voice.espeakVoice === undefined) return { phonemes: [], words: [], timing: 'none' };
     try {
-      const reading = await this.#o.espeak.synthesize(text, voice.espeakVoice, 1);
+      if (signal?.aborted) throw new AbortedError();
+      const reading = this.#readings
+        ? await this.#readings.synthesize({
+            text,
+            voiceId: req.voiceId,
+            speed: 1,
+            reading: true,
+            urgent: true,
+            ...(signal ? { signal } : {}),
+          })
+        : await this.#o.espeak.synthesize(text, voice.espeakVoice, 1);
       if (t.characters?.length) {
         const placed = placeOnCharacters(text, reading, t.characters, pcm.length);
         if (placed.phonemes.length) return { ...placed, timing: 'placed' };
       }
-      const aligned = await this.#o.align(pcm, [{ pcm: reading.pcm, phonemes: reading.phonemes }]);
+      if (signal?.aborted) throw new AbortedError();
+      const aligned = await this.#o.align(pcm, [{ pcm: reading.pcm, phonemes: reading.phonemes }], signal);
       if (aligned.meanCost <= MISMATCH_COST)
         return { phonemes: aligned.phonemes, words: [], timing: 'aligned' };
     } catch {

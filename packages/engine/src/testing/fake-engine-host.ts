@@ -1,30 +1,30 @@
 /**
- * An in-memory EngineHost for control-plane tests: the real engine session (session/
- * engine-session.ts) with null media (testing/null-media.ts) and speech whose length follows the
- * text (testing/timed-speech.ts), ticked every 10 ms on an injected clock. So the queue, player,
- * interrupt and viewer replacement are the engine's own; only libwebrtc, the renderer and the
- * voices are absent. Speech plays without a viewer. Never the default engine of a running server.
+ * An in-memory EngineHost for control-plane tests: the engine process itself (process/
+ * engine-process.ts) with null media (testing/null-media.ts), speech whose length follows the text
+ * (testing/timed-speech.ts), no renderer, and an injected clock that ticks its sessions every
+ * 10 ms while any exists. So session creation, the queue, player, interrupt and viewer replacement
+ * are the engine's own; only libwebrtc, the renderer and the voices are absent. Speech plays
+ * without a viewer. Never the default engine of a running server.
  */
-import type { AvatarInfo, VoiceInfo } from '@mouthpiece/protocol';
-import { TICK_MS } from '../clock/media-clock.js';
-import { EngineSession } from '../session/engine-session.js';
-import type { QueueClock } from '../session/speech-queue.js';
-import {
-  type AudioClip,
-  type AudioTurnStart,
-  type AudioTurnWriteAnswer,
-  type EngineCatalog,
-  type EngineEvent,
-  type EngineHost,
-  type EngineSessionOptions,
-  type EngineMediaStats,
-  type EngineStats,
-  type QueueAnswer,
-  type SayAudioAnswer,
-  type TextChunk,
-  type ViewerAnswer,
-  type ViewerOffer,
-  EngineError,
+import type { AvatarInfo, Clock, VoiceInfo } from '@mouthpiece/protocol';
+import { RenderKind } from '../avatar/manifest.js';
+import { performanceClock } from '../clock/media-scheduler.js';
+import { EngineProcess } from '../process/engine-process.js';
+import type {
+  AudioClip,
+  AudioTurnStart,
+  AudioTurnWriteAnswer,
+  EngineCatalog,
+  EngineEvent,
+  EngineHost,
+  EngineSessionOptions,
+  EngineMediaStats,
+  EngineStats,
+  QueueAnswer,
+  SayAudioAnswer,
+  TextChunk,
+  ViewerAnswer,
+  ViewerOffer,
 } from '../host/types.js';
 import { nullMedia, type NullPeer } from './null-media.js';
 import { timedSpeech } from './timed-speech.js';
@@ -42,7 +42,7 @@ export const FAKE_VOICES: readonly VoiceInfo[] = [
 ];
 
 export interface FakeEngineHostOptions {
-  clock?: QueueClock;
+  clock?: Clock;
   avatars?: readonly AvatarInfo[];
   voices?: readonly VoiceInfo[];
   /** Playback time per character at speed 1 (default 60 ms). */
@@ -52,12 +52,7 @@ export interface FakeEngineHostOptions {
    * The avatar kinds a viewer without video may draw itself (MOUTHPIECE_CLIENT_RENDER; default all):
    * as in an engine process, a session of another kind sends such a viewer audio and a notice.
    */
-  clientRenderKinds?: readonly string[];
-}
-
-interface FakeSession {
-  session: EngineSession;
-  peers: NullPeer[];
+  clientRenderKinds?: readonly RenderKind[];
 }
 
 /** One line per thing the fake was asked or did, for assertions. */
@@ -69,122 +64,119 @@ export type FakeEngineCall =
   | { op: 'disconnectViewer'; sessionId: string; viewerId: string }
   | { op: 'addIceCandidates'; sessionId: string; viewerId: string; sdpFragment: string };
 
-const systemClock: QueueClock = {
+/** Timers on the event loop that never keep the test process alive. */
+const systemClock: Clock = {
+  now: () => performanceClock.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
 export class FakeEngineHost implements EngineHost {
-  readonly #clock: QueueClock;
   readonly #catalog: EngineCatalog;
-  readonly #msPerCharacter: number;
-  readonly #autoFinalizeMs: number | undefined;
-  readonly #clientRenderKinds: readonly string[] | undefined;
-  readonly #sessions = new Map<string, FakeSession>();
+  readonly #engine: EngineProcess;
+  /** Each session's viewer peers (null media), by session id. */
+  readonly #peers = new Map<string, NullPeer[]>();
   readonly #listeners = new Set<(e: EngineEvent) => void>();
   readonly calls: FakeEngineCall[] = [];
   readonly events: EngineEvent[] = [];
   #closed = false;
-  #ticker: unknown;
-  #tickIndex = 0;
 
   constructor(opts: FakeEngineHostOptions = {}) {
-    this.#clock = opts.clock ?? systemClock;
+    const clock = opts.clock ?? systemClock;
     const voices = [...(opts.voices ?? FAKE_VOICES)];
-    this.#catalog = {
-      avatars: [...(opts.avatars ?? FAKE_AVATARS)],
-      voices,
-      defaultVoiceId: voices[0]?.id ?? 'en-us-female',
-    };
-    this.#msPerCharacter = opts.msPerCharacter ?? 60;
-    this.#autoFinalizeMs = opts.autoFinalizeMs;
-    this.#clientRenderKinds = opts.clientRenderKinds;
+    const avatars = [...(opts.avatars ?? FAKE_AVATARS)];
+    this.#catalog = { avatars, voices, defaultVoiceId: voices[0]?.id ?? 'en-us-female' };
+    const msPerCharacter = opts.msPerCharacter ?? 60;
+    this.#engine = new EngineProcess({
+      settings: {
+        videoWidth: 512,
+        videoHeight: 512,
+        fps: 25,
+        readyTimeoutMs: 0,
+        noChannelStartMs: 0,
+        clientRenderKinds: [...(opts.clientRenderKinds ?? Object.values(RenderKind))],
+      },
+      avatars: avatars.map((a) => ({ id: a.id, render: a.render ?? 'vector' })),
+      media: ({ sessionId }) => {
+        const media = nullMedia();
+        this.#peers.set(sessionId, media.peers);
+        return media;
+      },
+      speech: {
+        hasVoice: (id) => voices.some((v) => v.id === id),
+        triesUnlistedVoices: false,
+        source: ({ speed }) => timedSpeech({ msPerCharacter, speed }),
+      },
+      clock,
+      emit: (e) => this.#emit(e),
+      log: () => undefined,
+      session: {
+        waitForViewer: false,
+        queue: {
+          clock,
+          ...(opts.autoFinalizeMs !== undefined ? { autoFinalizeMs: opts.autoFinalizeMs } : {}),
+        },
+      },
+      tickOnlyWithSessions: true,
+    });
+    this.#engine.start();
   }
 
   catalog(): EngineCatalog {
     return this.#catalog;
   }
 
-  createSession(opts: EngineSessionOptions): Promise<void> {
-    return attempt(() => {
-      this.#assertOpen();
-      const media = nullMedia();
-      const kind = this.#catalog.avatars.find((a) => a.id === opts.avatarId)?.render ?? 'vector';
-      const session = new EngineSession({
-        sessionId: opts.sessionId,
-        fps: 25,
-        readyTimeoutMs: 0,
-        noChannelStartMs: 0,
-        emit: (e) => this.#emit(e),
-        speech: timedSpeech({ msPerCharacter: this.#msPerCharacter, speed: opts.voiceSpeed }),
-        audioSink: media.audioSink,
-        peerFactory: media.peerFactory,
-        clientRender: this.#clientRenderKinds?.includes(kind) ?? true,
-        avatarKind: kind,
-        waitForViewer: false,
-        queue: {
-          clock: this.#clock,
-          ...(this.#autoFinalizeMs !== undefined ? { autoFinalizeMs: this.#autoFinalizeMs } : {}),
-        },
-      });
-      this.#sessions.set(opts.sessionId, { session, peers: media.peers });
-      this.calls.push({ op: 'createSession', sessionId: opts.sessionId, opts });
-      this.#startTicking();
-    });
+  async createSession(opts: EngineSessionOptions): Promise<void> {
+    await this.#engine.createSession(opts);
+    this.calls.push({ op: 'createSession', sessionId: opts.sessionId, opts });
   }
 
   sayText(sessionId: string, chunk: TextChunk): Promise<QueueAnswer> {
-    return attempt(() => this.#session(sessionId).sayText(chunk));
+    return this.#engine.sayText(sessionId, chunk);
   }
 
-  async sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer> {
-    return this.#session(sessionId).sayAudio(clip);
+  sayAudio(sessionId: string, clip: AudioClip): Promise<SayAudioAnswer> {
+    return this.#engine.sayAudio(sessionId, clip);
   }
 
   openAudioTurn(sessionId: string, turn: AudioTurnStart): Promise<QueueAnswer> {
-    return attempt(() => this.#session(sessionId).audioStreams.open(turn));
+    return this.#engine.openAudioTurn(sessionId, turn);
   }
 
   writeAudioTurn(sessionId: string, turnId: string, pcm: Uint8Array): Promise<AudioTurnWriteAnswer> {
-    return attempt(() => this.#session(sessionId).audioStreams.write(turnId, pcm));
+    return this.#engine.writeAudioTurn(sessionId, turnId, pcm);
   }
 
   endAudioTurn(sessionId: string, turnId: string): Promise<void> {
-    return attempt(() => this.#session(sessionId).audioStreams.end(turnId));
+    return this.#engine.endAudioTurn(sessionId, turnId);
   }
 
-  interrupt(sessionId: string): Promise<void> {
-    return attempt(() => {
-      const cleared = this.#session(sessionId).interrupt();
-      this.calls.push({ op: 'interrupt', sessionId, cleared });
-    });
+  async interrupt(sessionId: string): Promise<void> {
+    const cleared = await this.#engine.interruptSession(sessionId);
+    this.calls.push({ op: 'interrupt', sessionId, cleared });
   }
 
   async connectViewer(sessionId: string, offer: ViewerOffer): Promise<ViewerAnswer> {
-    const session = this.#session(sessionId);
-    const answerSdp = await session.connectViewer(offer.viewerId, offer.offerSdp, offer.iceServers);
+    const answer = await this.#engine.connectViewer(sessionId, offer);
     this.calls.push({ op: 'connectViewer', sessionId, viewerId: offer.viewerId });
-    return { answerSdp };
+    return answer;
   }
 
   async addIceCandidates(sessionId: string, viewerId: string, sdpFragment: string): Promise<void> {
-    await this.#session(sessionId).addIceCandidates(viewerId, sdpFragment);
+    await this.#engine.addIceCandidates(sessionId, viewerId, sdpFragment);
     this.calls.push({ op: 'addIceCandidates', sessionId, viewerId, sdpFragment });
   }
 
-  disconnectViewer(sessionId: string, viewerId: string): Promise<void> {
-    return attempt(() => {
-      this.#session(sessionId).disconnectViewer(viewerId);
-      this.calls.push({ op: 'disconnectViewer', sessionId, viewerId });
-    });
+  async disconnectViewer(sessionId: string, viewerId: string): Promise<void> {
+    await this.#engine.disconnectViewer(sessionId, viewerId);
+    this.calls.push({ op: 'disconnectViewer', sessionId, viewerId });
   }
 
-  closeSession(sessionId: string, reason: string): Promise<void> {
-    const s = this.#sessions.get(sessionId);
-    if (!s) return Promise.resolve();
-    this.#release(sessionId, reason);
+  async closeSession(sessionId: string, reason: string): Promise<void> {
+    if (!this.#engine.find(sessionId)) return;
+    await this.#engine.closeSession(sessionId, reason);
+    this.#peers.delete(sessionId);
     this.calls.push({ op: 'closeSession', sessionId, reason });
-    return Promise.resolve();
   }
 
   onEvent(listener: (event: EngineEvent) => void): () => void {
@@ -196,77 +188,43 @@ export class FakeEngineHost implements EngineHost {
   media: EngineMediaStats[] = [];
 
   stats(): EngineStats {
-    return { kind: 'fake', processes: 0, sessions: this.#sessions.size, media: this.media };
+    return { kind: 'fake', processes: 0, sessions: this.#engine.sessionIds().length, media: this.media };
   }
 
   close(): Promise<void> {
-    for (const id of [...this.#sessions.keys()]) void this.closeSession(id, 'engine_closed');
+    if (this.#closed) return Promise.resolve();
     this.#closed = true;
+    for (const id of this.#engine.sessionIds())
+      this.calls.push({ op: 'closeSession', sessionId: id, reason: 'engine_closed' });
+    this.#engine.close('engine_closed');
+    this.#peers.clear();
     return Promise.resolve();
   }
 
   /** Test hook: the session's media fails, as when its engine process dies. */
   failSession(sessionId: string, message = 'engine process exited'): void {
-    if (!this.#sessions.has(sessionId)) return;
-    this.#release(sessionId, 'engine_failed');
-    this.#emit({ type: 'sessionFailed', sessionId, message });
+    this.#engine.failSession(sessionId, message);
+    this.#peers.delete(sessionId);
   }
 
   /** Test hook: ids of sessions the fake still holds. */
   sessionIds(): string[] {
-    return [...this.#sessions.keys()];
+    return this.#engine.sessionIds();
   }
 
   /** Test hook: the turn playing in a session, if any. */
   playingTurn(sessionId: string): string | undefined {
-    return this.#sessions.get(sessionId)?.session.playingTurn;
+    return this.#engine.find(sessionId)?.playingTurn;
   }
 
   /** Test hook: the messages a viewer's events channel was sent (words, speakingStart, …). */
   viewerMessages(sessionId: string, viewerId: string): readonly unknown[] {
-    return this.#sessions.get(sessionId)?.peers.find((p) => p.viewerId === viewerId)?.sent ?? [];
+    return this.#peers.get(sessionId)?.find((p) => p.viewerId === viewerId)?.sent ?? [];
   }
 
   /** The binary messages (animation frames) a viewer without video was sent, in order. */
   viewerFrames(sessionId: string, viewerId: string): readonly Uint8Array[] {
-    return this.#sessions.get(sessionId)?.peers.find((p) => p.viewerId === viewerId)?.binary ?? [];
-  }
-
-  #release(sessionId: string, reason: string): void {
-    this.#sessions.get(sessionId)?.session.close(reason);
-    this.#sessions.delete(sessionId);
-    if (this.#sessions.size === 0) {
-      this.#clock.clearTimeout(this.#ticker);
-      this.#ticker = undefined;
-    }
-  }
-
-  /** The media clock: every session ticks each 10 ms while any exists. */
-  #startTicking(): void {
-    if (this.#ticker !== undefined) return;
-    const tick = (): void => {
-      this.#ticker = this.#clock.setTimeout(tick, TICK_MS);
-      const index = this.#tickIndex++;
-      for (const [id, s] of [...this.#sessions]) {
-        try {
-          s.session.tick(index);
-        } catch (err) {
-          this.failSession(id, err instanceof Error ? err.message : String(err));
-        }
-      }
-    };
-    this.#ticker = this.#clock.setTimeout(tick, TICK_MS);
-  }
-
-  #session(sessionId: string): EngineSession {
-    this.#assertOpen();
-    const s = this.#sessions.get(sessionId);
-    if (!s) throw new EngineError('unknown_session', `No engine session ${sessionId}`);
-    return s.session;
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) throw new EngineError('engine_unavailable', 'The engine is closed');
+    return this.#peers.get(sessionId)?.find((p) => p.viewerId === viewerId)?.binary ?? [];
   }
 
   #emit(e: EngineEvent): void {
@@ -278,14 +236,5 @@ export class FakeEngineHost implements EngineHost {
         // a listener's failure is the listener's problem
       }
     }
-  }
-}
-
-/** Runs `fn` now; its result or throw becomes a settled promise (so callers see rejections only). */
-function attempt<T>(fn: () => T): Promise<T> {
-  try {
-    return Promise.resolve(fn());
-  } catch (err) {
-    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }
 }

@@ -1,8 +1,10 @@
+import type { Clock } from '@mouthpiece/protocol';
+
 /**
  * A clock for tests: time moves only when `advance()` is called; due timers fire in time order
  * (ties in creation order), and timers created by a firing timer fire too if they fall due.
  */
-export class ManualClock {
+export class ManualClock implements Clock {
   #now: number;
   #seq = 0;
   readonly #timers = new Map<number, { at: number; seq: number; fn: () => void }>();

@@ -1,7 +1,8 @@
 /**
  * `mouthpiece avatars add|list|remove|encode-video`: operator commands on the data directory's avatar packs
  * (`<dataDir>/avatars`, the folder POST /admin/v1/avatars writes). A running server sees a change
- * at its next catalog read: its engine reads the pack folders at every session start.
+ * at its next catalog read (a catalog request or a session's creation): the folder's mtime moved, so
+ * its engine pool reads the packs again and hands them to its engine processes.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import {
