@@ -62,13 +62,3 @@ it('the engine killed while a create awaits the store: 503 ENGINE_UNAVAILABLE, n
   t.stores.sessions.insert = insert;
   await expect(t.createSession()).resolves.toMatchObject({ sessionId: expect.any(String) }); // slot free
 });
-
-it('an engine failure after the create answered ends the session engine_failed, as before', async () => {
-  t = await createTestApp();
-  const { sessionId, token } = await t.createSession();
-  t.engine.failSession(sessionId);
-  await settle();
-  const res = await t.post(`/v1/avatar-session/${sessionId}/keep-alive`, token);
-  expect(res.statusCode).toBe(410);
-  expect(res.json()).toMatchObject({ code: 'SESSION_ENDED', reason: 'engine_failed' });
-});
