@@ -8,20 +8,21 @@ import { createAnimator } from '../../packages/engine/dist/animation/animator.js
 import { importPhotoAvatar } from '../../packages/engine/dist/avatar/photo-import.js';
 import { analyzeAudioMouth } from '../../packages/engine/dist/lipsync/audio-mouth.js';
 import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
-import { MouthDriver } from '../../packages/engine/dist/session/mouth-driver.js';
+import { REST_MOUTH } from '../../packages/engine/dist/face-state.js';
+import { mouthAheadSamples } from '../../packages/engine/dist/session/face-frame.js';
 import { createTracker, rgbOf } from '../video-avatar/compare.mjs';
 
 /** The say-audio path, offline: each frame's face state for `pcm` (48 kHz mono s16). */
 export function mouthStates(pcm, fps, frames) {
   const track = analyzeAudioMouth(pcm);
-  const driver = new MouthDriver(fps);
+  const ahead = mouthAheadSamples(fps);
   const animator = createAnimator({ seed: 2 }); // a session's own idle motion
   const perFrame = 48_000 / fps;
   return Array.from({ length: frames }, (_, n) => {
     // the player has played n frames' audio; the frame samples the mouth half a frame ahead
-    const at = Math.round(n * perFrame) + driver.aheadSamples;
+    const at = Math.round(n * perFrame) + ahead;
     const playing = at < pcm.length;
-    const mouth = driver.frame(playing ? track.at(at) : undefined, (n * 1000) / fps);
+    const mouth = playing ? track.at(at) : { ...REST_MOUTH };
     const emphasis = playing ? track.emphasisAt(at) : 0;
     const motion = animator.next({ tMs: (n * 1000) / fps, speaking: playing, emphasis });
     // the session passes the track's sound along (speech-player.ts): a video avatar matches it

@@ -3,7 +3,7 @@
 // docs/benchmarks.md), the figure talking-head papers report: a test clip (the test portrait as a
 // photo avatar speaking) is cut at 80 %; the first part is imported as a video avatar (the
 // import's own child process), and the last 20 %'s audio drives it as say-audio does (the
-// audio-only mouth model, sampled at each 25 fps frame's centre through the MouthDriver,
+// audio-only mouth model, sampled at each 25 fps frame's centre as a session does,
 // `speaking` while the audio plays). The baseline is a photo avatar made from the clip's first
 // frame, driven by the same mouths. Every frame, real or made, is aligned to the pack's canonical
 // frame by its own tracked landmarks; the lower-face boxes are compared (SSIM and mean absolute
@@ -167,7 +167,7 @@ async function main() {
       `(lower-face box ${box.width}x${box.height} of the canonical frame, every frame aligned by its own tracked landmarks; SSIM: mean over 7x7 uniform windows of luma, C1/C2 of Wang et al. for 8 bits, higher is better; MAD: mean |ΔY| 0-255, lower is better, also split inside the seam mask (where the video avatar pastes a mouth; alpha ≥ 0.5) and outside it (the video avatar's idle footage); opening r: Pearson r over time of the landmark inner-lip gap / eye distance, made vs real. video / photo: above 1 is better for SSIM and r, below 1 for MAD.)`,
     );
     console.log(
-      `(The engine's say-audio path replayed offline, no WebRTC: the audio-only mouth model on the held-out 48 kHz audio, each frame's mouth at its centre through the MouthDriver, so made frame n and real frame n are the same instant. The footage itself was drawn by the photo renderer from the test portrait, so the photo baseline has a home advantage. Sanity: real frames' tracked landmarks ${sanity.realLandmarkErrorPx} px from where they were drawn; the clip's drawn opening vs the audio model's r ${sanity.audioModelVsDrawnOpenR}, vs the real frames' tracked opening r ${sanity.trackedVsDrawnOpenR}.)`,
+      `(The engine's say-audio path replayed offline, no WebRTC: the audio-only mouth model on the held-out 48 kHz audio, each frame's mouth at its centre as in a session, so made frame n and real frame n are the same instant. The footage itself was drawn by the photo renderer from the test portrait, so the photo baseline has a home advantage. Sanity: real frames' tracked landmarks ${sanity.realLandmarkErrorPx} px from where they were drawn; the clip's drawn opening vs the audio model's r ${sanity.audioModelVsDrawnOpenR}, vs the real frames' tracked opening r ${sanity.trackedVsDrawnOpenR}.)`,
     );
     console.log(
       `(Pack: idle loop ${pack.baseFrames} frames (${pack.loop}), ${pack.baseFramesOpen} of them with the mouth open > 0.3; seam-ring luma over the mouth library sd ${pack.ringLumaSd}, r with the crops' opening ${pack.ringLumaVsOpenR}.)`,

@@ -15,7 +15,7 @@ import {
   shareOver1,
 } from './face-regions.mjs';
 
-/** Frames after speech ends that the mouth may take to settle (the MouthDriver's release, the fade). */
+/** Frames after speech ends that the mouth may take to settle (the mouth's release, the fade). */
 const IDLE_AFTER = 12;
 const mean = (v) => (v.length ? v.reduce((a, x) => a + x, 0) / v.length : NaN);
 const max = (v) => (v.length ? Math.max(...v) : NaN);

@@ -57,10 +57,6 @@ export class TypedEmitter<Events extends object> {
     }
   }
 
-  listenerCount(event: keyof Events): number {
-    return this.#listeners.get(event)?.size ?? 0;
-  }
-
   removeAllListeners(): void {
     this.#listeners.clear();
   }

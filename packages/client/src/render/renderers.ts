@@ -13,8 +13,3 @@ export const RENDERERS: Readonly<Record<AvatarKind, RendererFactory | undefined>
   photo: photoRenderer,
   video: videoRenderer,
 };
-
-/** The factory of a kind, or undefined when this SDK cannot draw it. */
-export function rendererFor(kind: AvatarKind, registry = RENDERERS): RendererFactory | undefined {
-  return registry[kind];
-}

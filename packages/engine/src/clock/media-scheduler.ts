@@ -81,11 +81,6 @@ export class MediaScheduler {
     return now;
   }
 
-  /** The tick index due now (for callers that need the media time). */
-  get tickIndex(): number {
-    return this.#next;
-  }
-
   #schedule(): void {
     if (!this.#running) return;
     const due = this.#t0 + this.#next * this.#tickMs;

@@ -9,7 +9,7 @@
  * model 0.83). Another voice is far from every library sound, and the renderer then leans on the
  * opening alone (render/mouth-selector.ts).
  */
-import { BAND_COUNT, bandEnergies, HOP_SAMPLES, normalizeBands } from './audio-features.js';
+import { BAND_COUNT, bandEnergies, normalizeBands } from './audio-features.js';
 
 /** The 10 ms frames, relative to the moment's own, a signature holds. */
 export const SIGNATURE_HOPS = [-2, 0, 2] as const;
@@ -32,9 +32,6 @@ export function signatureAt(norm: Float32Array, frames: number, hop: number): Fl
   }
   return out;
 }
-
-/** The 10 ms frame a sample falls in. */
-export const hopOf = (sample: number): number => Math.max(0, Math.floor(sample / HOP_SAMPLES));
 
 /** Squared distance of two signatures. */
 export function signatureDistance(a: ArrayLike<number>, b: ArrayLike<number>): number {

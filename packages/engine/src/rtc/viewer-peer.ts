@@ -156,14 +156,6 @@ export class ViewerPeer implements Peer {
     return { peer, answerSdp: pc.localDescription?.sdp ?? '' };
   }
 
-  get connected(): boolean {
-    return this.#connected;
-  }
-
-  get ready(): boolean {
-    return this.#ready;
-  }
-
   async addIceCandidates(fragment: string): Promise<void> {
     const { candidates } = parseSdpFragment(fragment);
     for (const c of candidates.filter((x) => this.#accept(x.candidate))) {

@@ -2,8 +2,8 @@
  * One avatar session in an engine process. It wires its parts together and owns nothing else:
  *
  *   speech queue (turn order) → speech source (text or audio → TurnAudio stream; streamed PCM via
- *   audio-streams.ts) → speech player
- *   (10 ms chunks, events) → audio sink;  player's mouth → mouth driver (+ animator) → face state →
+ *   audio-streams.ts) → speech player (10 ms chunks, events) → audio sink;  player's mouth (half a
+ *   frame ahead, at rest without speech: face-frame.ts) + animator → face state →
  *   renderer → video sink, or → the animation stream on its data channel for a viewer that draws
  *   the avatar itself; viewer peer (from the peer factory) ← playback gate (speech waits for the
  *   viewer's first frame, decoded or drawn).
@@ -24,10 +24,9 @@ import type { Renderer } from '../render/renderer.js';
 import type { Peer, PeerFactory } from '../rtc/peer.js';
 import { AudioStreams } from './audio-streams.js';
 import { clientRenderUnavailable } from './client-render.js';
-import { faceState, toAnimationFrame } from './face-frame.js';
+import { faceState, mouthAheadSamples, toAnimationFrame } from './face-frame.js';
 import { FrameClock } from './frame-clock.js';
 import type { AudioSink, VideoSink } from './media.js';
-import { MouthDriver } from './mouth-driver.js';
 import { PlaybackGate } from './playback-gate.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
 import { SpeechQueue, type SpeechQueueOptions } from './speech-queue.js';
@@ -91,7 +90,8 @@ export class EngineSession {
   readonly #synths = new Map<string, TextTurn>();
   readonly #streams: AudioStreams;
   readonly #player = new SpeechPlayer();
-  readonly #mouth: MouthDriver;
+  /** How far past the audio handed over a frame samples the mouth (face-frame.ts). */
+  readonly #aheadSamples: number;
   readonly #gate: PlaybackGate;
   readonly #video: Video | undefined;
   readonly #animator: Animator;
@@ -112,46 +112,30 @@ export class EngineSession {
     this.id = o.sessionId;
     this.#o = o;
     this.#speech = o.speech;
-    this.#queue = new SpeechQueue<TurnAudio>(o.queue);
+    this.#queue = new SpeechQueue<TurnAudio>({ finalizedBySilence: (id) => this.#finalized(id) }, o.queue);
     this.#streams = new AudioStreams({
       sessionId: o.sessionId,
       clock: o.queue?.clock,
       autoFinalizeMs: o.queue?.autoFinalizeMs,
-      enqueue: (turnId, audio) => this.#queue.addAudio(turnId, audio),
+      enqueue: (turnId, audio) => this.#addAudio(turnId, audio),
       emit: (e) => o.emit(e),
     });
     this.#video = o.videoSink && o.renderer && { sink: o.videoSink, renderer: o.renderer, i420: undefined };
     this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
-    this.#mouth = new MouthDriver(o.fps);
+    this.#aheadSamples = mouthAheadSamples(o.fps);
     this.#gate = new PlaybackGate({ ...o, waitForViewer: o.waitForViewer ?? true }, () => this.#pump());
     this.#frames = new FrameClock({
       phase: hashSeed(o.sessionId) % Math.max(1, Math.round(1000 / TICK_MS / o.fps)),
       fps: o.fps,
     });
-    this.#queue.onEvent((e) => {
-      switch (e.type) {
-        case 'chunk':
-          this.#synthFor(e.turnId).addText(e.text);
-          break;
-        case 'final':
-          this.#synths.get(e.turnId)?.finish();
-          break;
-        case 'audio':
-          this.#synths.get(e.turnId)?.cancel(); // its text is now only the transcript
-          this.#synths.delete(e.turnId);
-          break;
-        case 'ready':
-          this.#pump();
-          break;
-        case 'transcript':
-        case 'cleared':
-          break;
-      }
-    });
   }
 
   sayText(chunk: TextChunk): QueueAnswer {
-    return this.#queue.addText(chunk);
+    const d = this.#queue.addText(chunk);
+    if (d.answer !== 'queued') return d.answer;
+    if (d.as === 'speak') this.#synthFor(chunk.turnId).addText(chunk.text);
+    if (d.final) this.#finalized(chunk.turnId);
+    return 'queued';
   }
 
   async sayAudio(clip: AudioClip): Promise<SayAudioAnswer> {
@@ -163,9 +147,25 @@ export class EngineSession {
       throw err;
     }
     if (this.#closed) throw new EngineError('unknown_session', 'The session has ended');
-    const answer = this.#queue.addAudio(clip.turnId, turn.audio);
+    const answer = this.#addAudio(clip.turnId, turn.audio);
     if (answer !== 'queued') turn.audio.close();
     return answer === 'queued' ? { kind: 'queued', decodedDurationSec: turn.durationSec } : { kind: answer };
+  }
+
+  /** A clip or a stream for a turn: text already queued for it is now only its transcript. */
+  #addAudio(turnId: string, audio: TurnAudio): QueueAnswer {
+    const answer = this.#queue.addAudio(turnId, audio);
+    if (answer !== 'queued') return answer;
+    this.#synths.get(turnId)?.cancel();
+    this.#synths.delete(turnId);
+    this.#pump();
+    return answer;
+  }
+
+  /** A turn takes no more text: what is pending is synthesized, and the head may now play. */
+  #finalized(turnId: string): void {
+    this.#synths.get(turnId)?.finish();
+    this.#pump();
   }
 
   /** Streamed audio turns (audio-streams.ts): opened into the queue, playing as their audio comes. */
@@ -182,7 +182,7 @@ export class EngineSession {
       this.#synths.delete(id);
     }
     if (stopped) {
-      // the next frame's mouth is at rest: the player holds no turn, so the driver gets no speech
+      // the next frame's mouth is at rest: the player holds no turn, so the frame has no speech
       this.#event({ type: 'speakingEnd', turnId: stopped, interrupted: true });
     }
     for (const id of cleared) this.#streams.over(id, true);
@@ -296,7 +296,7 @@ export class EngineSession {
   }
 
   #renderFrame(video: Video, nowMs: number): void {
-    const state = faceState(this.#player, this.#mouth, this.#animator, nowMs);
+    const state = faceState(this.#player, this.#aheadSamples, this.#animator, nowMs);
     if (video.renderer.renderI420) {
       video.i420 ??= new Uint8Array((video.sink.width * video.sink.height * 3) / 2);
       video.renderer.renderI420(state, video.i420);
@@ -307,12 +307,12 @@ export class EngineSession {
 
   /**
    * The frame's state, as the renderer would have drawn it, stamped with the sample it belongs to:
-   * the mouth is sampled `aheadSamples` past the audio just handed to the sink (the frame's centre).
+   * the mouth is sampled `#aheadSamples` past the audio just handed to the sink (the frame's centre).
    */
   #sendAnimation(viewer: Peer, nowMs: number): void {
-    const state = faceState(this.#player, this.#mouth, this.#animator, nowMs);
+    const state = faceState(this.#player, this.#aheadSamples, this.#animator, nowMs);
     const pick = this.#o.renderer?.pick?.(state);
-    const sampleIndex = this.#samples + this.#mouth.aheadSamples;
+    const sampleIndex = this.#samples + this.#aheadSamples;
     viewer.sendBinary(encodeAnimationFrame(toAnimationFrame(state, sampleIndex, pick)));
     this.animationFramesSent++;
   }

@@ -1,24 +1,32 @@
 /**
  * A video frame's face state, made the same way whether the session renders it or sends it as an
- * animation frame to a viewer that draws the avatar itself: the speech's mouth half a frame ahead
- * of the player (mouth driver: at rest from the first frame without speech, an interrupt's too), the
- * animator's idle life and emphasis.
+ * animation frame to a viewer that draws the avatar itself: the speech's mouth sampled at the
+ * centre of the audio the frame covers (half a frame ahead of the player), the animator's idle
+ * life and emphasis. Without speech the mouth is at rest, from the very next frame after an
+ * interrupt too (docs/design.md §13.3): the voice stops at once, and a mouth still closing for
+ * three frames after it read as lag. A natural end needs no ease here: the mouth track itself
+ * closes into the silence at a sentence's end.
  */
 import type { AnimationFrame, VideoPick } from '@mouthpiece/protocol';
 import type { Animator } from '../animation/animator.js';
-import type { FaceState } from '../face-state.js';
-import type { MouthDriver } from './mouth-driver.js';
+import { frameIntervalMs, msToSamples } from '../clock/media-clock.js';
+import { REST_MOUTH, type FaceState } from '../face-state.js';
 import type { SpeechPlayer } from './speech-player.js';
 
-/** The state of the frame at `nowMs` (one call per frame: the driver and animator move on). */
+/** How far ahead of the player's position a frame samples the mouth: half a frame. */
+export function mouthAheadSamples(fps: number): number {
+  return Math.round(msToSamples(frameIntervalMs(fps) / 2));
+}
+
+/** The state of the frame at `nowMs` (one call per frame: the animator moves on). */
 export function faceState(
   player: SpeechPlayer,
-  driver: MouthDriver,
+  aheadSamples: number,
   animator: Animator,
   nowMs: number,
 ): FaceState {
-  const speech = player.mouthAt(driver.aheadSamples);
-  const mouth = driver.frame(speech?.mouth);
+  const speech = player.mouthAt(aheadSamples);
+  const mouth = speech?.mouth ?? { ...REST_MOUTH };
   const motion = animator.next({
     tMs: nowMs,
     speaking: speech !== undefined,

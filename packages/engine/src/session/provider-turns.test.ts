@@ -49,16 +49,16 @@ async function play(synth: TextTurnSynth, player = new SpeechPlayer()): Promise<
   player.start(synth.audio);
   const out = new Int16Array(CHUNK_SAMPLES);
   const played: Played = { events: [], sounding: 0, whileStreaming: 0, openWhileStreaming: 0 };
-  // which pieces are still streaming in, as the stream tells it
-  const streaming = new Set<number>();
-  synth.audio.onEvent((e) => {
-    if (e.type !== 'piece') return;
-    const read = synth.audio.read(e.index);
-    if (read.kind === 'piece' && read.piece.streaming) streaming.add(e.index);
-    else streaming.delete(e.index);
-  });
+  // a piece still streaming in, as the stream has it now
+  const streaming = (): boolean => {
+    for (let k = 0; k < synth.audio.slots; k++) {
+      const read = synth.audio.read(k);
+      if (read.kind === 'piece' && read.piece.streaming) return true;
+    }
+    return false;
+  };
   for (let i = 0; i < 3000 && player.playing; i++) {
-    const open = streaming.size > 0;
+    const open = streaming();
     played.events.push(...player.pull(out));
     if (out.some((s) => s !== 0)) {
       played.sounding++;

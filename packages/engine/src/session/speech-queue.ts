@@ -5,8 +5,12 @@
  * remembers the cleared turnIds so late chunks of a barged-in stream are discarded, not spoken.
  *
  * Used by the real engine session and by the test fake, so both answer the control plane alike.
- * Its answer decides the HTTP status. It holds no audio playback itself: the owner calls
- * `startHead()` when it can play, and `finishPlaying()` when the turn is done.
+ * It synthesizes and plays nothing and calls its owner back from no call: each call returns what
+ * the owner carries out (`addText`: synthesize the chunk or keep it as a transcript, finish the
+ * turn; `interrupt`: the turnIds to drop), and its answer decides the HTTP status. The one thing
+ * no call returns, a turn finalized by silence, reaches the owner from the queue's own timer
+ * (`QueueOwner`). The owner calls `startHead()` whenever a turn may have become playable, and
+ * `finishPlaying()` when the turn is done.
  */
 import {
   MAX_QUEUED_CHARACTERS,
@@ -40,19 +44,25 @@ export interface PlayableTurn<A> {
   audio: A | undefined;
 }
 
-export type QueueEvent =
-  /** A text chunk was accepted for a text turn: synthesize it now. */
-  | { type: 'chunk'; turnId: string; index: number; text: string }
-  /** A turn became an audio turn (its text chunks, if any, are now only its transcript). */
-  | { type: 'audio'; turnId: string }
-  /** A transcript chunk was added to an audio turn. */
-  | { type: 'transcript'; turnId: string; text: string }
-  /** A turn became final (by isFinal, an audio clip, or auto-finalize): no more text will come. */
-  | { type: 'final'; turnId: string }
-  /** The head turn is playable (final, nothing playing): call `startHead()`. */
-  | { type: 'ready' }
-  /** Interrupt cleared these turns (the playing one included). */
-  | { type: 'cleared'; turnIds: string[] };
+/** Every answer but `queued`: the call changed nothing. */
+type Refusal = Exclude<QueueAnswer, 'queued'>;
+
+/** What the owner does with a text chunk: its answer, and when queued, what to carry out. */
+export type TextDecision =
+  | { answer: Refusal }
+  | {
+      answer: 'queued';
+      /** `speak`: synthesize it now (a text turn); `transcript`: an audio turn's text, kept for its start. */
+      as: 'speak' | 'transcript';
+      /** The turn takes no more text: its synthesis finishes, and the head may now play. */
+      final: boolean;
+    };
+
+/** The owner's side of the one thing that happens without a call. */
+export interface QueueOwner {
+  /** No chunk for `autoFinalizeMs`: the turn is final as it stands (finish it; the head may play). */
+  finalizedBySilence(turnId: string): void;
+}
 
 export interface SpeechQueueOptions {
   clock?: QueueClock;
@@ -83,44 +93,44 @@ export class SpeechQueue<A = unknown> {
   readonly #turns = new Map<string, Turn<A>>(); // insertion order = play order
   readonly #discarded = new BoundedSet(REMEMBERED_TURNS);
   readonly #finished = new BoundedSet(REMEMBERED_TURNS);
-  readonly #listeners = new Set<(e: QueueEvent) => void>();
+  readonly #owner: QueueOwner;
   #characters = 0;
   #closed = false;
 
-  constructor(opts: SpeechQueueOptions = {}) {
+  constructor(owner: QueueOwner, opts: SpeechQueueOptions = {}) {
+    this.#owner = owner;
     this.#clock = opts.clock ?? systemQueueClock;
     this.#autoFinalizeMs = opts.autoFinalizeMs ?? TURN_AUTO_FINALIZE_MS;
     this.#maxTurns = opts.maxTurns ?? MAX_QUEUED_TURNS;
     this.#maxCharacters = opts.maxCharacters ?? MAX_QUEUED_CHARACTERS;
   }
 
-  addText(chunk: TextChunk): QueueAnswer {
+  addText(chunk: TextChunk): TextDecision {
     const known = this.#answerForKnown(chunk.turnId);
-    if (known) return known;
+    if (known) return { answer: known };
     let turn = this.#turns.get(chunk.turnId);
     if (turn?.kind === 'audio') {
-      if (turn.playing) return 'turn_playing';
-      if (this.#characters + chunk.text.length > this.#maxCharacters) return 'queue_full';
+      if (turn.playing) return { answer: 'turn_playing' };
+      if (this.#characters + chunk.text.length > this.#maxCharacters) return { answer: 'queue_full' };
       turn.chunks.push(chunk.text);
       this.#addCharacters(turn, chunk.text.length);
-      this.#emit({ type: 'transcript', turnId: turn.turnId, text: chunk.text });
-      return 'queued';
+      return { answer: 'queued', as: 'transcript', final: false };
     }
-    if (turn?.final) return 'turn_final';
-    if (!turn && this.#turns.size >= this.#maxTurns) return 'queue_full';
-    if (this.#characters + chunk.text.length > this.#maxCharacters) return 'queue_full';
-    if (!turn) {
-      turn = this.#newTurn(chunk.turnId, 'text');
-    }
+    if (turn?.final) return { answer: 'turn_final' };
+    if (!turn && this.#turns.size >= this.#maxTurns) return { answer: 'queue_full' };
+    if (this.#characters + chunk.text.length > this.#maxCharacters) return { answer: 'queue_full' };
+    turn ??= this.#newTurn(chunk.turnId, 'text');
     turn.chunks.push(chunk.text);
     this.#addCharacters(turn, chunk.text.length);
-    this.#emit({ type: 'chunk', turnId: turn.turnId, index: turn.chunks.length - 1, text: chunk.text });
     if (chunk.isFinal) this.#finalize(turn);
     else this.#armAutoFinalize(turn);
-    return 'queued';
+    return { answer: 'queued', as: 'speak', final: chunk.isFinal };
   }
 
-  /** Adds a decoded clip. A text turn not yet playing becomes an audio turn (its text = transcript). */
+  /**
+   * Adds a decoded clip: when queued, the turn is final. A text turn not yet playing becomes an
+   * audio turn (its text = transcript): the owner drops whatever it synthesized for it.
+   */
   addAudio(turnId: string, audio: A): QueueAnswer {
     const known = this.#answerForKnown(turnId);
     if (known) return known;
@@ -128,10 +138,9 @@ export class SpeechQueue<A = unknown> {
     if (turn?.playing) return 'turn_playing';
     if (turn?.kind === 'audio') return 'turn_final';
     if (!turn && this.#turns.size >= this.#maxTurns) return 'queue_full';
-    if (!turn) turn = this.#newTurn(turnId, 'audio');
+    turn ??= this.#newTurn(turnId, 'audio');
     turn.kind = 'audio';
     turn.audio = audio;
-    this.#emit({ type: 'audio', turnId });
     this.#finalize(turn);
     return 'queued';
   }
@@ -144,25 +153,12 @@ export class SpeechQueue<A = unknown> {
     return { turnId: head.turnId, kind: head.kind, chunks: head.chunks, audio: head.audio };
   }
 
-  /** The turn being played, if any. */
-  playing(): PlayableTurn<A> | undefined {
-    const head = this.#head();
-    return head?.playing
-      ? { turnId: head.turnId, kind: head.kind, chunks: head.chunks, audio: head.audio }
-      : undefined;
-  }
-
-  /** Chunks of a turn still in the queue (e.g. to learn about chunks that arrived while playing). */
-  chunksOf(turnId: string): readonly string[] | undefined {
-    return this.#turns.get(turnId)?.chunks;
-  }
-
+  /** The turn is over (played out or failed): it leaves the queue; the next head may start. */
   finishPlaying(turnId: string): void {
     const turn = this.#turns.get(turnId);
     if (!turn) return;
     this.#remove(turn);
     this.#finished.add(turnId);
-    this.#emitReadyIfPlayable();
   }
 
   /** Clears every turn (the playing one too); returns the cleared turnIds in play order. */
@@ -172,22 +168,7 @@ export class SpeechQueue<A = unknown> {
     this.#turns.clear();
     this.#characters = 0;
     for (const id of ids) this.#discarded.add(id);
-    if (ids.length > 0) this.#emit({ type: 'cleared', turnIds: ids });
     return ids;
-  }
-
-  /** Number of turns queued or playing. */
-  get size(): number {
-    return this.#turns.size;
-  }
-
-  get queuedCharacters(): number {
-    return this.#characters;
-  }
-
-  onEvent(listener: (e: QueueEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
   }
 
   close(): void {
@@ -195,10 +176,9 @@ export class SpeechQueue<A = unknown> {
     this.#closed = true;
     for (const turn of this.#turns.values()) this.#clock.clearTimeout(turn.timer);
     this.#turns.clear();
-    this.#listeners.clear();
   }
 
-  #answerForKnown(turnId: string): QueueAnswer | undefined {
+  #answerForKnown(turnId: string): Refusal | undefined {
     if (this.#turns.has(turnId)) return undefined;
     if (this.#discarded.has(turnId)) return 'discarded';
     if (this.#finished.has(turnId)) return 'turn_final';
@@ -235,7 +215,9 @@ export class SpeechQueue<A = unknown> {
     this.#clock.clearTimeout(turn.timer);
     turn.timer = this.#clock.setTimeout(() => {
       turn.timer = undefined;
-      if (this.#turns.get(turn.turnId) === turn && !turn.final) this.#finalize(turn);
+      if (this.#turns.get(turn.turnId) !== turn || turn.final) return;
+      this.#finalize(turn);
+      this.#owner.finalizedBySilence(turn.turnId);
     }, this.#autoFinalizeMs);
   }
 
@@ -243,21 +225,10 @@ export class SpeechQueue<A = unknown> {
     this.#clock.clearTimeout(turn.timer);
     turn.timer = undefined;
     turn.final = true;
-    this.#emit({ type: 'final', turnId: turn.turnId });
-    this.#emitReadyIfPlayable();
   }
 
   #head(): Turn<A> | undefined {
     return this.#turns.values().next().value;
-  }
-
-  #emitReadyIfPlayable(): void {
-    const head = this.#head();
-    if (head && head.final && !head.playing) this.#emit({ type: 'ready' });
-  }
-
-  #emit(e: QueueEvent): void {
-    for (const l of [...this.#listeners]) l(e);
   }
 }
 

@@ -22,7 +22,7 @@ export interface SpeechSource {
   audioTurn(clip: AudioClip): Promise<{ audio: TurnAudio; durationSec: number }>;
   /**
    * Gives an audio turn real mouth shapes from its transcript (espeak's reading of the text
-   * aligned to the clip), as the stream's late `mouth` event. Best effort: until it lands, or if
+   * aligned to the clip), set on the stream as its late mouth track. Best effort: until it lands, or if
    * the transcript does not fit the audio, the audio-only model drives the mouth.
    */
   addTranscript(audio: TurnAudio, transcript: string): Promise<void>;

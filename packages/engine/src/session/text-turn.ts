@@ -1,7 +1,7 @@
 /**
  * A text turn synthesized sentence by sentence as its chunks arrive, into the turn's `TurnAudio`
  * stream (turn-audio.ts): one slot per sentence, in order; a streaming provider's audio plays as
- * it arrives with the audio-only mouth, and its better mouth track follows as a `mouth` event.
+ * it arrives with the audio-only mouth, and its better mouth track replaces it when it is worked out.
  */
 import { analyzeAudioMouth } from '../lipsync/audio-mouth.js';
 import { LiveAudioMouth } from '../lipsync/live-audio-mouth.js';

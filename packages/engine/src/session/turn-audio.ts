@@ -2,7 +2,7 @@
  * The audio of one turn as a stream that owns its pieces: a text turn gets a piece per synthesized
  * sentence (text-turn.ts), an audio turn one decoded clip. Producers write through a `PieceWriter`
  * per slot (slots keep turn order; they may be filled out of order), append streamed audio, give a
- * piece its better mouth track later as an explicit event, and `end` or `fail` the turn. The
+ * piece its better mouth track later, and `end` or `fail` the turn. Nobody is called back: the
  * player pulls with `read(index)` and says `consumed(index)` when a piece has played out; each
  * piece that became playable counts in the session's `Lookahead` (speech/lookahead.ts) until it is
  * consumed or the turn is closed, so synthesis waits at the high-water mark. The player also
@@ -36,12 +36,6 @@ export type PieceRead =
   | { kind: 'end' }
   /** The turn failed before this piece could be made. */
   | { kind: 'failed'; error: Error };
-
-export type TurnAudioEvent =
-  | { type: 'piece'; index: number }
-  | { type: 'mouth'; index: number }
-  | { type: 'end' }
-  | { type: 'failed'; error: Error };
 
 /** A writer's access to its slot (closed turns read as empty and ignore writes). */
 interface SlotAccess {
@@ -79,7 +73,6 @@ export class TurnAudio {
   readonly turnId: string;
   readonly #slots: Slot[] = [];
   readonly #lookahead: Lookahead | undefined;
-  readonly #listeners = new Set<(e: TurnAudioEvent) => void>();
   #ended = false;
   #failed: Error | undefined;
   #closed = false;
@@ -114,7 +107,6 @@ export class TurnAudio {
           slot.counted = true;
           this.#lookahead?.add();
         }
-        this.#emit({ type: 'piece', index });
       },
     });
   }
@@ -124,26 +116,23 @@ export class TurnAudio {
     this.reserve().set(pcm, mouth, words);
   }
 
-  /** A better mouth track (and words) for a piece already playable: an explicit `mouth` event. */
+  /** A better mouth track (and words) for a piece already playable: the player shows it from then on. */
   setMouth(index: number, mouth: MouthTrack, words?: readonly Word[]): void {
     const piece = this.#closed ? undefined : this.#slots[index]?.piece;
     if (!piece) return;
     piece.mouth = mouth;
     if (words) piece.words = words;
-    this.#emit({ type: 'mouth', index });
   }
 
   /** No more slots will be reserved; the turn is over once the reserved ones have played. */
   end(): void {
     if (this.#ended || this.#closed) return;
     this.#ended = true;
-    this.#emit({ type: 'end' });
   }
 
   fail(error: Error): void {
     if (this.#failed || this.#closed) return;
     this.#failed = error;
-    this.#emit({ type: 'failed', error });
   }
 
   // ---- consumer side ----
@@ -202,20 +191,10 @@ export class TurnAudio {
       slot.counted = false;
     }
     this.#lookahead?.release(counted);
-    this.#listeners.clear();
   }
 
   get closed(): boolean {
     return this.#closed;
-  }
-
-  onEvent(listener: (e: TurnAudioEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #emit(e: TurnAudioEvent): void {
-    for (const l of [...this.#listeners]) l(e);
   }
 }
 
@@ -276,7 +255,7 @@ export class PieceWriter {
     this.#buf = undefined;
   }
 
-  /** The late mouth track (and words) of this piece: the stream's `mouth` event. */
+  /** The late mouth track (and words) of this piece. */
   setMouth(mouth: MouthTrack, words?: readonly Word[]): void {
     this.#slot.setMouth(mouth, words);
   }

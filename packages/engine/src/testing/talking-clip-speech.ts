@@ -2,13 +2,12 @@
  * The speech of a test clip (testing/talking-clip.ts): a phonetically varied passage spoken by
  * espeak-ng, one sentence per turn, laid out on the clip's 48 kHz timeline with silent stretches
  * (a lead-in, pauses between sentences, one long idle pause), and each frame's mouth worked out
- * as the engine does: the sentence's mouth track sampled at the frame's centre, through the
- * MouthDriver. Loaded lazily by talking-clip.ts (espeak's WASM is not for the fakes' users).
+ * as the engine does: the sentence's mouth track sampled at the frame's centre, at rest between
+ * sentences (session/face-frame.ts). Loaded lazily by talking-clip.ts (espeak's WASM is not for the fakes' users).
  */
 import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
-import type { MouthParams, Viseme } from '../face-state.js';
+import { REST_MOUTH, type MouthParams, type Viseme } from '../face-state.js';
 import { buildMouthTrack, type MouthTrack } from '../lipsync/mouth-track.js';
-import { MouthDriver } from '../session/mouth-driver.js';
 import { trimLeadingSilence } from '../speech/trim.js';
 import { espeakSpeech } from './espeak-speech.js';
 
@@ -48,7 +47,7 @@ export interface FrameSpeech {
   sentence: number;
   viseme: Viseme;
   emphasis: number;
-  /** The mouth the renderer is driven with (after the MouthDriver). */
+  /** The mouth the renderer is driven with (rest outside a sentence). */
   mouth: MouthParams;
 }
 
@@ -130,9 +129,8 @@ export async function clipSpeech(opts: {
   return { sentences, pcm, frames: frameMouths(sentences, frames, opts.fps) };
 }
 
-/** Each frame's mouth: the track at the frame's centre sample, through the engine's MouthDriver. */
+/** Each frame's mouth: the track at the frame's centre sample, at rest outside a sentence. */
 function frameMouths(sentences: readonly PlacedSentence[], frames: number, fps: number): FrameSpeech[] {
-  const driver = new MouthDriver(fps);
   const out: FrameSpeech[] = [];
   let k = 0;
   for (let n = 0; n < frames; n++) {
@@ -141,7 +139,7 @@ function frameMouths(sentences: readonly PlacedSentence[], frames: number, fps: 
     const s = sentences[k];
     const inside = s !== undefined && c >= s.startSample;
     const pos = inside ? c - s.startSample : 0;
-    const mouth = driver.frame(inside ? s.track.at(pos) : undefined);
+    const mouth = inside ? s.track.at(pos) : { ...REST_MOUTH };
     out.push({
       speaking: inside,
       sentence: inside ? k : -1,

@@ -2,7 +2,7 @@
  * Test footage of a talking head (issue 19, video avatars): no real footage can be downloaded, so
  * the test portrait (portrait-fixture.ts, scaled ×2) is made a photo avatar and rendered speaking
  * a phonetically varied passage with espeak-ng's audio, the mouth driven as the engine drives it
- * (the mouth track at each frame's centre, through the MouthDriver) and the engine's animator
+ * (the mouth track at each frame's centre, at rest between sentences) and the engine's animator
  * moving the head and blinking. Each avatar frame is placed on a plain background in a larger
  * video frame and encoded by Debian's ffmpeg. A sidecar JSON holds the ground truth of every frame
  * (mouth, motion, where the 68 landmarks were drawn), for comparing with what an import measures.

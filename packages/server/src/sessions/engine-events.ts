@@ -1,20 +1,20 @@
 /**
  * What the engine's events mean for the sessions (session-registry.ts subscribes this): a session
- * whose media failed ends `engine_failed` (and is counted), viewers joining and leaving are logged,
+ * whose media failed ends `engine_failed`, or its create is aborted (and either is counted), viewers joining and leaving are logged,
  * and speech events are left to the event streams (session-events.ts), the metrics and the engine
  * pool's own log.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { EngineHost } from '@mouthpiece/engine/host';
-import { EndReason } from '@mouthpiece/protocol';
 import type { Metrics } from '../metrics.js';
 
 export interface EngineEventDeps {
   log: FastifyBaseLogger;
   metrics: Metrics;
-  /** True while the registry holds the session (live, or ended and not yet released). */
+  /** True while the registry holds the session (being created, live, or ended and not yet released). */
   isLive(sessionId: string): boolean;
-  end(sessionId: string, reason: EndReason): Promise<boolean>;
+  /** Its media failed: an active session ends `engine_failed`, a create under way is aborted. */
+  failed(sessionId: string): void;
 }
 
 /** Subscribes to the engine's events; returns the unsubscribe function. */
@@ -25,7 +25,7 @@ export function followEngineEvents(engine: EngineHost, d: EngineEventDeps): () =
         if (!d.isLive(e.sessionId)) break;
         d.log.error({ sessionId: e.sessionId, message: e.message }, 'session media failed');
         d.metrics.engineFailures.inc();
-        void d.end(e.sessionId, EndReason.ENGINE_FAILED);
+        d.failed(e.sessionId);
         break;
       case 'viewerConnected':
         d.log.info({ sessionId: e.sessionId, viewerId: e.viewerId }, 'viewer connected');

@@ -24,38 +24,18 @@ import type {
   Stores,
   Usage,
 } from '../storage/ports.js';
+import { newLive, viewOf, type CreateSessionInput, type Live } from './live-session.js';
 import { transition, type SessionPhase } from './session-state.js';
 import { EndWriter } from './end-writer.js';
 import { followEngineEvents } from './engine-events.js';
 import { RevocationWatch } from './revocation-watch.js';
 import { UsageRecorder } from './usage-recorder.js';
 
-interface Live {
-  /** The session as stored; its `status` and `endReason` are derived from `phase` on the way out. */
-  record: SessionRecord;
-  phase: SessionPhase;
-  /** The credential's plan limits at creation (kept in memory: no store read per request). */
-  limits: CredentialRecord['limits'];
-  /** visualConfig.background (this node's memory: the pack route is answered by the holder). */
-  background: string | undefined;
-  idleTimer: unknown;
-  maxTimer: unknown;
-  /** Resolves when an ended session's resources are released. */
-  released: Promise<void> | undefined;
-}
-
 export type SessionTransition = { sessionId: string; from: SessionPhase; to: SessionPhase; reason: string };
 
-export interface CreateSessionInput {
-  credential: CredentialRecord;
-  avatarId: string;
-  voiceId: string;
-  voiceSpeed: number;
-  /** visualConfig.background, passed to the engine and kept in memory (not stored). */
-  background?: string | undefined;
-}
-
 const PURGE_INTERVAL_MS = 60_000;
+
+const engineUnavailable = () => new ApiError('ENGINE_UNAVAILABLE', undefined, { 'Retry-After': '5' });
 
 export function newId(bytes = 16): string {
   return randomBytes(bytes).toString('base64url');
@@ -104,7 +84,7 @@ export class SessionRegistry {
       log: deps.log,
       metrics: deps.metrics,
       isLive: (id) => this.#live.has(id),
-      end: (id, reason) => this.end(id, reason),
+      failed: (id) => this.#engineFailed(id),
     });
     this.#schedulePurge();
     this.#revocations = new RevocationWatch({
@@ -135,7 +115,7 @@ export class SessionRegistry {
     } catch (err) {
       this.#live.delete(record.id);
       this.#log.error({ err }, 'engine could not create a session');
-      throw new ApiError('ENGINE_UNAVAILABLE', undefined, { 'Retry-After': '5' });
+      throw engineUnavailable();
     }
     let stored: SessionInsertResult;
     try {
@@ -158,6 +138,12 @@ export class SessionRegistry {
         { 'Retry-After': '5' },
       );
     }
+    if (live.engineFailed) {
+      // its engine died while the store was written: the stored record ends, it never goes active
+      await this.#abandon(record.id);
+      void this.#ends.write(record.id, EndReason.ENGINE_FAILED, this.#clock.now());
+      throw engineUnavailable();
+    }
     this.recordUsage(record.credentialId, { sessionsCreated: 1 });
     this.#transition(live, 'active', 'created');
     live.maxTimer = this.#clock.setTimeout(
@@ -166,7 +152,14 @@ export class SessionRegistry {
     );
     this.touch(record.id);
     this.#metrics.sessionsCreated.inc();
-    return this.#view(live)!;
+    return viewOf(live)!;
+  }
+
+  /** The engine lost a session: an active one ends, one being created aborts when its create resumes. */
+  #engineFailed(sessionId: string): void {
+    const live = this.#live.get(sessionId);
+    if (live?.phase === 'none') live.engineFailed = true;
+    else void this.end(sessionId, EndReason.ENGINE_FAILED);
   }
 
   /** Nothing of a create that failed is left behind: the engine session and the slot go. */
@@ -189,49 +182,15 @@ export class SessionRegistry {
 
   /** A new live entry in phase `none`: it holds a slot (the limits count it) while the engine starts. */
   #reserve(input: CreateSessionInput): Live {
-    const now = this.#clock.now();
-    const record: SessionRecord = {
-      id: newId(),
-      credentialId: input.credential.id,
-      avatarId: input.avatarId,
-      voiceId: input.voiceId,
-      voiceSpeed: input.voiceSpeed,
-      viewerToken: newId(),
-      status: 'active',
-      createdAt: now,
-      expiresAt: now + input.credential.limits.maxSessionDurationMs,
-      endedAt: null,
-      endReason: null,
-    };
-    const live: Live = {
-      record,
-      phase: 'none',
-      limits: input.credential.limits,
-      background: input.background,
-      idleTimer: undefined,
-      maxTimer: undefined,
-      released: undefined,
-    };
-    this.#live.set(record.id, live);
+    const live = newLive(input, { id: newId(), viewerToken: newId(), now: this.#clock.now() });
+    this.#live.set(live.record.id, live);
     return live;
-  }
-
-  /** The record as callers see it: status and end reason follow the live phase. */
-  #view(live: Live): SessionRecord | undefined {
-    switch (live.phase) {
-      case 'none':
-        return undefined; // still being created: not visible yet
-      case 'active':
-        return { ...live.record, status: 'active' };
-      case 'ended':
-        return { ...live.record, status: 'ended' };
-    }
   }
 
   /** The stored record (active or ended within retention), or undefined. */
   async get(sessionId: string): Promise<SessionRecord | undefined> {
     const live = this.#live.get(sessionId);
-    if (live) return this.#view(live);
+    if (live) return viewOf(live);
     return await this.#stores.sessions.get(sessionId);
   }
 
@@ -261,7 +220,7 @@ export class SessionRegistry {
   }
 
   listActive(): SessionRecord[] {
-    return [...this.#live.values()].filter((l) => l.phase === 'active').map((l) => this.#view(l)!);
+    return [...this.#live.values()].filter((l) => l.phase === 'active').map((l) => viewOf(l)!);
   }
 
   /** Sessions of a credential that hold a slot (active, or being created). */
