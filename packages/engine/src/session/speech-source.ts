@@ -64,11 +64,12 @@ export function createSpeechSource(o: {
             speed: 1,
             urgent: true,
             reading: true, // espeak's reading, whoever the voice's provider is
+            signal: audio.signal, // an interrupted turn's reading is withdrawn
           });
           reference.push({ pcm: seg.pcm, phonemes: seg.phonemes });
         }
         if (reference.length === 0) return;
-        const track = alignedMouthTrack(await o.decoder.align(pcm, reference), pcm.length);
+        const track = alignedMouthTrack(await o.decoder.align(pcm, reference, audio.signal), pcm.length);
         if (track) audio.setMouth(0, track);
       } catch {
         // an improvement only: the audio model keeps driving the mouth

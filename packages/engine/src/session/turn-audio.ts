@@ -76,6 +76,7 @@ export class TurnAudio {
   #ended = false;
   #failed: Error | undefined;
   #closed = false;
+  readonly #done = new AbortController();
   #played = 0;
   #underruns = 0;
   #dryAt = -1;
@@ -185,6 +186,7 @@ export class TurnAudio {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#done.abort();
     let counted = 0;
     for (const slot of this.#slots) {
       if (slot.counted) counted++;
@@ -195,6 +197,11 @@ export class TurnAudio {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Aborted when the turn closes: work still done for it (a late reading, an alignment) is withdrawn. */
+  get signal(): AbortSignal {
+    return this.#done.signal;
   }
 }
 
