@@ -29,7 +29,9 @@ export function splitReport(stdout) {
   const lines = stdout.replace(/\r/g, '').split('\n');
   const at = lines.findLastIndex((l) => /^\{"bench":/.test(l));
   if (at < 0) return undefined;
-  const report = lines.slice(0, at).filter((l, i, all) => l.trim() !== '' || (i > 0 && all[i - 1].trim() !== ''));
+  const report = lines
+    .slice(0, at)
+    .filter((l, i, all) => l.trim() !== '' || (i > 0 && all[i - 1].trim() !== ''));
   while (report.length && report[report.length - 1].trim() === '') report.pop();
   return { report, result: JSON.parse(lines[at]) };
 }
@@ -42,7 +44,9 @@ function git(...args) {
 function main() {
   const [name, ...args] = process.argv.slice(2);
   if (!name || !existsSync(join(root, 'bench', name, 'run.mjs'))) {
-    console.error(`usage: npm run bench:record -- <name> [bench arguments]; <name> is a folder of bench/ with a run.mjs`);
+    console.error(
+      `usage: npm run bench:record -- <name> [bench arguments]; <name> is a folder of bench/ with a run.mjs`,
+    );
     process.exit(2);
   }
   if (args.includes('--smoke')) {
@@ -61,7 +65,9 @@ function main() {
   const dirty = git('status', '--porcelain', '--untracked-files=no');
   const commit = `${git('rev-parse', '--short=12', 'HEAD') ?? 'unknown'}${dirty ? ' (uncommitted changes)' : ''}`;
   const startedAt = new Date();
-  console.error(`bench:record ${name} ${args.join(' ')}: load average ${machine.loadAverageAtStart.join(' ')}`);
+  console.error(
+    `bench:record ${name} ${args.join(' ')}: load average ${machine.loadAverageAtStart.join(' ')}`,
+  );
   const r = spawnSync(process.execPath, [join('bench', name, 'run.mjs'), ...args], {
     cwd: root,
     encoding: 'utf8',
@@ -71,7 +77,9 @@ function main() {
   process.stdout.write(r.stdout ?? '');
   const parsed = r.status === 0 ? splitReport(r.stdout ?? '') : undefined;
   if (!parsed) {
-    console.error(`bench:record: ${name} failed (exit ${r.status}) or printed no JSON line; nothing recorded`);
+    console.error(
+      `bench:record: ${name} failed (exit ${r.status}) or printed no JSON line; nothing recorded`,
+    );
     process.exit(1);
   }
   const record = {

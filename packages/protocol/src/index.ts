@@ -9,3 +9,4 @@ export * from './avatar-id.js';
 export * from './animation.js';
 export * from './session-events.js';
 export * from './audio-stream.js';
+export * from './coded-error.js';

@@ -43,7 +43,10 @@ export interface FaceApi {
     ready(): Promise<void>;
     tensor3d(values: Int32Array, shape: [number, number, number], dtype: 'int32'): Tensor;
   };
-  nets: Record<'ssdMobilenetv1' | 'tinyFaceDetector' | 'faceLandmark68Net', { loadFromDisk(dir: string): Promise<void> }> & {
+  nets: Record<
+    'ssdMobilenetv1' | 'tinyFaceDetector' | 'faceLandmark68Net',
+    { loadFromDisk(dir: string): Promise<void> }
+  > & {
     faceLandmark68Net: { detectLandmarks(input: Tensor): Promise<Positions> };
   };
   SsdMobilenetv1Options: new (o: { minConfidence: number; maxResults: number }) => unknown;

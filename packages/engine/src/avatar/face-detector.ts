@@ -9,7 +9,11 @@ import { detectFacesSsd, type DetectedFace } from './face-api.js';
 export type { DetectedFace } from './face-api.js';
 
 /** Every face scoring at least MIN_FACE_SCORE in an RGBA image, best first. */
-export async function detectFacesHere(rgba: Uint8Array, width: number, height: number): Promise<DetectedFace[]> {
+export async function detectFacesHere(
+  rgba: Uint8Array,
+  width: number,
+  height: number,
+): Promise<DetectedFace[]> {
   const rgb = new Int32Array(width * height * 3);
   for (let i = 0, j = 0; i < rgba.length; i += 4) {
     rgb[j++] = rgba[i]!;

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AVATAR_ID_PATTERN } from '@mouthpiece/protocol';
+import { CodedError } from '@mouthpiece/protocol';
 
 const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour like #a0522d' });
 const Fraction = (def: number) => Type.Number({ minimum: 0, maximum: 1, default: def });
@@ -171,7 +172,8 @@ export function vectorManifest(m: AnyAvatarManifest): AvatarManifest {
 export const RenderKind = { vector: 'vector', photo: 'photo', sprites: 'sprites', video: 'video' } as const;
 export type RenderKind = (typeof RenderKind)[keyof typeof RenderKind];
 
-export class AvatarPackError extends Error {
+export class AvatarPackError extends CodedError {
+  static override code = 'ERR_AVATAR_PACK';
   constructor(message: string) {
     super(message);
     this.name = 'AvatarPackError';

@@ -6,7 +6,14 @@
  * detector ≈ 50 ms a frame, the SSD one the photo import uses ≈ 0.8 s). Runs in a worker thread
  * (video/tracker-worker.ts), never on an event loop that serves requests or frames.
  */
-import { detectFacesSsd as detectSsd, loadFaceApi, MIN_FACE_SCORE, plainBox, type FaceBox, type DetectedFace } from '../avatar/face-api.js';
+import {
+  detectFacesSsd as detectSsd,
+  loadFaceApi,
+  MIN_FACE_SCORE,
+  plainBox,
+  type FaceBox,
+  type DetectedFace,
+} from '../avatar/face-api.js';
 
 export type Landmarks = Array<[number, number]>;
 
