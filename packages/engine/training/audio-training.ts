@@ -4,7 +4,13 @@
  * (outside src/: never built or published).
  */
 import { Viseme } from '../src/face-state.js';
-import { CLASS_FEATURES, CLASS_FROM, FEATURE_COUNT, HOP_SAMPLES, contextFeatures } from '../src/lipsync/audio-features.js';
+import {
+  CLASS_FEATURES,
+  CLASS_FROM,
+  FEATURE_COUNT,
+  HOP_SAMPLES,
+  contextFeatures,
+} from '../src/lipsync/audio-features.js';
 import type { AudioModelWeights } from '../src/lipsync/audio-model.js';
 import { analyzeOpenness } from '../src/lipsync/audio-mouth.js';
 import { LEAD_MS, buildMouthTrack } from '../src/lipsync/mouth-track.js';
