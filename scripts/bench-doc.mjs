@@ -34,7 +34,7 @@ function meaning(runFile) {
   for (const line of readFileSync(runFile, 'utf8').split('\n')) {
     if (!line.startsWith('//')) break;
     const text = line.replace(/^\/\/ ?/, '');
-    if (/^\s+npm run /.test(text)) out.push(`\n\`${text.trim()}\`\n`);
+    if (/^\s+npm run /.test(text)) out.push(`\n\n\`${text.trim()}\``);
     else if (/^- /.test(text) || out.length === 0) out.push(`\n${text}`);
     else if (/^\s+/.test(text) && out.length) out[out.length - 1] += ` ${text.trim()}`;
     else out[out.length - 1] += ` ${text}`;

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as prettier from 'prettier';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const RESULTS_DIR = join(root, 'bench', 'results');
@@ -41,7 +42,7 @@ function git(...args) {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-function main() {
+async function main() {
   const [name, ...args] = process.argv.slice(2);
   if (!name || !existsSync(join(root, 'bench', name, 'run.mjs'))) {
     console.error(
@@ -94,8 +95,9 @@ function main() {
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = join(RESULTS_DIR, `${resultName(name, args)}.json`);
-  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  writeFileSync(file, await prettier.format(JSON.stringify(record), { ...options, filepath: file }));
   console.error(`bench:record: wrote ${file}; now npm run bench:doc`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
