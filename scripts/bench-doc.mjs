@@ -58,7 +58,7 @@ function section(rec, file) {
       `${m.cores} cores (${m.cpu}), ${m.memoryGb} GB, Linux ${m.kernel}, Node ${m.node}; ` +
       `load average at the start **${m.loadAverageAtStart.join(' / ')}**. Result file: \`${file}\`.`,
     '',
-    fence('text', rec.report.join('\n') || '(the bench printed its JSON line only)'),
+    fence('text', rec.report.map((l) => l.trimEnd()).join('\n') || '(the bench printed its JSON line only)'),
     '',
     '<details><summary>JSON line</summary>',
     '',

@@ -33,7 +33,7 @@ describe('docs/benchmarks.md', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) {
       const rec = JSON.parse(readFileSync(join(results, f), 'utf8'));
-      for (const line of rec.report) expect(page).toContain(line);
+      for (const line of rec.report) expect(page).toContain(line.trimEnd());
       expect(page).toContain(`"bench": ${JSON.stringify(rec.result.bench)}`);
       expect(page).toContain(rec.date);
       expect(page).toContain(rec.commit);

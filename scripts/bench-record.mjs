@@ -32,6 +32,7 @@ export function splitReport(stdout) {
   if (at < 0) return undefined;
   const report = lines
     .slice(0, at)
+    .map((l) => l.trimEnd())
     .filter((l, i, all) => l.trim() !== '' || (i > 0 && all[i - 1].trim() !== ''));
   while (report.length && report[report.length - 1].trim() === '') report.pop();
   return { report, result: JSON.parse(lines[at]) };
