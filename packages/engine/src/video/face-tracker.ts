@@ -1,8 +1,7 @@
 /**
  * Face finding for the video import, on face-api (loaded by avatar/face-api.ts, the one loader).
- * Detect once, then track: the 68-point
- * landmark net runs on a square crop around the previous frame's face (≈ 13 ms), and the face
- * detectors run only to start, to check now and then, and when tracking is lost (the tiny
+ * Detect once, then track: the 68-point landmark net runs on a square crop around the previous
+ * frame's face (≈ 13 ms), and the face detectors run only to start, to check now and then, and when tracking is lost (the tiny
  * detector ≈ 50 ms a frame, the SSD one the photo import uses ≈ 0.8 s). Runs in a worker thread
  * (video/tracker-worker.ts), never on an event loop that serves requests or frames.
  */
