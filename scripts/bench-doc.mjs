@@ -50,7 +50,7 @@ function fence(lang, text) {
 function section(rec, file) {
   const m = rec.machine;
   const lines = [
-    `## ${rec.bench}${rec.command.includes(' -- ') ? ` (${rec.command.slice(rec.command.indexOf(' -- ') + 4)})` : ''}`,
+    `## ${heading(rec)}`,
     '',
     meaning(join(root, 'bench', rec.bench, 'run.mjs')),
     '',
@@ -110,9 +110,15 @@ export async function renderBenchmarks(resultsDir = join(root, 'bench', 'results
   return prettier.format(page, { ...options, parser: 'markdown' });
 }
 
+/** A run's section title: the bench, and its arguments when it was recorded with some. */
+function heading(rec) {
+  const at = rec.command.indexOf(' -- ');
+  return at < 0 ? rec.bench : `${rec.bench} (${rec.command.slice(at + 4)})`;
+}
+
+/** The section's link target, as Markdown renderers make it from the title. */
 function anchor(rec) {
-  const heading = `${rec.bench}${rec.command.includes(' -- ') ? ` (${rec.command.slice(rec.command.indexOf(' -- ') + 4)})` : ''}`;
-  return heading
+  return heading(rec)
     .toLowerCase()
     .replace(/[^a-z0-9 -]/g, '')
     .replace(/ /g, '-');
