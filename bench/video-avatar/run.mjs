@@ -1,6 +1,6 @@
 // npm run bench:video-avatar [-- --duration 40] [--frames N] [--sheets DIR] [--smoke]
-// Held-out reconstruction (the video-avatar design's "Evaluation"; results and findings in
-// docs/benchmarks.md), the figure talking-head papers report: a test clip (the test portrait as a
+// Held-out reconstruction (figures in docs/benchmarks.md, findings in
+// docs/benchmarks-changelog.md), the figure talking-head papers report: a test clip (the test portrait as a
 // photo avatar speaking) is cut at 80 %; the first part is imported as a video avatar (the
 // import's own child process), and the last 20 %'s audio drives it as say-audio does (the
 // audio-only mouth model, sampled at each 25 fps frame's centre as a session does,

@@ -1,5 +1,5 @@
 // npm run bench:video-real [-- --smoke]
-// Issue 29's proof on real footage (docs/benchmarks.md "bench:video-real"): the talking-head clip
+// Issue 29's proof on real footage (docs/benchmarks-changelog.md "Video avatars on real footage"): the talking-head clip
 // at ../shared/fixtures/real-clips/ (see real-clip.mjs) is cut at 80 %; the first part is imported
 // as a video avatar (the import's own child process, its 20 s minimum lowered through the request's
 // benchmark-only `minSeconds`). Measured from the outside only — rendered frames, landmarks tracked

@@ -3,7 +3,7 @@
  * after gathering (so it works with or without trickle), later candidates are trickled by PATCH
  * when the server accepts it, and the resource is DELETEd when the viewer closes.
  */
-import { ClientErrorCode } from '@mouthpiece/protocol';
+import { CodedError, ClientErrorCode } from '@mouthpiece/protocol';
 import { MouthpieceError } from './errors.js';
 
 /** The network and libwebrtc a WHEP viewer talks to: the browser's, or a test's fakes. */
@@ -18,7 +18,8 @@ export const browserWhepIo: WhepIo = {
 };
 
 /** The server answered the offer with something else than 201 (its error body's code and reason). */
-export class WhepOfferRejected extends Error {
+export class WhepOfferRejected extends CodedError {
+  static override code = 'ERR_WHEP_OFFER_REJECTED';
   constructor(
     readonly status: number,
     readonly body: { code?: string; reason?: string } = {},

@@ -12,3 +12,4 @@ export * from './animation.js';
 export * from './session-events.js';
 export * from './audio-stream.js';
 export * from './clock.js';
+export * from './coded-error.js';

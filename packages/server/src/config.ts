@@ -32,7 +32,7 @@ export type TurnMode = 'managed' | 'external' | 'off';
 
 /**
  * Speaking video sessions one core holds with no dropped frame: `npm run bench:density` on the
- * video path, vector, photo and video avatars alike (docs/benchmarks.md, "Density after issue
+ * video path, vector, photo and video avatars alike (docs/benchmarks-changelog.md, "Density after issue
  * 29": 3 per engine process clean, 4 dropping frames). MOUTHPIECE_MAX_SESSIONS defaults to this × cores.
  */
 export const VIDEO_SESSIONS_PER_CORE = 3;

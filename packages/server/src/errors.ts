@@ -6,10 +6,12 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, errorBody, type ErrorBodyExtra, type ErrorCode } from '@mouthpiece/protocol';
+import { CodedError } from '@mouthpiece/protocol';
 import { StorageError } from './storage/errors.js';
 
-export class ApiError extends Error {
-  readonly code: ErrorCode;
+export class ApiError extends CodedError {
+  static override code = 'ERR_API';
+  override readonly code: ErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
   /** Fields the body carries beside `success`, `error` and `code` (a 410's `reason`). */

@@ -5,6 +5,7 @@
  * base, frame count — then per frame a 12-byte header (size u32, timestamp u64) and the frame.
  * Little-endian throughout. The frames are views of the file's bytes, not copies.
  */
+import { CodedError } from '@mouthpiece/protocol';
 
 export interface IvfFrame {
   /** The coded frame (a view into the file). */
@@ -22,7 +23,8 @@ export interface IvfFile {
 }
 
 /** Why bytes are not an IVF file this SDK reads. */
-export class IvfError extends Error {
+export class IvfError extends CodedError {
+  static override code = 'ERR_IVF';
   constructor(message: string) {
     super(message);
     this.name = 'IvfError';

@@ -7,6 +7,7 @@
  * canvas for a lost context and calls restore(): context-loss.ts).
  */
 import type { AnimationFrame, AvatarPackFile, RenderKind } from '@mouthpiece/protocol';
+import { CodedError } from '@mouthpiece/protocol';
 
 /** The avatar kinds a pack can be (the manifest's `render`): the protocol's. */
 export type AvatarKind = RenderKind;
@@ -54,7 +55,8 @@ export interface BrowserRenderer {
  * Why a kind cannot be drawn here (the SDK then falls back to video and says so in an event):
  * 'server' when the operator does not let browsers draw it (403 CLIENT_RENDER_DISABLED).
  */
-export class RendererUnavailable extends Error {
+export class RendererUnavailable extends CodedError {
+  static override code = 'ERR_RENDERER_UNAVAILABLE';
   constructor(
     readonly reason: 'no-webgl' | 'unsupported-kind' | 'pack-failed' | 'server',
     message: string,

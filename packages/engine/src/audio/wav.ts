@@ -1,10 +1,12 @@
 /** RIFF/WAVE reader: PCM 8/16/24/32-bit integer and 32/64-bit float, any channels and rate → mono float. */
+import { CodedError } from '@mouthpiece/protocol';
 export interface PcmAudio {
   samples: Float32Array;
   sampleRateHz: number;
 }
 
-export class AudioValidationError extends Error {
+export class AudioValidationError extends CodedError {
+  static override code = 'ERR_AUDIO_INVALID';
   constructor(reason: string) {
     super(reason);
     this.name = 'AudioValidationError';

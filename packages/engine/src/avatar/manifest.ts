@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AVATAR_ID_PATTERN, RenderKind } from '@mouthpiece/protocol';
+import { AVATAR_ID_PATTERN, CodedError, RenderKind } from '@mouthpiece/protocol';
 
 const Colour = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'a colour like #a0522d' });
 const Fraction = (def: number) => Type.Number({ minimum: 0, maximum: 1, default: def });
@@ -171,7 +171,8 @@ export function vectorManifest(m: AnyAvatarManifest): AvatarManifest {
 /** A pack's kind: the protocol's (the HTTP contract and the browser's renderers name it too). */
 export { RenderKind } from '@mouthpiece/protocol';
 
-export class AvatarPackError extends Error {
+export class AvatarPackError extends CodedError {
+  static override code = 'ERR_AVATAR_PACK';
   constructor(message: string) {
     super(message);
     this.name = 'AvatarPackError';

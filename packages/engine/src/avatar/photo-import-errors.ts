@@ -2,6 +2,7 @@
  * What a portrait may be and why one was refused: no native module here, so the server and the CLI
  * map a refusal to their answers while the import itself runs in its own process.
  */
+import { CodedError } from '@mouthpiece/protocol';
 
 /** Limits of what an upload may be. */
 export const PHOTO_LIMITS = {
@@ -27,8 +28,9 @@ export const PhotoImportErrorCode = {
 } as const;
 export type PhotoImportErrorCode = (typeof PhotoImportErrorCode)[keyof typeof PhotoImportErrorCode];
 
-export class PhotoImportError extends Error {
-  readonly code: PhotoImportErrorCode;
+export class PhotoImportError extends CodedError {
+  static override code = 'ERR_PHOTO_IMPORT';
+  override readonly code: PhotoImportErrorCode;
   constructor(code: PhotoImportErrorCode, message: string) {
     super(message);
     this.name = 'PhotoImportError';

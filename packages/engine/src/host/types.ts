@@ -5,6 +5,7 @@
  * `FakeEngineHost` (`@mouthpiece/engine/testing`, in-memory, for control-plane tests).
  */
 import type { AvatarInfo, IceServer, VoiceInfo } from '@mouthpiece/protocol';
+import { CodedError } from '@mouthpiece/protocol';
 
 export interface EngineSessionOptions {
   sessionId: string;
@@ -117,8 +118,9 @@ export type EngineErrorCode =
   | 'engine_unavailable'
   | 'internal';
 
-export class EngineError extends Error {
-  readonly code: EngineErrorCode;
+export class EngineError extends CodedError {
+  static override code = 'ERR_ENGINE';
+  override readonly code: EngineErrorCode;
   constructor(code: EngineErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'EngineError';

@@ -1,7 +1,7 @@
 /**
  * The audio-only lip-sync model (docs/design.md §6.4): openness by ridge regression over normalised band
  * energies with ±2 frames of context, and mouth classes by nearest class mean (used for lip
- * closures). Its weights are trained by `scripts/train-lipsync.mjs` on espeak speech with known
+ * closures). Its weights are trained by `training/train-lipsync.mjs` on espeak speech with known
  * phonemes and shipped in `model-weights.json`, which the script also writes as `model-weights.ts`
  * (the engine's project does not include JSON files in its build).
  */

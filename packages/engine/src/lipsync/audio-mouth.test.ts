@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Viseme } from '../face-state.js';
 import { espeakSpeech } from '../testing/espeak-speech.js';
-import { scoreAudioModel } from './audio-training.js';
+import { scoreAudioModel } from '../../training/audio-training.js';
 import { analyzeAudioMouth, analyzeAudioMouthAsync } from './audio-mouth.js';
 import { MOUTH_SHAPES } from './mouth-shapes.js';
 
-// Voices and texts the shipped model was not trained on (scripts/train-lipsync.mjs). Over its
+// Voices and texts the shipped model was not trained on (training/train-lipsync.mjs). Over its
 // held-out set the model scored r 0.71–0.77 per voice (mean 0.73; loudness alone: 0.50), best lag
 // −10…0 ms and 89.5 % of closures (88 % at worst on clean speech, 75 % with noise at 20 dB SNR); a
 // single sentence varies more, hence the margins: r > 0.6, |lag| ≤ 20 ms, closures ≥ 60 % per

@@ -12,6 +12,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { CodedError } from '@mouthpiece/protocol';
 
 export type LocalModelKind = 'vits' | 'kokoro' | 'kitten' | 'matcha';
 
@@ -31,7 +32,8 @@ export interface LocalModel {
 }
 
 /** A model folder that cannot be used; the message names the folder or the file at fault. */
-export class LocalModelError extends Error {
+export class LocalModelError extends CodedError {
+  static override code = 'ERR_LOCAL_MODEL';
   /** The folder or file at fault. */
   readonly path: string;
   constructor(path: string, message: string) {

@@ -7,9 +7,11 @@
 import { execFile } from 'node:child_process';
 import { builtEntry } from '../host/child-job.js';
 import type { VoiceEntry } from './voice-book.js';
+import { CodedError } from '@mouthpiece/protocol';
 
 /** A local voice whose model does not load or speak. */
-export class LocalVoiceUnusable extends Error {
+export class LocalVoiceUnusable extends CodedError {
+  static override code = 'ERR_LOCAL_VOICE_UNUSABLE';
   readonly voiceId: string;
   readonly modelDir: string;
   constructor(voiceId: string, modelDir: string, why: string) {

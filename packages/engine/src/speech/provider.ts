@@ -6,6 +6,7 @@
  * with phoneme timings; the engine session never knows which provider spoke.
  */
 import type { VoiceDef } from './voices.js';
+import { CodedError } from '@mouthpiece/protocol';
 
 export type ProviderName = 'espeak' | 'flite' | 'elevenlabs' | 'openai' | 'local';
 
@@ -58,7 +59,8 @@ export type ProviderFailure =
   | 'no_audio';
 
 /** A provider request that failed. Its message never holds an API key or the spoken text. */
-export class ProviderError extends Error {
+export class ProviderError extends CodedError {
+  static override code = 'ERR_PROVIDER';
   readonly reason: ProviderFailure;
   readonly provider: ProviderName;
   constructor(provider: ProviderName, reason: ProviderFailure, message: string) {

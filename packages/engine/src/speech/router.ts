@@ -27,6 +27,7 @@ import type { EspeakSynth } from './tts.js';
 import type { SpeechSegment, SynthesisRequest } from './types.js';
 import type { VoiceBook } from './voice-book.js';
 import type { VoiceDef } from './voices.js';
+import { CodedError } from '@mouthpiece/protocol';
 
 export interface SpeechRouterOptions {
   voices: VoiceBook;
@@ -191,7 +192,8 @@ function readingOf(voice: VoiceDef): string {
 }
 
 /** espeak does not speak this language (a provider voice's transcript gets no reading). */
-export class NoReadingError extends Error {
+export class NoReadingError extends CodedError {
+  static override code = 'ERR_NO_READING';
   constructor(language: string) {
     super(`espeak-ng does not speak "${language}"`);
     this.name = 'NoReadingError';

@@ -12,6 +12,7 @@
 import { Lookahead } from './lookahead.js';
 import type { SpeechSegment, SynthesisRequest } from './types.js';
 import type { Tts } from './tts.js';
+import { CodedError } from '@mouthpiece/protocol';
 
 /** Which requests may run side by side: espeak has one worker thread, HTTP providers more. */
 export interface SynthesisPool {
@@ -65,7 +66,8 @@ interface Lane {
   stopListening: () => void;
 }
 
-export class AbortedError extends Error {
+export class AbortedError extends CodedError {
+  static override code = 'ERR_SYNTHESIS_ABORTED';
   constructor() {
     super('synthesis aborted');
     this.name = 'AbortError';

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { BROWSER_VIDEO_CODEC } from '../avatar/pack-files.js';
 import { FfmpegMissingError } from './ffmpeg.js';
 import { VIDEO_FILES, type VideoIndex } from './pack.js';
+import { CodedError } from '@mouthpiece/protocol';
 
 /**
  * The VP9 settings, chosen by measuring a real 512² pack and the synthetic one (docs/design.md
@@ -46,7 +47,8 @@ export interface EncodedVideoFile {
   bytes: number;
 }
 
-export class VideoEncodeError extends Error {
+export class VideoEncodeError extends CodedError {
+  static override code = 'ERR_VIDEO_ENCODE';
   constructor(message: string) {
     super(message);
     this.name = 'VideoEncodeError';

@@ -6,8 +6,10 @@
  * when decoded) and where the audio begins against the video.
  */
 import { spawn } from 'node:child_process';
+import { CodedError } from '@mouthpiece/protocol';
 
-export class FfmpegMissingError extends Error {
+export class FfmpegMissingError extends CodedError {
+  static override code = 'ERR_FFMPEG_MISSING';
   constructor() {
     super(
       'ffmpeg is not installed on the server; install it (Debian/Ubuntu: apt-get install ffmpeg) and try again',
@@ -17,7 +19,8 @@ export class FfmpegMissingError extends Error {
 }
 
 /** Thrown when ffprobe cannot read the file or it holds no video. */
-export class ClipUnreadableError extends Error {
+export class ClipUnreadableError extends CodedError {
+  static override code = 'ERR_CLIP_UNREADABLE';
   constructor(message: string) {
     super(message);
     this.name = 'ClipUnreadableError';

@@ -1,21 +1,22 @@
 /**
- * Face finding for the video import, on face-api's TensorFlow.js WebAssembly backend (weights and
- * .wasm ship inside the npm packages; nothing is fetched). Detect once, then track: the 68-point
- * landmark net runs on a square crop around the previous frame's face (≈ 13 ms), and the face
- * detectors run only to start, to check now and then, and when tracking is lost (the tiny
+ * Face finding for the video import, on face-api (loaded by avatar/face-api.ts, the one loader).
+ * Detect once, then track: the 68-point landmark net runs on a square crop around the previous
+ * frame's face (≈ 13 ms), and the face detectors run only to start, to check now and then, and when tracking is lost (the tiny
  * detector ≈ 50 ms a frame, the SSD one the photo import uses ≈ 0.8 s). Runs in a worker thread
  * (video/tracker-worker.ts), never on an event loop that serves requests or frames.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import {
+  detectFacesSsd as detectSsd,
+  loadFaceApi,
+  MIN_FACE_SCORE,
+  plainBox,
+  type FaceBox,
+  type DetectedFace,
+} from '../avatar/face-api.js';
 
 export type Landmarks = Array<[number, number]>;
 
-export interface FoundFace {
-  score: number;
-  box: { x: number; y: number; width: number; height: number };
-  landmarks: Landmarks;
-}
+export type FoundFace = DetectedFace;
 
 /** An RGB frame (3 bytes a pixel, row-major). */
 export interface RgbFrame {
@@ -24,102 +25,30 @@ export interface RgbFrame {
   height: number;
 }
 
-interface Tensor {
-  dispose(): void;
-}
-interface Tf {
-  setBackend(name: string): Promise<boolean>;
-  ready(): Promise<void>;
-  tensor3d(values: Uint8Array | Int32Array, shape: [number, number, number], dtype: 'int32'): Tensor;
-}
-type Box = { x: number; y: number; width: number; height: number };
+type Box = FaceBox;
 interface Detection {
   score: number;
   box: Box;
 }
-interface FaceApi {
-  tf: Tf;
-  nets: Record<
-    'ssdMobilenetv1' | 'tinyFaceDetector' | 'faceLandmark68Net',
-    { loadFromDisk(dir: string): Promise<void> }
-  > & {
-    faceLandmark68Net: {
-      detectLandmarks(input: Tensor): Promise<{ positions: Array<{ x: number; y: number }> }>;
-    };
-  };
-  SsdMobilenetv1Options: new (o: { minConfidence: number; maxResults: number }) => unknown;
-  TinyFaceDetectorOptions: new (o: { inputSize: number; scoreThreshold: number }) => unknown;
-  detectAllFaces(
-    input: Tensor,
-    options: unknown,
-  ): PromiseLike<Detection[]> & {
-    withFaceLandmarks(): Promise<
-      Array<{ detection: Detection; landmarks: { positions: Array<{ x: number; y: number }> } }>
-    >;
-  };
-}
-
-let loaded: Promise<FaceApi> | undefined;
-
-function load(): Promise<FaceApi> {
-  loaded ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const api = require('@vladmandic/face-api/dist/face-api.node-wasm.js') as FaceApi;
-    await api.tf.setBackend('wasm');
-    await api.tf.ready();
-    const models = join(dirname(require.resolve('@vladmandic/face-api/package.json')), 'model');
-    await api.nets.ssdMobilenetv1.loadFromDisk(models);
-    await api.nets.tinyFaceDetector.loadFromDisk(models);
-    await api.nets.faceLandmark68Net.loadFromDisk(models);
-    return api;
-  })();
-  return loaded;
-}
-
-function tensorOf(api: FaceApi, f: RgbFrame): Tensor {
-  return api.tf.tensor3d(Int32Array.from(f.rgb), [f.height, f.width, 3], 'int32');
-}
-
-/** Faces the detectors are less sure of than this are not counted. */
-const MIN_SCORE = 0.5;
 
 /** Every face with its landmarks (SSD detector: slow, sure), best first. */
-export async function detectFacesSsd(frame: RgbFrame): Promise<FoundFace[]> {
-  const api = await load();
-  const input = tensorOf(api, frame);
-  try {
-    const found = await api
-      .detectAllFaces(input, new api.SsdMobilenetv1Options({ minConfidence: MIN_SCORE, maxResults: 10 }))
-      .withFaceLandmarks();
-    return found
-      .map((f) => ({
-        score: f.detection.score,
-        box: plainBox(f.detection.box),
-        landmarks: f.landmarks.positions.map((p): [number, number] => [p.x, p.y]),
-      }))
-      .sort((a, b) => b.score - a.score);
-  } finally {
-    input.dispose();
-  }
+export function detectFacesSsd(frame: RgbFrame): Promise<FoundFace[]> {
+  return detectSsd(Int32Array.from(frame.rgb), frame.width, frame.height, 10);
 }
 
 /** Face boxes only, with the tiny detector (fast: for checks while tracking). */
 export async function detectBoxesTiny(frame: RgbFrame, inputSize = 320): Promise<Detection[]> {
-  const api = await load();
-  const input = tensorOf(api, frame);
+  const api = await loadFaceApi();
+  const input = api.tf.tensor3d(Int32Array.from(frame.rgb), [frame.height, frame.width, 3], 'int32');
   try {
     const found = await api.detectAllFaces(
       input,
-      new api.TinyFaceDetectorOptions({ inputSize, scoreThreshold: MIN_SCORE }),
+      new api.TinyFaceDetectorOptions({ inputSize, scoreThreshold: MIN_FACE_SCORE }),
     );
     return found.map((d) => ({ score: d.score, box: plainBox(d.box) }));
   } finally {
     input.dispose();
   }
-}
-
-function plainBox(b: Box): Box {
-  return { x: b.x, y: b.y, width: b.width, height: b.height };
 }
 
 /** The side of the square the landmark net sees (it resizes to 112 itself). */
@@ -130,7 +59,7 @@ const CROP_PX = 160;
  * cut out and scaled to CROP_PX here, so the net's input is small whatever the frame's size.
  */
 export async function landmarksIn(frame: RgbFrame, box: Box): Promise<Landmarks> {
-  const api = await load();
+  const api = await loadFaceApi();
   const crop = new Uint8Array(CROP_PX * CROP_PX * 3);
   const k = box.width / CROP_PX;
   const { rgb, width, height } = frame;

@@ -1,4 +1,5 @@
 /** Why a clip was refused by the video import, with a message that says what to do. */
+import { CodedError } from '@mouthpiece/protocol';
 export const VideoImportErrorCode = {
   not_a_video: 'not_a_video',
   broken_file: 'broken_file',
@@ -16,8 +17,9 @@ export const VideoImportErrorCode = {
 } as const;
 export type VideoImportErrorCode = (typeof VideoImportErrorCode)[keyof typeof VideoImportErrorCode];
 
-export class VideoImportError extends Error {
-  readonly code: VideoImportErrorCode;
+export class VideoImportError extends CodedError {
+  static override code = 'ERR_VIDEO_IMPORT';
+  override readonly code: VideoImportErrorCode;
   constructor(code: VideoImportErrorCode, message: string) {
     super(message);
     this.name = 'VideoImportError';

@@ -1,8 +1,10 @@
 /** The help texts of the `mouthpiece` command and its sub-commands. */
 import { DURATION_EXAMPLES } from './durations.js';
+import { CodedError } from '@mouthpiece/protocol';
 
 /** A mistake on the command line: exit 1 with the message and the command's usage. */
-export class UsageError extends Error {
+export class UsageError extends CodedError {
+  static override code = 'ERR_USAGE';
   constructor(
     message: string,
     readonly usage: string,

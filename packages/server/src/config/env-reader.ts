@@ -5,8 +5,10 @@
  */
 import { Kind, type TSchema } from '@sinclair/typebox';
 import { CONFIG_SPEC, type EnvOptions, type EnvValues } from './spec.js';
+import { CodedError } from '@mouthpiece/protocol';
 
-export class ConfigError extends Error {
+export class ConfigError extends CodedError {
+  static override code = 'ERR_CONFIG';
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';

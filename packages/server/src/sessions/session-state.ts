@@ -4,6 +4,7 @@
  */
 import type { SessionStatus } from '@mouthpiece/protocol';
 import { EndReason } from '@mouthpiece/protocol';
+import { CodedError } from '@mouthpiece/protocol';
 
 export type SessionPhase = 'none' | SessionStatus;
 
@@ -18,7 +19,8 @@ export const SESSION_TRANSITIONS: Readonly<
   ended: {},
 };
 
-export class IllegalTransitionError extends Error {
+export class IllegalTransitionError extends CodedError {
+  static override code = 'ERR_ILLEGAL_TRANSITION';
   constructor(from: SessionPhase, to: SessionPhase, reason: string) {
     super(`illegal session transition ${from} -> ${to} (${reason})`);
     this.name = 'IllegalTransitionError';

@@ -4,18 +4,12 @@
  * itself, with the driver's error as `cause`. Expected outcomes (a duplicate id, a session over
  * its credential's limit) are results, never errors (ports.ts). Callers tell the kinds apart by
  * class or by the static `code`, never by message text; the HTTP error handler (errors.ts) maps
- * every `StorageError` to 503 STORAGE_UNAVAILABLE.
+ * every `StorageError` to 503 STORAGE_UNAVAILABLE. The class shape is protocol's CodedError.
  */
+import { CodedError } from '@mouthpiece/protocol';
 
-export class StorageError extends Error {
-  /** The kind of failure, the same on the class and on its instances. */
-  static code = 'ERR_STORAGE';
-  code = 'ERR_STORAGE';
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
+export class StorageError extends CodedError {
+  static override code = 'ERR_STORAGE';
 }
 
 /**
@@ -24,7 +18,6 @@ export class StorageError extends Error {
  */
 export class StorageUnavailable extends StorageError {
   static override code = 'ERR_STORAGE_UNAVAILABLE';
-  override code = 'ERR_STORAGE_UNAVAILABLE';
 }
 
 /**
@@ -33,7 +26,6 @@ export class StorageUnavailable extends StorageError {
  */
 export class StorageBusy extends StorageError {
   static override code = 'ERR_STORAGE_BUSY';
-  override code = 'ERR_STORAGE_BUSY';
 
   constructor(waitedMs: number, options?: { cause?: unknown }) {
     super(`storage is locked by another connection (waited ${waitedMs} ms)`, options);

@@ -12,6 +12,7 @@ import { builtEntry } from '../../host/child-job.js';
 import { RpcClient, type RpcResponse } from '../../host/rpc.js';
 import { ProviderError, type SpeechProvider } from '../provider.js';
 import { AbortedError } from '../synthesis-scheduler.js';
+import { CodedError } from '@mouthpiece/protocol';
 
 /** One sentence spoken by a local model: 16-bit mono PCM at the model's rate. */
 export interface LocalSpeech {
@@ -26,7 +27,8 @@ export type LocalWorkerMethods = {
 };
 
 /** The child ended while it spoke (most often: the model's graph failed and aborted it). */
-export class LocalProcessEnded extends Error {
+export class LocalProcessEnded extends CodedError {
+  static override code = 'ERR_LOCAL_PROCESS_ENDED';
   constructor(detail: string) {
     super(`the local voice process ended (${detail})`);
     this.name = 'LocalProcessEnded';

@@ -1,13 +1,20 @@
 /**
  * Training and evaluation of the audio-only model on speech whose phoneme timeline is known
- * (espeak output). Used by `scripts/train-lipsync.mjs` and by the tests; not by the media plane.
+ * (espeak output). Used by train-lipsync.mjs beside it and by src/lipsync/audio-mouth.test.ts; not by the media plane
+ * (outside src/: never built or published).
  */
-import { Viseme } from '../face-state.js';
-import { CLASS_FEATURES, CLASS_FROM, FEATURE_COUNT, HOP_SAMPLES, contextFeatures } from './audio-features.js';
-import type { AudioModelWeights } from './audio-model.js';
-import { analyzeOpenness } from './audio-mouth.js';
-import { LEAD_MS, buildMouthTrack } from './mouth-track.js';
-import { msToSamples } from '../clock/media-clock.js';
+import { Viseme } from '../src/face-state.js';
+import {
+  CLASS_FEATURES,
+  CLASS_FROM,
+  FEATURE_COUNT,
+  HOP_SAMPLES,
+  contextFeatures,
+} from '../src/lipsync/audio-features.js';
+import type { AudioModelWeights } from '../src/lipsync/audio-model.js';
+import { analyzeOpenness } from '../src/lipsync/audio-mouth.js';
+import { LEAD_MS, buildMouthTrack } from '../src/lipsync/mouth-track.js';
+import { msToSamples } from '../src/clock/media-clock.js';
 
 /** Openness under which the mouth counts as shut. */
 const CLOSED_OPEN = 0.15;
