@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './harness/browser.js';
+import { launchBrowser, selectedLocalCandidate, type TestBrowser } from './harness/browser.js';
 import { requireCompose, startCompose, untilAnswers, type ComposeProject } from './harness/compose.js';
 import { IMAGE, requireImage } from './harness/container.js';
 import { requireE2eEnvironment } from './harness/server.js';
@@ -113,18 +113,7 @@ it("a CLI credential on node-a creates a session on node-b; a relay-only viewer 
     }, 30000),
   );
   expect(playing).toBe(true);
-  const candidateType = await page.evaluate(async () => {
-    const pc = (window.mpTest as unknown as { pc: RTCPeerConnection }).pc;
-    const stats = await pc.getStats();
-    let type: string | undefined;
-    stats.forEach((s: { type: string; selectedCandidatePairId?: string }) => {
-      if (s.type !== 'transport' || !s.selectedCandidatePairId) return;
-      const pair = stats.get(s.selectedCandidatePairId) as { localCandidateId: string };
-      type = (stats.get(pair.localCandidateId) as { candidateType?: string }).candidateType;
-    });
-    return type;
-  });
-  expect(candidateType).toBe('relay');
+  expect((await selectedLocalCandidate(page)).candidateType).toBe('relay');
   await page.close();
   expect((await post(`${A}/v1/avatar-session/${sessionId}/end`, `Bearer ${token}`, {})).status).toBe(200);
 }, 120_000);

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './harness/browser.js';
+import { launchBrowser, selectedLocalCandidate, type TestBrowser } from './harness/browser.js';
 import { freePort, startServer, type TestServer } from './harness/server.js';
 
 const TABLE = 'mpturntls';
@@ -101,17 +101,7 @@ it('a relay-only viewer behind a firewall that lets only TLS through connects ov
     }, 30000),
   );
   expect(playing).toBe(true);
-  const local = await page.evaluate(async () => {
-    const pc = (window.mpTest as unknown as { pc: RTCPeerConnection }).pc;
-    const stats = await pc.getStats();
-    let found: { candidateType?: string; relayProtocol?: string; url?: string } = {};
-    stats.forEach((s: { type: string; selectedCandidatePairId?: string }) => {
-      if (s.type !== 'transport' || !s.selectedCandidatePairId) return;
-      const pair = stats.get(s.selectedCandidatePairId) as { localCandidateId: string };
-      found = stats.get(pair.localCandidateId) as typeof found;
-    });
-    return { candidateType: found.candidateType, relayProtocol: found.relayProtocol, url: found.url };
-  });
+  const local = await selectedLocalCandidate(page);
   expect(local).toEqual({ candidateType: 'relay', relayProtocol: 'tls', url: turnsUrl });
   // the firewall was in the way: UDP and plain TCP to TURN were tried and stopped
   const counters = execFileSync('nft', ['list', 'table', 'inet', TABLE], { encoding: 'utf8' });

@@ -61,3 +61,20 @@ export async function launchBrowser(o: { args?: string[] } = {}): Promise<TestBr
     },
   };
 }
+
+/** The local ICE candidate of a page-client page's selected pair (`window.mpTest.pc`): how it connected. */
+export function selectedLocalCandidate(
+  page: Page,
+): Promise<{ candidateType?: string; relayProtocol?: string; url?: string }> {
+  return page.evaluate(async () => {
+    const pc = (window as unknown as { mpTest: { pc: RTCPeerConnection } }).mpTest.pc;
+    const stats = await pc.getStats();
+    let found: { candidateType?: string; relayProtocol?: string; url?: string } = {};
+    stats.forEach((s: { type: string; selectedCandidatePairId?: string }) => {
+      if (s.type !== 'transport' || !s.selectedCandidatePairId) return;
+      const pair = stats.get(s.selectedCandidatePairId) as { localCandidateId: string };
+      found = stats.get(pair.localCandidateId) as typeof found;
+    });
+    return { candidateType: found.candidateType, relayProtocol: found.relayProtocol, url: found.url };
+  });
+}
