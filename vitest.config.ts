@@ -14,6 +14,8 @@ export default defineConfig({
       '@mouthpiece/draw/browser': src('./packages/draw/src/browser.ts'),
       '@mouthpiece/draw': src('./packages/draw/src/index.ts'),
       '@mouthpiece/engine/host': src('./packages/engine/src/host/index.ts'),
+      '@mouthpiece/engine/jobs': src('./packages/engine/src/jobs.ts'),
+      '@mouthpiece/engine/config': src('./packages/engine/src/config.ts'),
       '@mouthpiece/engine/testing': src('./packages/engine/src/testing/index.ts'),
     },
   },

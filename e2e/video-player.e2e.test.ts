@@ -18,7 +18,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeReach, i420Bytes, i420ToRgba, videoLayout, type PixelRect } from '@mouthpiece/draw';
 import { createAvatarRenderer } from '@mouthpiece/engine/avatars';
-import { rendererFiles } from '@mouthpiece/engine/host';
+import { rendererFiles } from '@mouthpiece/engine/jobs';
 import { writeSyntheticVideoPack, type SyntheticVideoPack } from '@mouthpiece/engine/testing';
 import { encodeAnimationFrame, type AnimationFrame, type VideoPick } from '@mouthpiece/protocol';
 import { launchBrowser, type TestBrowser } from './harness/browser.js';

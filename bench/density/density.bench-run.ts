@@ -16,7 +16,7 @@ import { expect, it } from 'vitest';
 import { importPhotoAvatar } from '../../packages/engine/dist/avatar/photo-import.js';
 import { portraitFixture } from '../../packages/engine/dist/testing/portrait-fixture.js';
 import { writeSyntheticVideoPack } from '../../packages/engine/dist/testing/synthetic-video-pack.js';
-import { runVideoImport } from '@mouthpiece/engine/host';
+import { runVideoImport } from '@mouthpiece/engine/jobs';
 import { makeTalkingClip } from '@mouthpiece/engine/testing';
 import type { Page } from 'playwright-core';
 import { launchBrowser } from '../../e2e/harness/browser.js';

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { it } from 'vitest';
 import { writeSyntheticVideoPack } from '../../packages/engine/dist/testing/synthetic-video-pack.js';
-import { runVideoImport } from '@mouthpiece/engine/host';
+import { runVideoImport } from '@mouthpiece/engine/jobs';
 import { startServer, type TestServer, readMetrics } from '../../e2e/harness/server.js';
 import { Receiver } from '../lib/receiver.js';
 import { measureHold, type HoldRow } from './load-hold.js';

@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runVideoImport } from '../../packages/engine/dist/host/video-import-client.js';
+import { runVideoImport } from '../../packages/engine/dist/video/video-import-client.js';
 import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
 import { makeTalkingClip, readClipTruth } from '../../packages/engine/dist/testing/talking-clip.js';
 import { seamMask } from '../../packages/engine/dist/video/mask.js';

@@ -12,7 +12,7 @@ import {
   readAvatarPacks,
   rendererFiles,
   runVideoImport,
-} from '@mouthpiece/engine/host';
+} from '@mouthpiece/engine/jobs';
 import { makeTalkingClip, writeSyntheticVideoPack } from '@mouthpiece/engine/testing';
 import { launchBrowser } from '../../e2e/harness/browser.js';
 import { fmt, report, smoke } from '../lib/measure.js';

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runVideoImport } from '@mouthpiece/engine/host';
+import { runVideoImport } from '@mouthpiece/engine/jobs';
 import { makeTalkingClip, realClip } from '@mouthpiece/engine/testing';
 
 const { values } = parseArgs({

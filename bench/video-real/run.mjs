@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { i420ToRgba } from '../../packages/draw/dist/index.js';
 import { createAnimator } from '../../packages/engine/dist/animation/animator.js';
-import { runVideoImport } from '../../packages/engine/dist/host/video-import-client.js';
+import { runVideoImport } from '../../packages/engine/dist/video/video-import-client.js';
 import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
 import { clipSpeech } from '../../packages/engine/dist/testing/talking-clip-speech.js';
 import { decodeAudio } from '../../packages/engine/dist/video/ffmpeg.js';

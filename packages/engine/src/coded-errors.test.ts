@@ -3,7 +3,7 @@ import { CodedError } from '@mouthpiece/protocol';
 import { AudioValidationError } from './audio/wav.js';
 import { AvatarPackError } from './avatar/manifest.js';
 import { PhotoImportError } from './avatar/photo-import-errors.js';
-import { EngineError } from './host/types.js';
+import { EngineError } from './contract/types.js';
 import { LocalModelError } from './speech/local-model.js';
 import { LocalVoiceUnusable } from './speech/local-probe.js';
 import { ProviderError } from './speech/provider.js';

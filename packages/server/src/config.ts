@@ -23,7 +23,8 @@ import {
 } from './config/checks.js';
 import { ConfigError, readEnv, type Env } from './config/env-reader.js';
 import { speechSettings } from './config/voices.js';
-import type { RenderKind, SpeechConfig } from '@mouthpiece/engine/host';
+import type { RenderKind } from '@mouthpiece/engine/host';
+import type { SpeechConfig } from '@mouthpiece/engine/config';
 
 export { ConfigError } from './config/env-reader.js';
 export { CONFIG_DOCS, configTable } from './config/docs.js';

@@ -1,6 +1,6 @@
 /** Worker thread: decodes and validates uploads, and aligns transcripts, off the media thread. */
 import { parentPort } from 'node:worker_threads';
-import { serveRpc, type RpcHandlers, type RpcRequest } from '../host/rpc.js';
+import { serveRpc, type RpcHandlers, type RpcRequest } from '../ipc/rpc.js';
 import { alignTranscript } from '../lipsync/align-transcript.js';
 import { AudioValidationError, decodeAudio, type DecodedAudio } from './decode.js';
 import { INVALID, type DecoderWorkerMethods } from './decoder.js';

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { alignTranscript, type Alignment, type PhonemeEvent } from '../lipsync/align-transcript.js';
-import { RpcClient, type RpcResponse } from '../host/rpc.js';
+import { RpcClient, type RpcResponse } from '../ipc/rpc.js';
 import { AbortedError } from '../speech/synthesis-scheduler.js';
 import { AudioValidationError, decodeAudio, type DecodedAudio } from './decode.js';
 

@@ -1,10 +1,10 @@
 /**
- * A photo import's own process (forked by host/avatar-jobs.ts): decodes the portrait with Skia,
+ * A photo import's own process (forked by avatar/avatar-jobs.ts): decodes the portrait with Skia,
  * finds the face with face-api (in a worker thread), writes the pack and ends, so neither the
  * server nor the CLI loads either.
  */
-import { serveJob } from '../host/child-job.js';
-import type { PhotoImportJob } from '../host/avatar-jobs.js';
+import { serveJob } from '../ipc/child-job.js';
+import type { PhotoImportJob } from './avatar-jobs.js';
 import type { PhotoAvatarManifest } from './manifest.js';
 import { importPhotoAvatar } from './photo-import.js';
 import { PhotoImportError, type PhotoImportErrorCode } from './photo-import-errors.js';

@@ -1,9 +1,9 @@
 /**
- * Draws a batch of avatar previews in its own process (forked by host/avatar-jobs.ts): the renderer
+ * Draws a batch of avatar previews in its own process (forked by avatar/avatar-jobs.ts): the renderer
  * loads Skia, which the server process never does. Each pack answers a PNG or why it could not.
  */
-import { serveJob } from '../host/child-job.js';
-import type { PreviewDrawing, PreviewJob } from '../host/avatar-jobs.js';
+import { serveJob } from '../ipc/child-job.js';
+import type { PreviewDrawing, PreviewJob } from './avatar-jobs.js';
 import { loadAvatarPack } from './catalog.js';
 import { previewPng } from './preview.js';
 

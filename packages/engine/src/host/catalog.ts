@@ -5,7 +5,7 @@
 import { BUILTIN_AVATARS_DIR, avatarInfo, readAvatarPacks, type AvatarPack } from '../avatar/catalog.js';
 import { DEFAULT_VOICE_ID } from '../speech/voices.js';
 import { DEFAULT_SPEECH_CONFIG, VoiceBook, type SpeechConfig } from '../speech/voice-book.js';
-import type { EngineCatalog } from './types.js';
+import type { EngineCatalog } from '../contract/types.js';
 
 export function engineCatalog(
   extraAvatarDirs: readonly string[] = [],

@@ -1,11 +1,11 @@
 /**
- * The control plane's end of an engine child process's IPC channel: typed requests (host/rpc.ts)
+ * The control plane's end of an engine child process's IPC channel: typed requests (ipc/rpc.ts)
  * rejected when the process goes away, and the events and readiness the child pushes.
  */
 import type { ChildProcess } from 'node:child_process';
-import { EngineError, type EngineErrorCode, type EngineEvent } from './types.js';
+import { EngineError, type EngineErrorCode, type EngineEvent } from '../contract/types.js';
 import type { EngineLogLine, EngineMethods, FromEngine, ToEngine } from './protocol.js';
-import { RpcClient, type Method } from './rpc.js';
+import { RpcClient, type Method } from '../ipc/rpc.js';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 

@@ -12,7 +12,7 @@ import { browserOffer as offer } from '../testing/offers.js';
 import { wrtcViewer } from '../testing/wrtc-viewer.js';
 import { createEnginePool } from './pool.js';
 import type { RenderKind } from '../avatar/manifest.js';
-import type { EngineEvent, EngineHost, EngineSessionOptions } from './types.js';
+import type { EngineEvent, EngineHost, EngineSessionOptions } from '../contract/types.js';
 
 const FIXTURE = new URL('../../test-fixtures/audio/', import.meta.url);
 

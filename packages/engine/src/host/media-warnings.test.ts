@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { warnMediaTrouble } from './media-warnings.js';
-import type { EngineMediaStats } from './types.js';
+import type { EngineMediaStats } from '../contract/types.js';
 
 const stats = (o: Partial<EngineMediaStats>): EngineMediaStats => ({
   pid: 7,

@@ -1,5 +1,5 @@
 /** The engine pool's warnings from its pings of engine processes (host/pool.ts). */
-import type { EngineMediaStats } from './types.js';
+import type { EngineMediaStats } from '../contract/types.js';
 
 /** Warns of what an engine process's media clock reports since its previous ping. */
 export function warnMediaTrouble(

@@ -6,7 +6,7 @@ import type { CandidatePolicy } from '../rtc/candidate-filter.js';
 import { browserOffer } from '../testing/offers.js';
 import { createEnginePool, pickWorker } from './pool.js';
 import { ERROR_MESSAGE } from '@mouthpiece/protocol';
-import type { EngineError, EngineEvent, EngineHost } from './types.js';
+import type { EngineError, EngineEvent, EngineHost } from '../contract/types.js';
 
 type Line = { level: string; fields: Record<string, unknown>; msg: string };
 const lines: Line[] = [];

@@ -31,7 +31,7 @@ import {
   type TextChunk,
   type ViewerAnswer,
   type ViewerOffer,
-} from './types.js';
+} from '../contract/types.js';
 import { warnMediaTrouble } from './media-warnings.js';
 import type { EnginePoolOptions } from './pool-options.js';
 

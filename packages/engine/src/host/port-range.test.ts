@@ -5,7 +5,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { browserOffer } from '../testing/offers.js';
 import { createEnginePool } from './pool.js';
-import type { EngineHost } from './types.js';
+import type { EngineHost } from '../contract/types.js';
 
 let host: EngineHost | undefined;
 afterAll(async () => {

@@ -4,8 +4,8 @@ import type { RenderKind } from '../avatar/manifest.js';
 import type { CandidatePolicy } from '../rtc/candidate-filter.js';
 import type { PortRange } from '../rtc/wrtc-media.js';
 import type { SpeechConfig } from '../speech/voice-book.js';
-import type { RpcRequest, RpcResponse } from './rpc.js';
-import type { EngineEvent, EngineHost, EngineMediaStats } from './types.js';
+import type { RpcRequest, RpcResponse } from '../ipc/rpc.js';
+import type { EngineEvent, EngineHost, EngineMediaStats } from '../contract/types.js';
 
 export interface EngineProcessOptions {
   videoWidth: number;

@@ -7,8 +7,8 @@
 import { createAudioDecoder } from '../audio/decoder.js';
 import { performanceClock } from '../clock/media-scheduler.js';
 import type { EngineLogLine, FromEngine, ToEngine } from '../host/protocol.js';
-import { serveRpc } from '../host/rpc.js';
-import { EngineError, type EngineEvent } from '../host/types.js';
+import { serveRpc } from '../ipc/rpc.js';
+import { EngineError, type EngineEvent } from '../contract/types.js';
 import { openAvatarRenderer } from '../render/avatar-renderer.js';
 import { candidateFilter } from '../rtc/candidate-filter.js';
 import { createWrtcMedia } from '../rtc/wrtc-media.js';

@@ -25,11 +25,11 @@ import {
   type EngineSessionOptions,
   type TextChunk,
   type ViewerOffer,
-} from '../host/types.js';
+} from '../contract/types.js';
 import type { Renderer } from '../render/renderer.js';
-import type { PeerFactory } from '../rtc/peer.js';
+import type { PeerFactory } from '../contract/peer.js';
 import { EngineSession } from '../session/engine-session.js';
-import type { AudioSink, VideoSink } from '../session/media.js';
+import type { AudioSink, VideoSink } from '../contract/media.js';
 import type { SpeechSource } from '../session/speech-source.js';
 import type { SpeechQueueOptions } from '../session/speech-queue.js';
 

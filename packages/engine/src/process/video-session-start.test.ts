@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEnginePool } from '../host/pool.js';
-import type { EngineError, EngineHost } from '../host/types.js';
+import type { EngineError, EngineHost } from '../contract/types.js';
 import { writeSyntheticVideoPack } from '../testing/synthetic-video-pack.js';
 import { VIDEO_FILES } from '../video/pack.js';
 

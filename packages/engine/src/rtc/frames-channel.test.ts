@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAnimationFrame, type ServerMessage } from '@mouthpiece/protocol';
 import { createEnginePool } from '../host/pool.js';
-import type { EngineHost } from '../host/types.js';
+import type { EngineHost } from '../contract/types.js';
 import { wrtcViewer, type WrtcViewer } from '../testing/wrtc-viewer.js';
 import { CLIENT_RENDER_OPUS } from './hello.js';
 

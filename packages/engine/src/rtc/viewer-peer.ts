@@ -18,10 +18,10 @@ import {
   parseClientMessage,
   type ServerMessage,
 } from '@mouthpiece/protocol';
-import { EngineError } from '../host/types.js';
+import { EngineError } from '../contract/types.js';
 import { CLIENT_RENDER_OPUS, helloMessage } from './hello.js';
 import { LatestWins } from './latest-wins.js';
-import type { Peer, PeerEvents } from './peer.js';
+import type { Peer, PeerEvents } from '../contract/peer.js';
 import { filterOfferCandidates } from './candidate-filter.js';
 import {
   hasDataChannel,

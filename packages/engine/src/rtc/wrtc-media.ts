@@ -5,8 +5,8 @@
  */
 import wrtc from '@roamhq/wrtc';
 import { CHUNK_SAMPLES, SAMPLE_RATE_HZ } from '../clock/media-clock.js';
-import type { AudioSink, VideoSink } from '../session/media.js';
-import type { PeerFactory } from './peer.js';
+import type { AudioSink, VideoSink } from '../contract/media.js';
+import type { PeerFactory } from '../contract/peer.js';
 import { ViewerPeer } from './viewer-peer.js';
 
 export interface WrtcMedia {

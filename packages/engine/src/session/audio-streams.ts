@@ -6,7 +6,7 @@
  * session's unplayed streamed audio is the producer's backpressure signal.
  */
 import { TURN_AUTO_FINALIZE_MS } from '@mouthpiece/protocol';
-import type { AudioTurnStart, AudioTurnWriteAnswer, EngineEvent, QueueAnswer } from '../host/types.js';
+import type { AudioTurnStart, AudioTurnWriteAnswer, EngineEvent, QueueAnswer } from '../contract/types.js';
 import { AudioStreamTurn, JITTER_START_MS, nextHoldMs } from './audio-stream-turn.js';
 import { systemQueueClock, type QueueClock } from './speech-queue.js';
 import type { TurnAudio } from './turn-audio.js';

@@ -12,7 +12,7 @@ import { browserOffer } from '../testing/offers.js';
 import { nullMedia, type NullPeer } from '../testing/null-media.js';
 import { timedSpeech } from '../testing/timed-speech.js';
 import { EngineSession } from './engine-session.js';
-import type { VideoSink } from './media.js';
+import type { VideoSink } from '../contract/media.js';
 import type { SpeechSource } from './speech-source.js';
 import { TurnAudio } from './turn-audio.js';
 

@@ -4,14 +4,14 @@
  * asked. No libwebrtc, no Skia: the session's wiring is what is tested.
  */
 import { describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../host/types.js';
+import type { EngineEvent } from '../contract/types.js';
 import { REST_MOUTH, Viseme, type FaceState } from '../face-state.js';
 import type { Renderer } from '../render/renderer.js';
 import { browserOffer } from '../testing/offers.js';
 import { nullMedia } from '../testing/null-media.js';
 import { timedSpeech } from '../testing/timed-speech.js';
 import { EngineSession, type EngineSessionConfig } from './engine-session.js';
-import type { VideoSink } from './media.js';
+import type { VideoSink } from '../contract/media.js';
 import { TurnAudio } from './turn-audio.js';
 
 const OFFER = browserOffer([[96, 'VP8']]);

@@ -8,7 +8,7 @@
  *   the avatar itself; viewer peer (from the peer factory) ← playback gate (speech waits for the
  *   viewer's first frame, decoded or drawn).
  *
- * Its I/O is injected (session/media.ts, rtc/peer.ts): libwebrtc's sinks and peers in an engine
+ * Its I/O is injected (contract/media.ts, contract/peer.ts): libwebrtc's sinks and peers in an engine
  * process (rtc/wrtc-media.ts), null ones in tests (testing/null-media.ts). It renders only for a
  * viewer whose offer has video and only with a video sink; a viewer without video (render:
  * 'client') gets each frame's state as a binary animation frame instead (face-frame.ts), decided
@@ -18,15 +18,15 @@ import { encodeAnimationFrame, type IceServer, type ServerMessage } from '@mouth
 import { createAnimator, type Animator } from '../animation/animator.js';
 import { AudioValidationError } from '../audio/wav.js';
 import { CHUNK_SAMPLES, frameIntervalMs, TICK_MS } from '../clock/media-clock.js';
-import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../host/types.js';
-import { EngineError } from '../host/types.js';
+import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../contract/types.js';
+import { EngineError } from '../contract/types.js';
 import type { Renderer } from '../render/renderer.js';
-import type { Peer, PeerFactory } from '../rtc/peer.js';
+import type { Peer, PeerFactory } from '../contract/peer.js';
 import { AudioStreams } from './audio-streams.js';
 import { clientRenderUnavailable } from './client-render.js';
 import { faceState, mouthAheadSamples, toAnimationFrame } from './face-frame.js';
 import { FrameClock } from './frame-clock.js';
-import type { AudioSink, VideoSink } from './media.js';
+import type { AudioSink, VideoSink } from '../contract/media.js';
 import { PlaybackGate } from './playback-gate.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
 import { SpeechQueue, type SpeechQueueOptions } from './speech-queue.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAudioDecoder } from '../audio/decoder.js';
 import { SAMPLE_RATE_HZ } from '../clock/media-clock.js';
-import type { EngineEvent } from '../host/types.js';
+import type { EngineEvent } from '../contract/types.js';
 import { createEngineSpeech, type EngineSpeech } from '../speech/engine-speech.js';
 import { browserOffer } from '../testing/offers.js';
 import { nullMedia } from '../testing/null-media.js';

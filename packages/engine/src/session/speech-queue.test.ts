@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SpeechQueue, type TextDecision } from './speech-queue.js';
 import { ManualClock } from '../testing/manual-clock.js';
-import type { QueueAnswer, TextChunk } from '../host/types.js';
+import type { QueueAnswer, TextChunk } from '../contract/types.js';
 
 function setup(opts: { maxTurns?: number; maxCharacters?: number } = {}) {
   const clock = new ManualClock();

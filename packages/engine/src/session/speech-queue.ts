@@ -18,7 +18,7 @@ import {
   TURN_AUTO_FINALIZE_MS,
   type Clock,
 } from '@mouthpiece/protocol';
-import type { QueueAnswer, TextChunk } from '../host/types.js';
+import type { QueueAnswer, TextChunk } from '../contract/types.js';
 
 /** The one Clock (protocol's clock.ts); `now()` is monotonic: streamed audio turns time arrivals with it. */
 export type QueueClock = Clock;

@@ -7,7 +7,7 @@
  * lookahead the text turns fill and playback drains.
  */
 import type { AudioDecoder } from '../audio/decoder.js';
-import type { AudioClip } from '../host/types.js';
+import type { AudioClip } from '../contract/types.js';
 import { alignedMouthTrack } from '../lipsync/align-transcript.js';
 import { analyzeAudioMouthAsync } from '../lipsync/audio-mouth.js';
 import { splitSentences } from '../speech/sentences.js';

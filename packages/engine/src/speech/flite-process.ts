@@ -3,7 +3,7 @@
  * process (SIGSEGV) after some hundred sentences, so it never runs inside an engine process. This
  * one answers synthesis requests in order over IPC; when it dies, only its current sentence fails.
  */
-import { serveRpc, type RpcHandlers, type RpcRequest } from '../host/rpc.js';
+import { serveRpc, type RpcHandlers, type RpcRequest } from '../ipc/rpc.js';
 import { Flite } from './flite.js';
 import type { FliteWorkerMethods } from './providers/flite.js';
 

@@ -5,7 +5,7 @@
  * stops start-up with a message naming the voice and its folder. No native module is loaded here.
  */
 import { execFile } from 'node:child_process';
-import { builtEntry } from '../host/child-job.js';
+import { builtEntry } from '../ipc/child-job.js';
 import type { VoiceEntry } from './voice-book.js';
 import { CodedError } from '@mouthpiece/protocol';
 

@@ -9,7 +9,7 @@
  *   per folder kept loaded; when it dies, only its current sentence fails.
  */
 import { createRequire } from 'node:module';
-import { serveRpc, type RpcHandlers, type RpcRequest } from '../host/rpc.js';
+import { serveRpc, type RpcHandlers, type RpcRequest } from '../ipc/rpc.js';
 import { readLocalModel, type LocalModelFiles } from './local-model.js';
 import type { LocalSpeech, LocalWorkerMethods } from './providers/local.js';
 

@@ -1,6 +1,6 @@
 /** Worker thread: owns one espeak-ng instance; answers synthesis requests in order. */
 import { parentPort } from 'node:worker_threads';
-import { serveRpc, type RpcHandlers, type RpcRequest } from '../host/rpc.js';
+import { serveRpc, type RpcHandlers, type RpcRequest } from '../ipc/rpc.js';
 import { Espeak } from './espeak.js';
 import type { TtsWorkerMethods } from './tts.js';
 

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Espeak } from './espeak.js';
-import { RpcClient, type RpcResponse } from '../host/rpc.js';
+import { RpcClient, type RpcResponse } from '../ipc/rpc.js';
 import type { SpeechSegment, SynthesisRequest } from './types.js';
 
 export interface Tts {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeEngineHost } from './fake-engine-host.js';
 import { ManualClock } from './manual-clock.js';
-import type { EngineEvent } from '../host/types.js';
+import type { EngineEvent } from '../contract/types.js';
 
 const OFFER =
   'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 VP8/90000\r\n';

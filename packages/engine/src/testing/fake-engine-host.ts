@@ -25,7 +25,7 @@ import type {
   TextChunk,
   ViewerAnswer,
   ViewerOffer,
-} from '../host/types.js';
+} from '../contract/types.js';
 import { nullMedia, type NullPeer } from './null-media.js';
 import { timedSpeech } from './timed-speech.js';
 

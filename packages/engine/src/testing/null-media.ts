@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerMessage } from '@mouthpiece/protocol';
-import { EngineError } from '../host/types.js';
+import { EngineError } from '../contract/types.js';
 import { helloMessage } from '../rtc/hello.js';
-import type { Peer, PeerFactory, PeerOffer } from '../rtc/peer.js';
+import type { Peer, PeerFactory, PeerOffer } from '../contract/peer.js';
 import { hasDataChannel, hasMedia, offerProblem } from '../rtc/sdp.js';
-import type { AudioSink } from '../session/media.js';
+import type { AudioSink } from '../contract/media.js';
 
 export class NullPeer implements Peer {
   readonly viewerId: string;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VideoAvatarManifest } from '../avatar/manifest.js';
-import { runVideoImport } from '../host/video-import-client.js';
+import { runVideoImport } from '../video/video-import-client.js';
 import { underCacheLock } from './cache-lock.js';
 import { realClipPath } from './real-clip.js';
 

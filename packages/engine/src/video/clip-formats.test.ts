@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runVideoImport } from '../host/video-import-client.js';
+import { runVideoImport } from './video-import-client.js';
 import { realClip } from '../testing/real-clip.js';
 import { clipInfoOf } from './clip-probe.js';
 import { VideoImportError } from './import-errors.js';

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runVideoImport } from '../host/video-import-client.js';
+import { runVideoImport } from './video-import-client.js';
 import type { VideoImportRequest } from './video-import.js';
 
 const work = mkdtempSync(join(tmpdir(), 'mp-video-import-min-'));

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runVideoImport } from '../host/video-import-client.js';
+import { runVideoImport } from './video-import-client.js';
 import { makeTalkingClip, readClipTruth, type TalkingClip } from '../testing/talking-clip.js';
 import { VideoImportError, type VideoImportErrorCode } from './import-errors.js';
 import { signatureDistance } from '../lipsync/sound-signature.js';

@@ -11,7 +11,7 @@ import {
   loadAvatarPack,
   readAvatarPacks,
   type AvatarPack,
-} from '@mouthpiece/engine/host';
+} from '@mouthpiece/engine/jobs';
 import type { Config } from '../config.js';
 import { uploadedAvatarsDir } from './uploaded-avatars.js';
 

@@ -14,7 +14,7 @@ import {
   runVideoImport,
   VideoImportError,
   VIDEO_LIMITS,
-} from '@mouthpiece/engine/host';
+} from '@mouthpiece/engine/jobs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';

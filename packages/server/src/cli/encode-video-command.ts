@@ -12,7 +12,7 @@ import {
   FfmpegMissingError,
   VideoEncodeError,
   type AvatarPack,
-} from '@mouthpiece/engine/host';
+} from '@mouthpiece/engine/jobs';
 import type { CliIo } from './io.js';
 
 const ENCODED = ['base.ivf', 'mouths.ivf'] as const;

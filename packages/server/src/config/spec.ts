@@ -20,7 +20,7 @@ import {
   DEFAULT_MAX_AUDIO_BYTES,
   DEFAULT_MAX_SESSION_DURATION_MS,
 } from '@mouthpiece/protocol';
-import { ELEVENLABS_DEFAULT_MODEL, OPENAI_DEFAULT_MODEL } from '@mouthpiece/engine/host';
+import { ELEVENLABS_DEFAULT_MODEL, OPENAI_DEFAULT_MODEL } from '@mouthpiece/engine/config';
 
 /** What a variable's schema says beside its type, rules and `default`. */
 export interface EnvOptions {

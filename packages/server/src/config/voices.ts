@@ -9,7 +9,7 @@ import {
   parseVoicesFile,
   probeLocalVoices,
   type SpeechConfig,
-} from '@mouthpiece/engine/host';
+} from '@mouthpiece/engine/config';
 import { httpUrl } from './checks.js';
 import { ConfigError } from './env-reader.js';
 import type { EnvValues } from './spec.js';

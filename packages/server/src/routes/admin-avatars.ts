@@ -20,7 +20,7 @@ import {
   runVideoImport,
   VideoImportError,
   type VideoImportErrorCode,
-} from '@mouthpiece/engine/host';
+} from '@mouthpiece/engine/jobs';
 import type { ErrorCode } from '@mouthpiece/protocol';
 import type { AdminRoutesOptions } from '../app-types.js';
 import { checkNewAvatarId, removeUploadedAvatar, uploadedAvatarsDir } from '../avatars/uploaded-avatars.js';

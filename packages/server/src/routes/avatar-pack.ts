@@ -15,7 +15,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { rendererFiles, type AvatarPack } from '@mouthpiece/engine/host';
+import { rendererFiles, type AvatarPack } from '@mouthpiece/engine/jobs';
 import { AvatarPackResponse, ErrorResponse } from '@mouthpiece/protocol';
 import type { AppContext } from '../app-types.js';
 import { avatarPackDirs, createPackLocator } from '../avatars/pack-locator.js';

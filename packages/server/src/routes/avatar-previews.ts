@@ -3,7 +3,7 @@
  * an uploaded photo's or clip's stored preview, or a drawn one (drawn in a child process and kept
  * in memory: the server process never loads Skia; @mouthpiece/engine/host avatar-previews.ts).
  */
-import { BUILTIN_AVATARS_DIR, createAvatarPreviews, type AvatarPreviews } from '@mouthpiece/engine/host';
+import { BUILTIN_AVATARS_DIR, createAvatarPreviews, type AvatarPreviews } from '@mouthpiece/engine/jobs';
 import type { AppContext } from '../app-types.js';
 import { uploadedAvatarsDir } from '../avatars/uploaded-avatars.js';
 

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AvatarInfo } from '@mouthpiece/protocol';
-import { BUILTIN_AVATARS_DIR, readAvatarPacks, runPhotoImport } from '@mouthpiece/engine/host';
+import { BUILTIN_AVATARS_DIR, readAvatarPacks, runPhotoImport } from '@mouthpiece/engine/jobs';
 import { FAKE_AVATARS, portraitFixture, writeSyntheticVideoPack } from '@mouthpiece/engine/testing';
 import { uploadedAvatarsDir } from '../avatars/uploaded-avatars.js';
 

@@ -10,7 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RpcClient, type RpcResponse } from '../../host/rpc.js';
+import { RpcClient, type RpcResponse } from '../../ipc/rpc.js';
 import { Flite, ipaOfArpabet, type FliteSpeech } from '../flite.js';
 import { ProviderError, type SpeechProvider } from '../provider.js';
 import { AbortedError } from '../synthesis-scheduler.js';

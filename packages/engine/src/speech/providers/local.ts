@@ -8,8 +8,8 @@
  * router aligns espeak's reading to the audio, as for OpenAI voices.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { builtEntry } from '../../host/child-job.js';
-import { RpcClient, type RpcResponse } from '../../host/rpc.js';
+import { builtEntry } from '../../ipc/child-job.js';
+import { RpcClient, type RpcResponse } from '../../ipc/rpc.js';
 import { ProviderError, type SpeechProvider } from '../provider.js';
 import { AbortedError } from '../synthesis-scheduler.js';
 import { CodedError } from '@mouthpiece/protocol';

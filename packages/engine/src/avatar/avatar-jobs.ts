@@ -1,16 +1,16 @@
 /**
  * Photo imports and preview drawings, each in a short-lived process of its own
- * (avatar/photo-import-main.ts, avatar/preview-main.ts over host/child-job.ts): both load Skia and
+ * (avatar/photo-import-main.ts, avatar/preview-main.ts over ipc/child-job.ts): both load Skia and
  * the import face-api, which the server and the CLI never do. Both are rare (an upload, the first
  * look at a drawn avatar), so a process per job costs little. No native modules here.
  */
-import type { PhotoAvatarManifest } from '../avatar/manifest.js';
+import type { PhotoAvatarManifest } from './manifest.js';
 import {
   PhotoImportError,
   type PhotoImportErrorCode,
   type PhotoImportRequest,
-} from '../avatar/photo-import-errors.js';
-import { builtEntry, runJob } from './child-job.js';
+} from './photo-import-errors.js';
+import { builtEntry, runJob } from '../ipc/child-job.js';
 
 export interface PhotoImportJob {
   request: PhotoImportRequest;

@@ -1,11 +1,11 @@
 /**
  * Avatar thumbnails for the control plane, without Skia in its process: a photo or video pack's
  * stored preview is read from its folder each time (an id can be removed and uploaded again); the
- * others are drawn in a child process (host/avatar-jobs.ts), every one not yet drawn in one batch,
+ * others are drawn in a child process (avatar/avatar-jobs.ts), every one not yet drawn in one batch,
  * and kept in memory per pack folder, so catalog reads do not start a process each.
  */
 import { readFile } from 'node:fs/promises';
-import { readAvatarPacks, storedPreviewFile, type AvatarPack } from '../avatar/catalog.js';
+import { readAvatarPacks, storedPreviewFile, type AvatarPack } from './catalog.js';
 import { drawPreviews, type PreviewDrawing } from './avatar-jobs.js';
 
 export interface AvatarPreviewsOptions {

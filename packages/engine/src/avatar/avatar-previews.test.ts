@@ -2,11 +2,11 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUILTIN_AVATARS_DIR } from '../avatar/catalog.js';
+import { BUILTIN_AVATARS_DIR } from './catalog.js';
 import { blankImage } from '../testing/portrait-fixture.js';
 import { drawPreviews, runPhotoImport, type PreviewDrawing } from './avatar-jobs.js';
 import { createAvatarPreviews } from './avatar-previews.js';
-import { PhotoImportError } from '../avatar/photo-import-errors.js';
+import { PhotoImportError } from './photo-import-errors.js';
 
 const temps: string[] = [];
 afterEach(() => {

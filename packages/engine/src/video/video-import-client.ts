@@ -1,12 +1,12 @@
 /**
- * Runs a video avatar import in its own process (video/import-main.ts, over host/child-job.ts)
+ * Runs a video avatar import in its own process (video/import-main.ts, over ipc/child-job.ts)
  * and relays its progress. No native modules here: the server and the CLI use it without loading
  * face-api or Skia.
  */
 import type { VideoAvatarManifest } from '../avatar/manifest.js';
-import type { ImportStage, VideoImportRequest } from '../video/video-import.js';
-import { VideoImportError, type VideoImportErrorCode } from '../video/import-errors.js';
-import { builtEntry, runJob, type JobMessage } from './child-job.js';
+import type { ImportStage, VideoImportRequest } from './video-import.js';
+import { VideoImportError, type VideoImportErrorCode } from './import-errors.js';
+import { builtEntry, runJob, type JobMessage } from '../ipc/child-job.js';
 
 export interface VideoImportRun {
   manifest: VideoAvatarManifest;
