@@ -7,7 +7,7 @@
  * that made it — rounding and lip bites included, which the opening model cannot hear (measured on
  * the test clip: the nearest crop by sound follows the drawn opening with r 0.91, the opening
  * model 0.83). Another voice is far from every library sound, and the renderer then leans on the
- * opening alone (render/mouth-selector.ts).
+ * opening alone (video/mouth-selector.ts).
  */
 import { BAND_COUNT, bandEnergies, normalizeBands } from './audio-features.js';
 

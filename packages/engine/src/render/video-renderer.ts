@@ -5,7 +5,7 @@
  * video-texture graph (base-walk.ts: idle frames at rest, speech-time frames while speaking), or
  * as a loop for packs imported before the graph; they carry the head motion and blinks
  * (FaceState.motion is ignored: the person's real motion replaces the animator). While the mouth
- * moves, the mouth-library crops nearest the wanted mouth (mouth-selector.ts) are composited
+ * moves, the mouth-library crops nearest the wanted mouth (video/mouth-selector.ts) are composited
  * by the face onto the base frame (a landmark mesh: the base's chin moved to the crop's, the seam
  * matched as a membrane; the feathered ellipse for packs without landmarks), in I420
  * (@mouthpiece/draw's video/: the same code composes the pick in the browser, docs/design.md
@@ -28,7 +28,7 @@ import type { VideoAvatarManifest } from '../avatar/manifest.js';
 import { REST_MOUTH, type FaceState } from '../face-state.js';
 import { i420Bytes } from '../video/pack.js';
 import { BaseWalk, walkGraphOf } from './base-walk.js';
-import { MouthSelector } from './mouth-selector.js';
+import { MouthSelector } from '../video/mouth-selector.js';
 import type { Renderer } from './renderer.js';
 import { frameAt, loadVideoPackSync, type VideoPackLease } from './video-pack-cache.js';
 

@@ -2,13 +2,12 @@
  * An engine process's speech: the voice book, the configured providers behind the router, and the
  * fair scheduler every session synthesizes through. Built once the server's options arrive.
  */
-import type { AudioDecoder } from '../audio/decoder.js';
 import type { ProviderName, ProviderRequestStat, SpeechProvider } from './provider.js';
 import { elevenLabsProvider } from './providers/elevenlabs.js';
 import { fliteProvider } from './providers/flite.js';
 import { localProvider } from './providers/local.js';
 import { openAiProvider } from './providers/openai.js';
-import { SpeechRouter } from './router.js';
+import { SpeechRouter, type SpeechRouterOptions } from './router.js';
 import { SynthesisScheduler } from './synthesis-scheduler.js';
 import { createEspeak, type EspeakSynth } from './tts.js';
 import { VoiceBook, fliteAvailable, type SpeechConfig } from './voice-book.js';
@@ -21,7 +20,8 @@ export interface EngineSpeech {
 
 export function createEngineSpeech(o: {
   config: SpeechConfig;
-  decoder: AudioDecoder;
+  /** Only its aligner is used: the upload decoder's worker (audio/decoder.ts) serves it. */
+  decoder: Pick<SpeechRouterOptions, 'align'>;
   espeak?: EspeakSynth;
   onRequest?: (stat: ProviderRequestStat) => void;
 }): EngineSpeech {

@@ -16,7 +16,7 @@
  */
 import { composeVideoPick, videoLayout, videoScratch, type VideoIndex } from '@mouthpiece/draw';
 import { REST_MOUTH } from '../face-state.js';
-import { MouthSelector } from '../render/mouth-selector.js';
+import { MouthSelector } from './mouth-selector.js';
 import { decodeFrames, type ClipInfo } from './ffmpeg.js';
 import type { FacePlan } from './find-face.js';
 import { VIDEO_LIMITS } from './import-errors.js';

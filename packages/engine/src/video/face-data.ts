@@ -131,7 +131,7 @@ export function clearness(samples: Float32Array, median: Float32Array): number[]
 /**
  * How sharp a crop's lower face is: the mean absolute Laplacian of luma over the box between the
  * mouth's corners and from under the nose to the chin (landmarks 48/54, 33, 8). A frame blurred by
- * motion reads low against the library's median; the selector weighs that (render/mouth-selector.ts).
+ * motion reads low against the library's median; the selector weighs that (video/mouth-selector.ts).
  */
 export function sharpness(crop: I420View, box: Box, landmarks: ArrayLike<number>): number {
   const x0 = Math.max(1, Math.round(landmarks[2 * 48]! - box.x));

@@ -18,7 +18,7 @@ import {
 } from '@mouthpiece/draw';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REST_MOTION, type FaceState } from '../face-state.js';
-import { BLEND_SPAN } from '../render/mouth-selector.js';
+import { BLEND_SPAN } from './mouth-selector.js';
 import { createVideoRenderer } from '../render/video-renderer.js';
 import { realClipPack, type RealClipPack } from '../testing/real-clip-pack.js';
 import { clipSpeech } from '../testing/talking-clip-speech.js';

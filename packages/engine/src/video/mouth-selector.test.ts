@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
-import type { MouthDescriptor } from '../video/pack.js';
+import type { MouthDescriptor } from './pack.js';
 import { BLEND_SPAN, JUMP_COST, MouthSelector } from './mouth-selector.js';
 
 const d = (open: number, width = 0.4, round = 0, teeth = 0): MouthDescriptor => ({

@@ -15,7 +15,7 @@
  * buffered mouth track (the renderer is only handed the current frame's mouth) is left for later.
  */
 import type { MouthParams } from '../face-state.js';
-import type { MouthDescriptor } from '../video/pack.js';
+import type { MouthDescriptor } from './pack.js';
 
 /**
  * Weights of the squared differences: opening counts most (it is what viewers read), then width
