@@ -62,7 +62,8 @@ it('loading the speech modules prints nothing (node:wasi is imported in the Flit
       '--input-type=module',
       '-e',
       `await import(${JSON.stringify(new URL('speech/engine-speech.js', dist).href)});` +
-        `await import(${JSON.stringify(new URL('host/index.js', dist).href)});`,
+        `await import(${JSON.stringify(new URL('host/index.js', dist).href)});` +
+        `await import(${JSON.stringify(new URL('config.js', dist).href)});`,
     ],
     { encoding: 'utf8' },
   );
