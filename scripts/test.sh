@@ -24,9 +24,9 @@ phase() {
 
 # Browser tests need these, and root for their network namespace (or MOUTHPIECE_E2E_HOST_NET=1).
 e2e_ready=1
-for bin in /usr/bin/chromium turnserver ip redis-server nft caddy nginx openssl podman runc debootstrap docker-compose; do
+for bin in /usr/bin/chromium turnserver ip redis-server nft caddy nginx openssl podman runc debootstrap docker-compose pebble; do
   if ! command -v "$bin" >/dev/null 2>&1; then
-    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables caddy nginx openssl podman buildah runc debootstrap docker-compose (.ci/run installs them)" >&2
+    echo "missing $bin: apt-get install chromium coturn iproute2 redis-server nftables caddy nginx openssl podman buildah runc debootstrap docker-compose pebble (.ci/run installs them)" >&2
     fail "missing $bin"
     e2e_ready=0
   fi

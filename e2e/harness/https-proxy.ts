@@ -58,13 +58,14 @@ function run(cmd: string, args: string[], input?: Buffer): Buffer {
   return r.stdout;
 }
 
-export function makeCertificate(dir: string, host: string): TestCertificate {
+/** A self-signed certificate for `host` (and the address `ip`, when given). */
+export function makeCertificate(dir: string, host: string, ip?: string): TestCertificate {
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
   run(BINARIES.openssl, [
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
     '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', `/CN=${host}`,
-    '-addext', `subjectAltName=DNS:${host}`,
+    '-addext', `subjectAltName=DNS:${host}${ip ? `,IP:${ip}` : ''}`,
   ]); // prettier-ignore
   const pub = run(BINARIES.openssl, ['x509', '-pubkey', '-noout', '-in', certPath]);
   const der = run(BINARIES.openssl, ['pkey', '-pubin', '-outform', 'der'], pub);
@@ -90,12 +91,19 @@ export interface ProxyOptions {
   port: number;
   /** Where Node reaches the test host name (the address the proxy listens on). */
   address: string;
+  /** The HTTP port (redirects, ACME's HTTP-01); default a free one. */
+  httpPort?: number;
+  /**
+   * Caddy only: its own certificate from this ACME CA, as deploy/Caddyfile's `tls EMAIL` gets one
+   * from Let's Encrypt (`cert` then only names the host and holds the CA's root to trust).
+   */
+  acme?: { directory: string; listenerCaPath: string };
 }
 
 export async function startProxy(kind: ProxyKind, o: ProxyOptions): Promise<TestProxy> {
   requireProxyTools([kind]);
   const dir = mkdtempSync(join(tmpdir(), `mp-${kind}-`));
-  const httpPort = await freePort();
+  const httpPort = o.httpPort ?? (await freePort());
   const { cert } = o;
   let proc: ChildProcess;
   if (kind === 'nginx') {
@@ -133,12 +141,16 @@ export async function startProxy(kind: ProxyKind, o: ProxyOptions): Promise<Test
     });
   } else {
     const site = substitute(readFileSync(join(DEPLOY, 'Caddyfile'), 'utf8'), 'Caddyfile', [
-      ['tls you@example.com', `tls ${cert.certPath} ${cert.keyPath}`],
+      [
+        'tls you@example.com',
+        o.acme ? 'tls mouthpiece-e2e@example.com' : `tls ${cert.certPath} ${cert.keyPath}`,
+      ],
       ['avatars.example.com', cert.host],
       ['127.0.0.1:8080', `127.0.0.1:${o.serverPort}`],
     ]);
     // the test's own global options: its ports, no admin endpoint, its own storage
-    const global = `{\n\tadmin off\n\thttp_port ${httpPort}\n\thttps_port ${o.port}\n\tstorage file_system ${dir}/data\n\tskip_install_trust\n}\n\n`;
+    const acme = o.acme ? `\tacme_ca ${o.acme.directory}\n\tacme_ca_root ${o.acme.listenerCaPath}\n` : '';
+    const global = `{\n\tadmin off\n\thttp_port ${httpPort}\n\thttps_port ${o.port}\n\tstorage file_system ${dir}/data\n\tskip_install_trust\n${acme}}\n\n`;
     writeFileSync(join(dir, 'Caddyfile'), global + site);
     proc = spawn(BINARIES.caddy, ['run', '--adapter', 'caddyfile', '--config', join(dir, 'Caddyfile')], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -151,7 +163,7 @@ export async function startProxy(kind: ProxyKind, o: ProxyOptions): Promise<Test
   const url = `https://${cert.host}:${o.port}`;
   const errorLog = () =>
     existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + (o.acme ? 90_000 : 20_000); // ACME: an order, a challenge, issuance
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${kind} exited: ${logs.join('')}${errorLog()}`);
     const r = await httpsRequest(`${url}/readyz`, o, {}).catch(() => undefined);
