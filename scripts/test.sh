@@ -75,8 +75,16 @@ phase "unit and integration tests"
 FLITE=packages/engine/src/speech/providers/flite.test.ts
 npx vitest run --exclude "$FLITE" --reporter=default --reporter=json --outputFile="$results/unit.json" ||
   fail "unit and integration tests"
-npx vitest run "$FLITE" --maxWorkers=1 --reporter=default --reporter=json \
-  --outputFile="$results/unit-flite.json" || fail "$FLITE"
+# It still does, alone, about one run in five on a busy machine (2026-11-29: 1 of 5, its worker
+# gone before any test ran, no test failed): one more run before it counts as failed, said aloud
+flite() {
+  npx vitest run "$FLITE" --maxWorkers=1 --reporter=default --reporter=json \
+    --outputFile="$results/unit-flite.json"
+}
+if ! flite; then
+  echo "$FLITE failed once; running it again (its vitest fork has exited unexpectedly before)"
+  flite || fail "$FLITE"
+fi
 
 # The container image, built here on the host network (the build installs from Debian's archive and
 # the npm registry; cached layers make a rerun short), then run by its own browser test.
