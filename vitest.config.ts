@@ -20,7 +20,12 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'scripts/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'packages/*/test/**/*.test.ts',
+      'scripts/*.test.ts',
+      'bench/*/*.test.ts',
+    ],
     pool: 'forks',
     // one worker per core: vitest's default leaves one core to itself (a single worker on two
     // cores), while its main process idles and many test files wait on child processes

@@ -59,3 +59,26 @@ export function treeCpuMs(root: number): Map<number, number> {
 
 export const treeDeltaMs = (a: Map<number, number>, b: Map<number, number>): number =>
   [...b].reduce((sum, [pid, ms]) => sum + ms - (a.get(pid) ?? 0), 0);
+
+/** The direct children of `pid` now. */
+export function childrenOf(pid: number): number[] {
+  return [...processTable()].filter(([, p]) => p.ppid === pid).map(([child]) => child);
+}
+
+/** What a long run watches of a process: resident memory, open descriptors, threads. */
+export interface ProcessFigures {
+  rssMb: number;
+  fds: number;
+  threads: number;
+}
+
+/** `pid`'s figures now (throws when it has exited). */
+export function processFigures(pid: number): ProcessFigures {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return {
+    rssMb: field('VmRSS') / 1024,
+    fds: readdirSync(`/proc/${pid}/fd`).length,
+    threads: field('Threads'),
+  };
+}
