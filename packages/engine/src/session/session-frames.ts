@@ -80,11 +80,17 @@ export class SessionFrames {
 
   #render(video: Video, nowMs: number): void {
     const state = this.#state(nowMs);
-    if (video.renderer.renderI420) {
-      video.i420 ??= new Uint8Array((video.sink.width * video.sink.height * 3) / 2);
-      video.renderer.renderI420(state, video.i420);
-      video.sink.writeI420(video.i420);
-    } else video.sink.writeRgba(video.renderer.render(state));
+    const { renderer, sink } = video;
+    if (renderer.renderI420) {
+      video.i420 ??= new Uint8Array((sink.width * sink.height * 3) / 2);
+      renderer.renderI420(state, video.i420);
+      sink.writeI420(video.i420);
+    } else if (renderer.renderRegion) {
+      // only what changed is drawn, read back and converted; an unchanged frame is sent again
+      const changed = renderer.renderRegion(state);
+      if (changed) sink.writeRgbaRegion(changed.region, changed.rgba);
+      else sink.repeat();
+    } else sink.writeRgba(renderer.render(state));
     this.sent++;
   }
 
