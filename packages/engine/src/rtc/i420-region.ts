@@ -19,7 +19,7 @@ export class I420Region {
   readonly #width: number;
   readonly #height: number;
   readonly #convert: RgbaToI420;
-  /** The region's own I420, grown as regions grow. */
+  /** The region's own I420 (a new one when the region's size changes). */
   #scratch = new Uint8Array(0);
 
   constructor(size: { width: number; height: number }, convert: RgbaToI420) {
@@ -42,8 +42,9 @@ export class I420Region {
       return;
     }
     const size = (w * h * 3) / 2;
-    if (this.#scratch.length < size) this.#scratch = new Uint8Array(size);
-    const small = this.#scratch.subarray(0, size);
+    // exactly the region's size: libyuv's binding reads the whole buffer's length, not the view's
+    if (this.#scratch.length !== size) this.#scratch = new Uint8Array(size);
+    const small = this.#scratch;
     this.#convert({ width: w, height: h, data: rgba }, { width: w, height: h, data: small });
     for (let row = 0; row < h; row++) frame.set(small.subarray(row * w, row * w + w), (y + row) * W + x);
     const cw = w / 2;
