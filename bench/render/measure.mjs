@@ -198,5 +198,32 @@ for (const { manifest, dir } of packs) {
 console.log(
   '(render, i420 and onFrame (hand-off to libwebrtc) run on the JS thread; video renders I420 itself (renderI420: base-frame copy + mouth blend), so its i420 column is 0; encode is libwebrtc totalEncodeTime per frame on its encoder thread; render CPU ms: CPU time per frame of render alone, the mouth changing every frame; JS CPU ms and enc CPU ms: CPU time per frame of the JS thread (render, conversion, hand-off, the loopback peers) and of the encoder thread while streaming; repeated: frames sent again unchanged ("rgn" rows))',
 );
-console.log(JSON.stringify({ bench: 'render', frames: N, results }));
+// the viewer peer's liveness poll (rtc/viewer-peer.ts: one getStats() every 500 ms per viewer):
+// the JS thread's CPU per call, against the same loop without it, on a peer streaming video
+const getStatsJsCpuMs = await (async () => {
+  const source = new wrtc.nonstandard.RTCVideoSource({ needsDenoising: false });
+  const track = source.createTrack();
+  const { tx, rx } = await loopback(track);
+  const frame = { width: 512, height: 512, data: new Uint8Array((512 * 512 * 3) / 2) };
+  const K = values.smoke ? 10 : 200;
+  const loop = async (poll) => {
+    const c0 = threadCpu().main;
+    for (let k = 0; k < K; k++) {
+      source.onFrame(frame);
+      if (poll) await tx.getStats();
+      await sleep(10);
+    }
+    return threadCpu().main - c0;
+  };
+  const without = await loop(false);
+  const withPoll = await loop(true);
+  track.stop();
+  tx.close();
+  rx.close();
+  return +((withPoll - without) / K).toFixed(3);
+})();
+console.log(
+  `viewer liveness poll (getStats): ${getStatsJsCpuMs} ms of JS-thread CPU per call; at one call per 500 ms per viewer, ${((getStatsJsCpuMs * 2) / 10).toFixed(2)} % of a core per session`,
+);
+console.log(JSON.stringify({ bench: 'render', frames: N, results, getStatsJsCpuMs }));
 process.exit(0); // libwebrtc can crash at a natural exit
