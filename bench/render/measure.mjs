@@ -1,10 +1,10 @@
-// Per-frame cost of the CPU media path for each built-in avatar, a photo avatar and a (synthetic)
+// Per-frame cost of the CPU media path for each built-in avatar, a sprite pack made from amara, a photo avatar and a (synthetic)
 // video avatar at 512×512 and 1280×720: Skia render + read-back, RGBA → I420 (libyuv via wrtc) —
 // or, for a renderer that renders I420 itself (video), renderI420 and no conversion — and VP8 encode (libwebrtc's own
 // totalEncodeTime for frames sent to a receiver peer in this process), with each stage's share.
 // Frames are fed at 25 fps, as the engine does, yielding between frames (Skia read-back buffers
 // are freed only when the event loop turns). A renderer that tells what changed (renderRegion: the
-// vector avatars) runs twice: whole frames (row "id"), and only the changed region drawn, read back
+// vector and sprite avatars) runs twice: whole frames (row "id"), and only the changed region drawn, read back
 // and converted, an unchanged frame sent again (row "id rgn"), as the engine does. Beside the
 // wall-clock stages, the CPU time per frame of the JS thread and of libwebrtc's encoder thread
 // (from /proc: robust to other processes sharing the cores, which stretch wall-clock figures).
@@ -12,7 +12,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import wrtc from '@roamhq/wrtc';
-import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../../packages/engine/dist/avatar/catalog.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  BUILTIN_AVATARS_DIR,
+  loadAvatarPack,
+  readAvatarPacks,
+} from '../../packages/engine/dist/avatar/catalog.js';
+import { spritePackFromVector } from '../../packages/engine/dist/avatar/sprite-from-vector.js';
 import { createAnimator } from '../../packages/engine/dist/animation/animator.js';
 import { MOUTH_SHAPES } from '../../packages/engine/dist/lipsync/mouth-shapes.js';
 import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
@@ -76,8 +84,17 @@ console.log(
 );
 // the built-in vector avatars, a photo avatar made from the test portrait (bench/lib/photo-pack.mjs)
 // and a synthetic video avatar (bench/lib/video-pack.mjs)
+/** A sprite pack made from amara (as `avatars sprites-from-vector` would), in a temporary folder. */
+async function spriteBenchPack() {
+  const amara = readAvatarPacks([BUILTIN_AVATARS_DIR]).packs.find((p) => p.manifest.id === 'amara');
+  const folder = mkdtempSync(join(tmpdir(), 'mp-bench-sprites-'));
+  await spritePackFromVector(amara.manifest, folder);
+  return loadAvatarPack(join(folder, 'amara-sprites'));
+}
+
 const packs = [
   ...readAvatarPacks([BUILTIN_AVATARS_DIR]).packs,
+  await spriteBenchPack(),
   await photoBenchPack(),
   await videoBenchPack('video', { smoke: values.smoke }),
 ];
