@@ -4,11 +4,13 @@
  * cross-faded at the mouth anchor, and the blink pictures faded in at theirs. Head motion and
  * breathing move the whole picture by whole pixels. Pictures are scaled once per avatar, size and
  * background and shared by the drawers of the cache; each frame is composed in RGBA by hand, so
- * every canvas gives the same pixels. docs/avatars.md describes the pack.
+ * every canvas gives the same pixels; update() composes only the mouth and blink boxes while the
+ * picture has not moved. docs/avatars.md describes the pack.
  */
 import { context2d, DrawError, type CanvasFactory, type ImageLike } from './canvas.js';
 import type { FacePose, MouthParams, Viseme } from './face.js';
 import { MOUTH_SHAPES, VISEMES } from './mouth-shapes.js';
+import { evenClamped, FEATURE_EPSILON, moved, union } from './vector-region.js';
 
 const MARGIN = 16;
 const BREATH_PX = 2;
@@ -52,6 +54,12 @@ export interface SpriteDrawer {
   readonly width: number;
   readonly height: number;
   render(pose: FacePose): Uint8ClampedArray;
+  /**
+   * The frame of `pose` composed over the drawer's last frame (by render or this) where they
+   * differ: that region (even pixel boundaries) and its RGBA (region.width × region.height × 4),
+   * or null when they do not differ. The first call composes it all.
+   */
+  update(pose: FacePose): { region: Rect; rgba: Uint8ClampedArray } | null;
   close(): void;
 }
 
@@ -113,20 +121,52 @@ export function createSpriteCache(make: CanvasFactory): SpriteCache {
   };
 }
 
+/** What decides a sprite frame's pixels: the picture's whole-pixel offset, the mouth and the blink. */
+interface SpritePose {
+  dx: number;
+  dy: number;
+  mouth: MouthParams;
+  blink: number;
+}
+
 function drawer(s: Shared, width: number, height: number, release: () => void): SpriteDrawer {
   const out = new Uint8ClampedArray(width * height * 4);
   const motionScale = Math.min(width, height) / 512;
+  const all: Rect = { x: 0, y: 0, width, height };
   let closed = false;
+  let last: SpritePose | undefined;
+  const poseOf = ({ mouth, motion }: FacePose): SpritePose => {
+    const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * motionScale);
+    return {
+      dx: Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headX * motionScale))),
+      dy: Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headY * motionScale) - rise)),
+      mouth,
+      blink: motion.blink,
+    };
+  };
   return {
     width,
     height,
-    render({ mouth, motion }) {
+    render(pose) {
       if (closed) throw new DrawError('sprite drawer is closed');
-      const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * motionScale);
-      const dx = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headX * motionScale)));
-      const dy = Math.max(-MARGIN, Math.min(MARGIN, Math.round(motion.headY * motionScale) - rise));
-      compose(out, width, height, s, mouth, motion.blink, dx, dy);
+      last = poseOf(pose);
+      compose(out, width, s, last, all);
       return out;
+    },
+    update(pose) {
+      if (closed) throw new DrawError('sprite drawer is closed');
+      const p = poseOf(pose);
+      const region = changed(s, last, p, width, height);
+      if (!region) return null;
+      last = p;
+      compose(out, width, s, p, region);
+      if (region.width === width && region.height === height) return { region, rgba: out };
+      const rgba = new Uint8ClampedArray(region.width * region.height * 4);
+      for (let y = 0; y < region.height; y++) {
+        const from = ((region.y + y) * width + region.x) * 4;
+        rgba.set(out.subarray(from, from + region.width * 4), y * region.width * 4);
+      }
+      return { region, rgba };
     },
     close() {
       if (closed) return;
@@ -181,50 +221,77 @@ function layer(
   return { x, y, width, height, px: ctx.getImageData(0, 0, width, height).data };
 }
 
-function compose(
-  out: Uint8ClampedArray,
+/**
+ * Where frame `p` differs from frame `was` (undefined: none yet): the whole frame when the picture
+ * moved, else the mouth's and blink's boxes when they changed by more than a pixel can show; null
+ * when nothing did.
+ */
+function changed(
+  s: Shared,
+  was: SpritePose | undefined,
+  p: SpritePose,
   width: number,
   height: number,
-  s: Shared,
-  mouth: MouthParams,
-  blink: number,
-  dx: number,
-  dy: number,
-): void {
-  const rowBytes = width * 4;
-  for (let y = 0; y < height; y++) {
-    const from = ((y + MARGIN - dy) * s.base.width + MARGIN - dx) * 4;
-    out.set(s.base.px.subarray(from, from + rowBytes), y * rowBytes);
+): Rect | null {
+  const all = { x: 0, y: 0, width, height };
+  if (!was || was.dx !== p.dx || was.dy !== p.dy || width % 2 !== 0 || height % 2 !== 0) return all;
+  const near = (a: number, b: number): boolean => Math.abs(a - b) < FEATURE_EPSILON;
+  const m = was.mouth;
+  const n = p.mouth;
+  const mouthMoved = !(
+    near(m.open, n.open) &&
+    near(m.width, n.width) &&
+    near(m.round, n.round) &&
+    near(m.teeth, n.teeth) &&
+    near(m.lipBite, n.lipBite) &&
+    near(m.tongue, n.tongue)
+  );
+  const boxes: Rect[] = [];
+  if (mouthMoved) boxes.push(...VISEMES.map((v) => s.mouths[v]));
+  if (!near(was.blink, p.blink)) boxes.push(...s.blinks);
+  if (boxes.length === 0) return null;
+  const box = boxes
+    .map((b) => moved({ x: b.x, y: b.y, width: b.width, height: b.height }, p.dx, p.dy))
+    .reduce(union);
+  return evenClamped(box, width, height) ?? null;
+}
+
+/** Composes the frame of pose `p` inside `clip` (the rest of `out` is left as it is). */
+function compose(out: Uint8ClampedArray, width: number, s: Shared, p: SpritePose, clip: Rect): void {
+  const { dx, dy } = p;
+  const rowBytes = clip.width * 4;
+  for (let y = clip.y; y < clip.y + clip.height; y++) {
+    const from = ((y + MARGIN - dy) * s.base.width + MARGIN - dx + clip.x) * 4;
+    out.set(s.base.px.subarray(from, from + rowBytes), (y * width + clip.x) * 4);
   }
   // the nearest shape drawn fully, the second faded over it
-  const [first, second] = nearestShapes(mouth);
-  blend(out, width, height, s.mouths[first![0]], 1, dx, dy);
-  if (second) blend(out, width, height, s.mouths[second[0]], second[1], dx, dy);
-  const b = Math.max(0, Math.min(1, blink));
-  if (s.blinks.length === 1) blend(out, width, height, s.blinks[0]!, b, dx, dy);
+  const [first, second] = nearestShapes(p.mouth);
+  blend(out, width, s.mouths[first![0]], 1, p, clip);
+  if (second) blend(out, width, s.mouths[second[0]], second[1], p, clip);
+  const b = Math.max(0, Math.min(1, p.blink));
+  if (s.blinks.length === 1) blend(out, width, s.blinks[0]!, b, p, clip);
   else if (s.blinks.length === 2) {
-    blend(out, width, height, s.blinks[0]!, b < 0.5 ? 2 * b : 2 - 2 * b, dx, dy);
-    blend(out, width, height, s.blinks[1]!, Math.max(0, 2 * b - 1), dx, dy);
+    blend(out, width, s.blinks[0]!, b < 0.5 ? 2 * b : 2 - 2 * b, p, clip);
+    blend(out, width, s.blinks[1]!, Math.max(0, 2 * b - 1), p, clip);
   }
 }
 
-/** Blends a layer over the frame with weight `w` (its alpha too), at an offset. */
+/** Blends a layer over the frame with weight `w` (its alpha too), at the pose's offset, inside `clip`. */
 function blend(
   out: Uint8ClampedArray,
   width: number,
-  height: number,
   l: Layer,
   w: number,
-  dx: number,
-  dy: number,
+  { dx, dy }: SpritePose,
+  clip: Rect,
 ): void {
   if (w <= 0) return;
   for (let y = 0; y < l.height; y++) {
     const oy = l.y + y + dy;
-    if (oy < 0 || oy >= height) continue;
+    if (oy < clip.y || oy >= clip.y + clip.height) continue;
     for (let x = 0; x < l.width; x++) {
       const ox = l.x + x + dx;
-      if (ox < 0 || ox >= width) continue;
+      if (ox < clip.x || ox >= clip.x + clip.width) continue;
       const i = (y * l.width + x) * 4;
       const a = (l.px[i + 3]! / 255) * w;
       if (a === 0) continue;

@@ -3,7 +3,8 @@
  * rasterised once per avatar and size and shared by every drawer of the cache: the background with
  * the body at each breathing offset, and the head under and over the features as two sprites per
  * tilt step. Each frame then blits three images at whole-pixel positions and draws only the eyes,
- * brows and mouth as vectors (docs/design.md §3.5, §12).
+ * brows and mouth as vectors (docs/design.md §3.5, §12). A drawer that owns its canvas may redraw
+ * only the region that changed since its previous frame (update(), vector-region.ts).
  */
 import {
   context2d,
@@ -14,6 +15,17 @@ import {
   type Defer,
 } from './canvas.js';
 import type { FacePose, FaceMotion, VectorLook } from './face.js';
+import type { Rect } from './sprite-renderer.js';
+import {
+  EXTREME_MOUTHS,
+  evenClamped,
+  featuresInRange,
+  moved,
+  sameFeatures,
+  turned,
+  union,
+  type DrawnPose,
+} from './vector-region.js';
 import {
   drawBackground,
   drawBody,
@@ -59,6 +71,8 @@ interface Layers {
   heads: Map<number, { under: Sprite | undefined; over: Sprite | undefined }>;
   /** A flat colour replacing the look's background gradient. */
   background: string | undefined;
+  /** Where the features can reach with the head at rest (output pixels), made on first use. */
+  features: Rect | undefined;
   users: number;
 }
 
@@ -67,6 +81,13 @@ export interface VectorDrawer {
   readonly width: number;
   readonly height: number;
   draw(ctx: Context2D, pose: FacePose): void;
+  /**
+   * Draws the frame of `pose` over the frame this drawer drew last into `ctx` (by draw or update),
+   * redrawing only the region where they differ, and returns that region (even pixel boundaries);
+   * null when they do not differ (`ctx` is left as it is). `ctx` must hold exactly that last frame:
+   * a context of the drawer's own that nothing else draws into. The first call draws it all.
+   */
+  update(ctx: Context2D, pose: FacePose): Rect | null;
   /** Releases its share of the cached layers; idempotent. */
   close(): void;
 }
@@ -105,7 +126,11 @@ export function createVectorCache(opts: VectorCacheOptions): VectorCache {
       if (!l) {
         l = newLayers(opts.canvas, look, width, height, background);
         shared.set(key, l);
-        if (opts.defer) warm(l, key, opts.defer);
+        if (opts.defer) {
+          const layers = l;
+          opts.defer(() => featuresBox(layers));
+          warm(l, key, opts.defer);
+        }
       }
       l.users++;
       const layers = l;
@@ -136,35 +161,44 @@ function newLayers(
     bodies: new Map(),
     heads: new Map(),
     background,
+    features: undefined,
     users: 0,
   };
 }
 
 function drawer(l: Layers, release: () => void): VectorDrawer {
   let closed = false;
+  /** The pose of the frame last drawn (update() redraws what differs from it). */
+  let last: DrawnPose | undefined;
   return {
     width: l.width,
     height: l.height,
-    draw(ctx, { mouth, motion }) {
+    draw(ctx, pose) {
       if (closed) throw new DrawError('vector drawer is closed');
-      const rise = Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * l.scale);
-      const step = Math.round(motion.tilt / TILT_STEP);
-      const dx = Math.round(motion.headX * l.scale);
-      const dy = Math.round(motion.headY * l.scale);
-      const head = headAt(l, step);
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      ctx.drawImage(bodyAt(l, rise), 0, 0);
-      if (head.under) ctx.drawImage(head.under.canvas, head.under.x + dx, head.under.y + dy);
-      ctx.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY);
-      headTransform(ctx, l.g, {
-        ...motion,
-        headX: dx / l.scale,
-        headY: dy / l.scale,
-        tilt: step * TILT_STEP,
-      });
-      drawFeatures(ctx, l.look, l.g, mouth, motion);
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      if (head.over) ctx.drawImage(head.over.canvas, head.over.x + dx, head.over.y + dy);
+      last = drawnPose(l, pose);
+      drawFrame(ctx, l, last, pose);
+    },
+    update(ctx, pose) {
+      if (closed) throw new DrawError('vector drawer is closed');
+      const p = drawnPose(l, pose);
+      const region = changed(l, last, p);
+      if (!region) return null;
+      last = p;
+      const whole = region.width === l.width && region.height === l.height;
+      if (!whole) {
+        ctx.save();
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        ctx.beginPath();
+        ctx.moveTo(region.x, region.y);
+        ctx.lineTo(region.x + region.width, region.y);
+        ctx.lineTo(region.x + region.width, region.y + region.height);
+        ctx.lineTo(region.x, region.y + region.height);
+        ctx.closePath();
+        ctx.clip();
+      }
+      drawFrame(ctx, l, p, pose);
+      if (!whole) ctx.restore();
+      return region;
     },
     close() {
       if (closed) return;
@@ -172,6 +206,102 @@ function drawer(l: Layers, release: () => void): VectorDrawer {
       release();
     },
   };
+}
+
+function drawnPose(l: Layers, { mouth, motion }: FacePose): DrawnPose {
+  return {
+    rise: Math.round(Math.max(0, Math.min(1, motion.breath)) * BREATH_PX * l.scale),
+    step: Math.round(motion.tilt / TILT_STEP),
+    dx: Math.round(motion.headX * l.scale),
+    dy: Math.round(motion.headY * l.scale),
+    mouth,
+    blink: motion.blink,
+    brow: motion.brow,
+    gazeX: motion.gazeX,
+    gazeY: motion.gazeY,
+  };
+}
+
+/**
+ * One frame, its context's state (line caps, styles) saved and restored around it: every frame
+ * starts from the same state, so a frame drawn anew and one drawn over its predecessor are alike.
+ */
+function drawFrame(ctx: Context2D, l: Layers, p: DrawnPose, { mouth, motion }: FacePose): void {
+  const { dx, dy, step } = p;
+  const head = headAt(l, step);
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.drawImage(bodyAt(l, p.rise), 0, 0);
+  if (head.under) ctx.drawImage(head.under.canvas, head.under.x + dx, head.under.y + dy);
+  ctx.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY);
+  headTransform(ctx, l.g, { ...motion, headX: dx / l.scale, headY: dy / l.scale, tilt: step * TILT_STEP });
+  drawFeatures(ctx, l.look, l.g, mouth, motion);
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  if (head.over) ctx.drawImage(head.over.canvas, head.over.x + dx, head.over.y + dy);
+  ctx.restore();
+}
+
+/** Where frame `p` differs from frame `was` (undefined: none drawn yet), or null where it does not. */
+function changed(l: Layers, was: DrawnPose | undefined, p: DrawnPose): Rect | null {
+  const all = { x: 0, y: 0, width: l.width, height: l.height };
+  // odd sizes: I420's chroma blocks would straddle the region's edge
+  if (!was || was.rise !== p.rise || l.width % 2 !== 0 || l.height % 2 !== 0) return all;
+  let box: Rect;
+  if (was.step !== p.step || was.dx !== p.dx || was.dy !== p.dy) box = union(headBox(l, was), headBox(l, p));
+  else if (sameFeatures(was, p)) return null;
+  else box = featuresInRange(p) && featuresInRange(was) ? featuresAt(l, p) : headBox(l, p);
+  return evenClamped(box, l.width, l.height) ?? null;
+}
+
+/** The box of the head's sprites (which cover the features) at a pose, output pixels. */
+function headBox(l: Layers, p: DrawnPose): Rect {
+  const { under, over } = headAt(l, p.step);
+  const boxes = [under, over].filter((s) => s !== undefined).map((s) => moved(spriteRect(s), p.dx, p.dy));
+  if (boxes.length === 0) return { x: 0, y: 0, width: l.width, height: l.height };
+  return boxes.reduce(union);
+}
+
+function spriteRect(s: Sprite): Rect {
+  return { x: s.x, y: s.y, width: s.canvas.width, height: s.canvas.height };
+}
+
+/** The features box at a pose: the rest box turned about the neck, moved with the head. */
+function featuresAt(l: Layers, p: DrawnPose): Rect {
+  const pivotX = l.offsetX + l.g.cx * l.scale;
+  const pivotY = l.offsetY + (l.g.cy + l.g.hl) * l.scale;
+  return moved(turned(featuresBox(l), p.step * TILT_STEP, pivotX, pivotY), p.dx, p.dy);
+}
+
+/**
+ * Where the features can reach with the head at rest: every mouth at the corners of its ranges,
+ * eyes open and shut, brows raised, gaze at its limits, drawn on one canvas; their drawn box grown
+ * by 3 pixels (antialiasing). Made once per look and size (deferred by the cache when it can).
+ */
+function featuresBox(l: Layers): Rect {
+  if (l.features) return l.features;
+  const full = l.make(l.width, l.height);
+  const c = context2d(full);
+  for (const mouth of EXTREME_MOUTHS)
+    for (const [blink, gaze] of [
+      [0, -1],
+      [0, 1],
+      [1, 0],
+    ] as const) {
+      c.setTransform(l.scale, 0, 0, l.scale, l.offsetX, l.offsetY);
+      headTransform(c, l.g, REST);
+      drawFeatures(c, l.look, l.g, mouth, {
+        ...REST,
+        blink,
+        brow: gaze < 0 ? 0 : 1,
+        gazeX: gaze,
+        gazeY: gaze,
+      });
+    }
+  const box = drawnBox(c.getImageData(0, 0, l.width, l.height));
+  l.features = box
+    ? { x: box.x - 3, y: box.y - 3, width: box.w + 6, height: box.h + 6 }
+    : { x: 0, y: 0, width: l.width, height: l.height };
+  return l.features;
 }
 
 /** Rasterises head-local drawing at output resolution and crops it to what was drawn. */

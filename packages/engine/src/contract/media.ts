@@ -15,4 +15,20 @@ export interface VideoSink {
   writeI420(frame: Uint8Array): void;
   /** One frame as RGBA (width × height × 4 bytes); the sink converts it. */
   writeRgba(frame: Uint8ClampedArray): void;
+  /**
+   * One frame that differs from the frame last written by writeRgba or this only inside `region`
+   * (even pixel boundaries): the region's RGBA (region.width × region.height × 4 bytes). The sink
+   * converts only that and sends the whole frame.
+   */
+  writeRgbaRegion(region: FrameRegion, rgba: Uint8ClampedArray): void;
+  /** One frame equal to the frame last written: sent again, nothing converted (the encoder keeps its rate). */
+  repeat(): void;
+}
+
+/** A rectangle of a frame in pixels. */
+export interface FrameRegion {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }

@@ -109,4 +109,43 @@ describe('renderer caches', () => {
       expect(regionDiff(cached, direct, 512, 206, 255, 100, 70)).toBeLessThan(2); // the mouth itself
     }
   });
+
+  it('renderRegion: the regions laid over the first frame give each frame render() gives', async () => {
+    const manifest = vectorManifest(loadAvatarPack(join(BUILTIN_AVATARS_DIR, 'jonas')).manifest);
+    const size = { width: 320, height: 240 };
+    const byRegion = createRenderer(manifest, size);
+    const whole = createRenderer(manifest, size);
+    const anim = createAnimator({ seed: 3 });
+    const shapes = Object.values(MOUTH_SHAPES);
+    const kept = new Uint8ClampedArray(size.width * size.height * 4);
+    let repeats = 0;
+    let parts = 0;
+    for (let n = 0; n < 60; n++) {
+      const state = {
+        // the mouth holds each shape for 3 frames, then rests for 20: a still face repeats
+        mouth: n < 40 ? shapes[Math.floor(n / 3) % shapes.length]! : MOUTH_SHAPES.X,
+        motion: anim.next({ tMs: n * 40, speaking: n < 40, emphasis: 0.2 }),
+      };
+      const changed = byRegion.renderRegion!(state);
+      if (!changed) repeats++;
+      else {
+        const { region, rgba } = changed;
+        if (region.width < size.width) parts++;
+        for (let y = 0; y < region.height; y++)
+          kept.set(
+            rgba.subarray(y * region.width * 4, (y + 1) * region.width * 4),
+            ((region.y + y) * size.width + region.x) * 4,
+          );
+      }
+      const expected = whole.render(state);
+      // a frame not drawn again differs from the last drawn by less than a pixel can show
+      // (@mouthpiece/draw's vector-region.ts); one drawn is exactly the whole frame
+      if (changed) expect(Buffer.from(kept).equals(Buffer.from(expected)), `frame ${n}`).toBe(true);
+      await tick();
+    }
+    expect(parts, 'frames redrawn in part').toBeGreaterThan(20);
+    expect(repeats, 'a still face is not drawn again').toBeGreaterThan(0);
+    byRegion.close();
+    whole.close();
+  });
 });

@@ -9,6 +9,7 @@ import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { createVectorCache, type CanvasFactory } from '@mouthpiece/draw';
 import type { VideoPick } from '@mouthpiece/protocol';
 import type { AvatarManifest } from '../avatar/manifest.js';
+import type { FrameRegion } from '../contract/media.js';
 import type { FaceState } from '../face-state.js';
 
 export interface Renderer {
@@ -21,6 +22,13 @@ export interface Renderer {
    * One call is one output frame, like render().
    */
   renderI420?(state: FaceState, out: Uint8Array): void;
+  /**
+   * The frame as the region where it differs from this renderer's previous frame (by render() or
+   * this), with that region's RGBA (region.width × region.height × 4 bytes, even pixel boundaries),
+   * or null when it does not differ. For a video sink's writeRgbaRegion / repeat. One call is one
+   * output frame, like render().
+   */
+  renderRegion?(state: FaceState): { region: FrameRegion; rgba: Uint8ClampedArray } | null;
   /**
    * For a viewer that draws the avatar itself (render: 'client'): what a video avatar's frame shows
    * (its base frame and mouth-library crops), chosen as renderI420 would and moving the renderer's
@@ -50,16 +58,27 @@ export function createRenderer(
   const ctx: SKRSContext2D = canvas.getContext('2d');
   const drawer = vectors.open(manifest, size, background);
   let closed = false;
+  // the stored pixels, not getImageData(): the frame is opaque, so premultiplied RGBA is plain
+  // RGBA, and this skips an unpremultiplying copy
+  const pixels = (): Uint8ClampedArray => {
+    const px = canvas.data();
+    return new Uint8ClampedArray(px.buffer, px.byteOffset, px.length);
+  };
   return {
     width,
     height,
     render(state) {
       if (closed) throw new Error('renderer is closed');
       drawer.draw(ctx, state);
-      // the stored pixels, not getImageData(): the frame is opaque, so premultiplied RGBA is
-      // plain RGBA, and this skips an unpremultiplying copy
-      const px = canvas.data();
-      return new Uint8ClampedArray(px.buffer, px.byteOffset, px.length);
+      return pixels();
+    },
+    renderRegion(state) {
+      if (closed) throw new Error('renderer is closed');
+      const region = drawer.update(ctx, state);
+      if (!region) return null;
+      if (region.width === width && region.height === height) return { region, rgba: pixels() };
+      // the region alone read back (the frame is opaque: unpremultiplying changes nothing)
+      return { region, rgba: ctx.getImageData(region.x, region.y, region.width, region.height).data };
     },
     close() {
       if (closed) return;

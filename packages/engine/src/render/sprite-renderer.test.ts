@@ -139,4 +139,38 @@ describe('sprite avatars', () => {
     }
     expect(loadAvatarPack(pack).manifest.id).toBe('amara-sprites');
   });
+
+  it('renderRegion: the mouth and blink boxes laid over the first frame give each frame render() gives', () => {
+    const byRegion = createAvatarRenderer(sprites, { width: SIZE, height: SIZE }, dir);
+    const whole = createAvatarRenderer(sprites, { width: SIZE, height: SIZE }, dir);
+    const shapes = Object.values(MOUTH_SHAPES);
+    const kept = new Uint8ClampedArray(SIZE * SIZE * 4);
+    let parts = 0;
+    try {
+      for (let n = 0; n < 24; n++) {
+        const state = {
+          mouth: shapes[Math.floor(n / 2) % shapes.length]!,
+          // the head still for 20 frames (a blink among them), then moving a pixel a frame
+          motion: { ...REST_MOTION, blink: n === 7 ? 0.6 : 0, headX: n < 20 ? 0 : n - 19 },
+        };
+        const changed = byRegion.renderRegion!(state);
+        if (n % 2 === 1 && n !== 7 && n !== 8 && n < 20)
+          expect(changed, `frame ${n}: the same face`).toBeNull();
+        if (n === 7) expect(changed, 'a blink').not.toBeNull();
+        if (!changed) continue;
+        const { region, rgba } = changed;
+        if (region.width * region.height < (SIZE * SIZE) / 4) parts++;
+        for (let y = 0; y < region.height; y++)
+          kept.set(
+            rgba.subarray(y * region.width * 4, (y + 1) * region.width * 4),
+            ((region.y + y) * SIZE + region.x) * 4,
+          );
+        expect(Buffer.from(kept).equals(Buffer.from(whole.render(state))), `frame ${n}`).toBe(true);
+      }
+      expect(parts, 'frames composed in part').toBeGreaterThan(8);
+    } finally {
+      byRegion.close();
+      whole.close();
+    }
+  });
 });

@@ -90,6 +90,10 @@ function spriteRenderer(
       if (closed) throw new Error('renderer is closed');
       return drawer.render(state);
     },
+    renderRegion(state) {
+      if (closed) throw new Error('renderer is closed');
+      return drawer.update(state);
+    },
     close() {
       if (closed) return;
       closed = true;

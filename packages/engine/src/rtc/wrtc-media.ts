@@ -7,6 +7,7 @@ import wrtc from '@roamhq/wrtc';
 import { CHUNK_SAMPLES, SAMPLE_RATE_HZ } from '../clock/media-clock.js';
 import type { AudioSink, VideoSink } from '../contract/media.js';
 import type { PeerFactory } from '../contract/peer.js';
+import { I420Region } from './i420-region.js';
 import { ViewerPeer } from './viewer-peer.js';
 
 export interface WrtcMedia {
@@ -68,14 +69,30 @@ export function createWrtcMedia(o: WrtcMediaOptions): WrtcMedia {
   };
   if (!o.video || !videoSource) return { audioSink, peerFactory };
   const { width, height } = o.video;
+  /** The frame last converted from RGBA: a region is converted into it (i420-region.ts). */
   const i420 = new Uint8Array((width * height * 3) / 2);
+  const region = new I420Region({ width, height }, (rgba, out) => wrtc.nonstandard.rgbaToI420(rgba, out));
+  const frame = { width, height, data: i420 };
+  /** The frame last sent, for repeat(). */
+  let last: Uint8Array | undefined;
+  const send = (data: Uint8Array): void => {
+    last = data;
+    videoSource.onFrame(data === i420 ? frame : { width, height, data });
+  };
   const videoSink: VideoSink = {
     width,
     height,
-    writeI420: (data) => videoSource.onFrame({ width, height, data }),
+    writeI420: send,
     writeRgba: (rgba) => {
-      wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, { width, height, data: i420 });
-      videoSource.onFrame({ width, height, data: i420 });
+      wrtc.nonstandard.rgbaToI420({ width, height, data: rgba }, frame);
+      send(i420);
+    },
+    writeRgbaRegion: (r, rgba) => {
+      region.convert(r, rgba, i420);
+      send(i420);
+    },
+    repeat: () => {
+      if (last) send(last);
     },
   };
   return { audioSink, videoSink, peerFactory };

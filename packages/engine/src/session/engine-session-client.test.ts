@@ -62,6 +62,8 @@ function countingVideo(pick?: VideoPick) {
     height: 8,
     writeI420: () => void calls.written++,
     writeRgba: () => void calls.written++,
+    writeRgbaRegion: () => void calls.written++,
+    repeat: () => void calls.written++,
   };
   return { renderer, sink, calls };
 }

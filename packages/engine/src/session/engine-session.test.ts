@@ -41,8 +41,11 @@ function build(video?: { sink: VideoSink; renderer: Renderer }) {
   return { session, media, events, run };
 }
 
-/** A renderer of `width`×`height` that records each state; I420 when `i420`, else RGBA. */
-function recordingVideo(i420: boolean) {
+/**
+ * A renderer of 8×8 that records each state; I420 when `i420`, else RGBA; with `regions`, it says
+ * what changed (renderRegion): a 2×2 region on every other frame, nothing on the others.
+ */
+function recordingVideo(i420: boolean, regions = false) {
   const states: FaceState[] = [];
   const written: string[] = [];
   const renderer: Renderer = {
@@ -53,6 +56,15 @@ function recordingVideo(i420: boolean) {
       return new Uint8ClampedArray(8 * 8 * 4);
     },
     ...(i420 ? { renderI420: (state: FaceState) => void states.push(state) } : {}),
+    ...(regions
+      ? {
+          renderRegion: (state: FaceState) => {
+            states.push(state);
+            if (states.length % 2 === 0) return null;
+            return { region: { x: 2, y: 2, width: 2, height: 2 }, rgba: new Uint8ClampedArray(16) };
+          },
+        }
+      : {}),
     close: () => undefined,
   };
   const sink: VideoSink = {
@@ -60,6 +72,9 @@ function recordingVideo(i420: boolean) {
     height: 8,
     writeI420: (frame) => void written.push(`i420:${frame.length}`),
     writeRgba: (frame) => void written.push(`rgba:${frame.length}`),
+    writeRgbaRegion: (region, rgba) =>
+      void written.push(`region:${region.width}x${region.height}:${rgba.length}`),
+    repeat: () => void written.push('repeat'),
   };
   return { renderer, sink, states, written };
 }
@@ -100,6 +115,17 @@ describe('EngineSession with injected media', () => {
       expect(new Set(video.written)).toEqual(new Set([i420 ? 'i420:96' : 'rgba:256']));
       session.close('ended_by_client');
     }
+  });
+
+  it('a renderer that tells what changed: only that region is written, and an unchanged frame is sent again', async () => {
+    const video = recordingVideo(false, true);
+    const { session, run } = build(video);
+    await session.connectViewer('v1', OFFER, []);
+    run(40);
+    expect(session.framesSent).toBeGreaterThanOrEqual(10);
+    expect(video.written).toHaveLength(session.framesSent);
+    expect(video.written.slice(0, 4)).toEqual(['region:2x2:16', 'repeat', 'region:2x2:16', 'repeat']);
+    session.close('ended_by_client');
   });
 
   it('a viewer replaced by another is told so and closed; its messages stop', async () => {

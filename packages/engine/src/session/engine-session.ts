@@ -14,8 +14,8 @@
  * 'client') gets each frame's state as a binary animation frame instead (face-frame.ts), decided
  * per viewer, so the next viewer may want video again. Driven by the media scheduler's `tick()`.
  */
-import { encodeAnimationFrame, type IceServer, type ServerMessage } from '@mouthpiece/protocol';
-import { createAnimator, type Animator } from '../animation/animator.js';
+import type { IceServer, ServerMessage } from '@mouthpiece/protocol';
+import { createAnimator } from '../animation/animator.js';
 import { AudioValidationError } from '../audio/wav.js';
 import { CHUNK_SAMPLES, frameIntervalMs, TICK_MS } from '../clock/media-clock.js';
 import type { AudioClip, EngineEvent, QueueAnswer, SayAudioAnswer, TextChunk } from '../contract/types.js';
@@ -24,10 +24,10 @@ import type { Renderer } from '../render/renderer.js';
 import type { Peer, PeerFactory } from '../contract/peer.js';
 import { AudioStreams } from './audio-streams.js';
 import { clientRenderUnavailable } from './client-render.js';
-import { faceState, mouthAheadSamples, toAnimationFrame } from './face-frame.js';
-import { FrameClock } from './frame-clock.js';
+import { mouthAheadSamples } from './face-frame.js';
 import type { AudioSink, VideoSink } from '../contract/media.js';
 import { PlaybackGate } from './playback-gate.js';
+import { SessionFrames } from './session-frames.js';
 import { SpeechPlayer, type PlayerEvent } from './speech-player.js';
 import { SpeechQueue, type SpeechQueueOptions } from './speech-queue.js';
 import type { SpeechSource } from './speech-source.js';
@@ -75,13 +75,6 @@ interface VideoParts {
 /** What an engine process gives each of its sessions (distinct from the host's create options). */
 export type EngineSessionConfig = SessionParts & VideoParts;
 
-interface Video {
-  sink: VideoSink;
-  renderer: Renderer;
-  /** Made on the first rendered frame (a session whose viewers draw themselves never needs it). */
-  i420: Uint8Array | undefined;
-}
-
 export class EngineSession {
   readonly id: string;
   readonly #o: EngineSessionConfig;
@@ -90,23 +83,14 @@ export class EngineSession {
   readonly #synths = new Map<string, TextTurn>();
   readonly #streams: AudioStreams;
   readonly #player = new SpeechPlayer();
-  /** How far past the audio handed over a frame samples the mouth (face-frame.ts). */
-  readonly #aheadSamples: number;
   readonly #gate: PlaybackGate;
-  readonly #video: Video | undefined;
-  readonly #animator: Animator;
   readonly #chunk = new Int16Array(CHUNK_SAMPLES);
-  /** Which frame each tick begins; each session on its own phase (spreads the work). */
-  readonly #frames: FrameClock;
+  /** Video and animation frames, each session on its own phase (spreads the work). */
+  readonly #frames: SessionFrames;
   #viewer: Peer | undefined;
   #closed = false;
   /** Samples handed to the audio sink so far (the animation stream's stamps count them). */
   #samples = 0;
-  /** Frames rendered and skipped, for stats. */
-  framesSent = 0;
-  framesSkipped = 0;
-  /** Animation frames sent to viewers that draw the avatar themselves, for stats. */
-  animationFramesSent = 0;
 
   constructor(o: EngineSessionConfig) {
     this.id = o.sessionId;
@@ -120,14 +104,30 @@ export class EngineSession {
       enqueue: (turnId, audio) => this.#addAudio(turnId, audio),
       emit: (e) => o.emit(e),
     });
-    this.#video = o.videoSink && o.renderer && { sink: o.videoSink, renderer: o.renderer, i420: undefined };
-    this.#animator = createAnimator({ seed: hashSeed(o.sessionId) });
-    this.#aheadSamples = mouthAheadSamples(o.fps);
     this.#gate = new PlaybackGate({ ...o, waitForViewer: o.waitForViewer ?? true }, () => this.#pump());
-    this.#frames = new FrameClock({
-      phase: hashSeed(o.sessionId) % Math.max(1, Math.round(1000 / TICK_MS / o.fps)),
+    this.#frames = new SessionFrames({
       fps: o.fps,
+      phase: hashSeed(o.sessionId) % Math.max(1, Math.round(1000 / TICK_MS / o.fps)),
+      player: this.#player,
+      animator: createAnimator({ seed: hashSeed(o.sessionId) }),
+      aheadSamples: mouthAheadSamples(o.fps),
+      videoSink: o.videoSink,
+      renderer: o.renderer,
     });
+  }
+
+  /** Frames rendered, and skipped in late batches, for stats. */
+  get framesSent(): number {
+    return this.#frames.sent;
+  }
+
+  get framesSkipped(): number {
+    return this.#frames.skipped;
+  }
+
+  /** Animation frames sent to viewers that draw the avatar themselves, for stats. */
+  get animationFramesSent(): number {
+    return this.#frames.animationSent;
   }
 
   sayText(chunk: TextChunk): QueueAnswer {
@@ -253,11 +253,9 @@ export class EngineSession {
   }
 
   /**
-   * One 10 ms media tick: audio every tick, a video frame when one is due. Sessions render on
-   * staggered ticks (a per-session phase) so frames of many sessions do not pile onto one tick.
-   * In a late catch-up batch (`ticksLeft` more ticks follow), a video frame is skipped only when a
-   * newer frame of this session is due later in the same batch: a slightly late frame is still
-   * sent. Animation frames are never skipped (they travel with their audio).
+   * One 10 ms media tick: audio every tick, a video or animation frame when one is due
+   * (session-frames.ts: staggered per session; in a late batch of `ticksLeft` more ticks a video
+   * frame may be skipped, an animation frame never).
    */
   tick(tickIndex: number, ticksLeft = 0): void {
     if (this.#closed) return;
@@ -269,14 +267,8 @@ export class EngineSession {
     // a viewer without video draws the avatar itself (from the animation stream on its channel),
     // where the operator allows this avatar's kind; else it gets audio alone
     const draws = !viewer.hasVideo;
-    if (draws ? !viewer.hasEvents || !this.#drawsAllowed : !this.#video) return;
-    const due = this.#frames.at(tickIndex, ticksLeft);
-    if (due === undefined) return;
-    // an animation frame goes with the audio handed over on this same tick, so even in a late batch
-    // it is no later than the sound it belongs to (the SDK places it by its stamp): never skipped
-    if (draws) this.#sendAnimation(viewer, tickIndex * TICK_MS);
-    else if (due === 'skip') this.framesSkipped++;
-    else if (this.#video) this.#renderFrame(this.#video, tickIndex * TICK_MS);
+    if (draws ? !viewer.hasEvents || !this.#drawsAllowed : !this.#frames.hasVideo) return;
+    this.#frames.tick(viewer, draws, tickIndex, ticksLeft, this.#samples);
   }
 
   close(reason: string): void {
@@ -292,29 +284,7 @@ export class EngineSession {
     this.#queue.close();
     this.#viewer?.close();
     this.#viewer = undefined;
-    this.#video?.renderer.close();
-  }
-
-  #renderFrame(video: Video, nowMs: number): void {
-    const state = faceState(this.#player, this.#aheadSamples, this.#animator, nowMs);
-    if (video.renderer.renderI420) {
-      video.i420 ??= new Uint8Array((video.sink.width * video.sink.height * 3) / 2);
-      video.renderer.renderI420(state, video.i420);
-      video.sink.writeI420(video.i420);
-    } else video.sink.writeRgba(video.renderer.render(state));
-    this.framesSent++;
-  }
-
-  /**
-   * The frame's state, as the renderer would have drawn it, stamped with the sample it belongs to:
-   * the mouth is sampled `#aheadSamples` past the audio just handed to the sink (the frame's centre).
-   */
-  #sendAnimation(viewer: Peer, nowMs: number): void {
-    const state = faceState(this.#player, this.#aheadSamples, this.#animator, nowMs);
-    const pick = this.#o.renderer?.pick?.(state);
-    const sampleIndex = this.#samples + this.#aheadSamples;
-    viewer.sendBinary(encodeAnimationFrame(toAnimationFrame(state, sampleIndex, pick)));
-    this.animationFramesSent++;
+    this.#frames.close();
   }
 
   #onPlayerEvent(e: PlayerEvent): void {

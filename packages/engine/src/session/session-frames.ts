@@ -1,0 +1,108 @@
+/**
+ * A session's frames (engine-session.ts hands it each tick once the tick's audio is out): when the
+ * session's frame is due (frame-clock.ts: its own phase), the face state (face-frame.ts) is
+ * rendered into the video sink for a viewer with video, or sent as a binary animation frame to a
+ * viewer that draws the avatar itself. Counts what it sent and skipped, for stats.
+ */
+import { encodeAnimationFrame } from '@mouthpiece/protocol';
+import type { Animator } from '../animation/animator.js';
+import { TICK_MS } from '../clock/media-clock.js';
+import type { VideoSink } from '../contract/media.js';
+import type { Peer } from '../contract/peer.js';
+import type { Renderer } from '../render/renderer.js';
+import { faceState, toAnimationFrame } from './face-frame.js';
+import { FrameClock } from './frame-clock.js';
+import type { SpeechPlayer } from './speech-player.js';
+
+export interface SessionFramesParts {
+  fps: number;
+  /** The session's phase in ticks (spreads the frames of many sessions over the frame interval). */
+  phase: number;
+  player: SpeechPlayer;
+  animator: Animator;
+  /** How far past the audio handed over a frame samples the mouth (face-frame.ts). */
+  aheadSamples: number;
+  /** Without both, no video frame is made (a renderer alone still picks a video avatar's frames). */
+  videoSink?: VideoSink | undefined;
+  renderer?: Renderer | undefined;
+}
+
+interface Video {
+  sink: VideoSink;
+  renderer: Renderer;
+  /** Made on the first rendered frame (a session whose viewers draw themselves never needs it). */
+  i420: Uint8Array | undefined;
+}
+
+export class SessionFrames {
+  readonly #o: SessionFramesParts;
+  readonly #clock: FrameClock;
+  readonly #video: Video | undefined;
+  /** Frames rendered and skipped, for stats. */
+  sent = 0;
+  skipped = 0;
+  /** Animation frames sent to viewers that draw the avatar themselves, for stats. */
+  animationSent = 0;
+
+  constructor(o: SessionFramesParts) {
+    this.#o = o;
+    this.#clock = new FrameClock({ phase: o.phase, fps: o.fps });
+    this.#video = o.videoSink && o.renderer && { sink: o.videoSink, renderer: o.renderer, i420: undefined };
+  }
+
+  /** Whether this session can make video frames (a sink and a renderer). */
+  get hasVideo(): boolean {
+    return this.#video !== undefined;
+  }
+
+  /**
+   * The frame of tick `tickIndex` when one is due. In a late catch-up batch (`ticksLeft` more
+   * ticks follow), a video frame is skipped only when a newer frame of this session is due later in
+   * the same batch: a slightly late frame is still sent. An animation frame goes with the audio
+   * handed over on this same tick (`samples` so far), so even in a late batch it is no later than
+   * the sound it belongs to (the SDK places it by its stamp): never skipped.
+   */
+  tick(viewer: Peer, draws: boolean, tickIndex: number, ticksLeft: number, samples: number): void {
+    const due = this.#clock.at(tickIndex, ticksLeft);
+    if (due === undefined) return;
+    if (draws) this.#sendAnimation(viewer, tickIndex * TICK_MS, samples);
+    else if (due === 'skip') this.skipped++;
+    else if (this.#video) this.#render(this.#video, tickIndex * TICK_MS);
+  }
+
+  close(): void {
+    this.#video?.renderer.close();
+  }
+
+  #state(nowMs: number) {
+    return faceState(this.#o.player, this.#o.aheadSamples, this.#o.animator, nowMs);
+  }
+
+  #render(video: Video, nowMs: number): void {
+    const state = this.#state(nowMs);
+    const { renderer, sink } = video;
+    if (renderer.renderI420) {
+      video.i420 ??= new Uint8Array((sink.width * sink.height * 3) / 2);
+      renderer.renderI420(state, video.i420);
+      sink.writeI420(video.i420);
+    } else if (renderer.renderRegion) {
+      // only what changed is drawn, read back and converted; an unchanged frame is sent again
+      const changed = renderer.renderRegion(state);
+      if (changed) sink.writeRgbaRegion(changed.region, changed.rgba);
+      else sink.repeat();
+    } else sink.writeRgba(renderer.render(state));
+    this.sent++;
+  }
+
+  /**
+   * The frame's state, as the renderer would have drawn it, stamped with the sample it belongs to:
+   * the mouth is sampled `aheadSamples` past the audio just handed to the sink (the frame's centre).
+   */
+  #sendAnimation(viewer: Peer, nowMs: number, samples: number): void {
+    const state = this.#state(nowMs);
+    const pick = this.#o.renderer?.pick?.(state);
+    const sampleIndex = samples + this.#o.aheadSamples;
+    viewer.sendBinary(encodeAnimationFrame(toAnimationFrame(state, sampleIndex, pick)));
+    this.animationSent++;
+  }
+}
