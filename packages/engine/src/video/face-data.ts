@@ -103,7 +103,7 @@ export function ringSamples(
  * covered in the base). Such frames are no base frames (video-import.ts).
  */
 export function clearUnderNose(clear: ArrayLike<number>): boolean {
-  for (let k = UNDER_NOSE.from; k <= UNDER_NOSE.to; k++) if (!(clear[k]! >= CLEAR_ENOUGH)) return false;
+  for (let k = UNDER_NOSE.from; k <= UNDER_NOSE.to; k++) if ((clear[k] ?? 1) < CLEAR_ENOUGH) return false;
   return true;
 }
 
