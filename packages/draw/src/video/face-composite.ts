@@ -18,6 +18,7 @@ import {
   MESH_TRIANGLES,
   CROP_LANDMARKS,
   RING,
+  UNDER_NOSE,
   holdCoveredJaw,
   innerShares,
   lipRoom,
@@ -121,8 +122,11 @@ export function composeFace(job: FaceJob): void {
     L.b[2 * v] = s.canon.bb[2 * v]! - box.x;
     L.b[2 * v + 1] = s.canon.bb[2 * v + 1]! - box.y;
     let alpha = MESH_ALPHA[v]! * job.fade;
-    if (alpha > 0 && v < MESH.centre) {
-      const k = v - MESH.inner;
+    // under the nose what differs from the usual face is the upper lip drawn up (a smile), not a
+    // cover: holding the base there left its lip above the crop's (frames whose lip reaches the
+    // nose are kept out at import, video/face-data.ts clearUnderNose)
+    const k = v - MESH.inner;
+    if (alpha > 0 && v < MESH.centre && (k < UNDER_NOSE.from || k > UNDER_NOSE.to)) {
       const crop = (job.clearA?.[k] ?? 1) * job.wa + (job.clearB?.[k] ?? 1) * (1 - job.wa);
       alpha *= crop * (job.clearBase?.[k] ?? 1);
     }
