@@ -51,23 +51,6 @@ describe('base pool', () => {
     expect(pool.baked.every(Boolean)).toBe(true);
   });
 
-  it('fills its budget from talk cut into short runs by frames left out (more, shorter stretches)', () => {
-    // 20 s of talk, every 2 s four frames left out (their upper lip at the nose: a laugh)
-    const frames = Array.from({ length: 500 }, (_, i): PoolInput => ({ ...talking(i), valid: i % 50 >= 4 }));
-    const pool = chooseBasePool(frames, FPS);
-    expect(pool.source.every((s) => frames[s]!.valid)).toBe(true);
-    expect(pool.source.length).toBeGreaterThan(POOL_LIMITS.maxFrames * 0.9);
-    // every stretch still at least speechMinSeconds
-    let run = 1;
-    for (let k = 1; k <= pool.source.length; k++) {
-      if (k < pool.source.length && pool.source[k] === pool.source[k - 1]! + 1) run++;
-      else {
-        expect(run).toBeGreaterThanOrEqual(POOL_LIMITS.speechMinSeconds * FPS);
-        run = 1;
-      }
-    }
-  });
-
   it('finds nothing when no frame is tracked', () => {
     const frames = Array.from({ length: 600 }, () => ({ ...calm, valid: false }));
     expect(chooseBasePool(frames, FPS).source).toEqual([]);

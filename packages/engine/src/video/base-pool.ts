@@ -97,29 +97,12 @@ function calmRuns(frames: readonly PoolInput[], fps: number): Run[] {
     });
 }
 
-/**
- * Windows of about `length` frames (at least `min`) spread evenly over the runs (laid end to end),
- * `budget` in all. A window is cut short at its run's end, so where the runs are short (frames
- * left out between them: untracked, or their upper lip at the nose) more and shorter windows are
- * tried, down to `min`, and the ones that take the most frames kept.
- */
-function spread(segments: readonly Run[], budget: number, length: number, min: number): Run[] {
+/** Windows of about `length` frames spread evenly over the runs (laid end to end), `budget` in all. */
+function spread(segments: readonly Run[], budget: number, length: number): Run[] {
   const total = segments.reduce((s, r) => s + r.end - r.start, 0);
   if (total <= budget) return segments.slice();
-  let best: Run[] = [];
-  let most = 0;
-  for (let k = Math.max(1, Math.ceil(budget / length)); most < budget; k++) {
-    const w = Math.floor(budget / k);
-    if (w < min && best.length > 0) break;
-    const out = windows(segments, total, k, w);
-    const taken = out.reduce((s, r) => s + r.end - r.start, 0);
-    if (taken > most) [best, most] = [out, taken];
-  }
-  return best;
-}
-
-/** `k` windows of `w` frames centred at even steps over the runs laid end to end (`total` frames). */
-function windows(segments: readonly Run[], total: number, k: number, w: number): Run[] {
+  const k = Math.max(1, Math.ceil(budget / length));
+  const w = Math.floor(budget / k);
   const out: Run[] = [];
   for (let m = 0; m < k; m++) {
     let at = Math.floor(((m + 0.5) * total) / k);
@@ -153,12 +136,7 @@ export function chooseBasePool(frames: readonly PoolInput[], fps: number): BaseP
     (i) => frames[i]!.valid && !inCalm[i],
     Math.round(L.speechMinSeconds * fps),
   );
-  const speech = spread(
-    speechRuns,
-    L.maxFrames - calmCount,
-    Math.round(L.speechSeconds * fps),
-    Math.round(L.speechMinSeconds * fps),
-  );
+  const speech = spread(speechRuns, L.maxFrames - calmCount, Math.round(L.speechSeconds * fps));
   const chosen = new Map<number, boolean>();
   for (const r of calm) for (let i = r.start; i < r.end; i++) chosen.set(i, false);
   for (const r of speech) for (let i = r.start; i < r.end; i++) if (!chosen.has(i)) chosen.set(i, true);

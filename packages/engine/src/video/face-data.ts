@@ -96,18 +96,17 @@ export function ringSamples(
 
 /**
  * Whether a frame's face-mesh boundary under the nose shows the clip's usual face there
- * (`clear`: clearness of its ring points): not when most of its points there differ (below
- * CLEAR_ENOUGH). Then the frame's own upper lip is drawn up to the nose (a laugh or a broad smile,
- * more so with the head tilted back; the landmark net then puts the lip's landmarks at its lower
- * edge, on the teeth), and the composite's boundary, where the blend weight is 0, crosses it: a
- * mouth laid onto such a frame leaves its lip above the crop's, two upper lips and a seam across
- * the cheeks at the lip; such a crop has its lip cut. Such frames are no base frames
- * (video-import.ts) and such crops are not picked (mouth-selector.ts).
+ * (`clear`: clearness of its ring points, each at least CLEAR_ENOUGH). When it does not, the
+ * frame's own upper lip is drawn up to the nose (a laugh or a broad smile, more so with the head
+ * tilted back; the landmark net then puts the lip's landmarks at its lower edge, on the teeth),
+ * and the composite's boundary, where the blend weight is 0, crosses it: a mouth laid onto such a
+ * frame leaves its lip above the crop's, two upper lips and a seam across the cheeks at the lip
+ * (with one or two such points, a notch of it at the philtrum); such a crop has its lip cut. Such
+ * frames are no base frames (video-import.ts) and such crops are not picked (mouth-selector.ts).
  */
 export function clearUnderNose(clear: ArrayLike<number>): boolean {
-  let differ = 0;
-  for (let k = UNDER_NOSE.from; k <= UNDER_NOSE.to; k++) if ((clear[k] ?? 1) < CLEAR_ENOUGH) differ++;
-  return 2 * differ <= UNDER_NOSE.to - UNDER_NOSE.from + 1;
+  for (let k = UNDER_NOSE.from; k <= UNDER_NOSE.to; k++) if ((clear[k] ?? 1) < CLEAR_ENOUGH) return false;
+  return true;
 }
 
 /** A ring point at least this clear is the usual face (clearness runs 1 at SAME_AT to 0 at COVERED_AT). */
