@@ -82,6 +82,7 @@ export {
   MESH,
   MESH_TRIANGLES,
   RING,
+  UNDER_NOSE,
   meshFrame,
   meshVertices,
   targetLandmarks,

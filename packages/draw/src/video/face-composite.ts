@@ -18,7 +18,10 @@ import {
   MESH_TRIANGLES,
   CROP_LANDMARKS,
   RING,
+  UNDER_NOSE,
   holdCoveredJaw,
+  innerShares,
+  lipRoom,
   meshVertices,
   targetLandmarks,
   type FlatLandmarks,
@@ -36,6 +39,8 @@ const OFFSET_SPREAD = 12;
 export interface FaceScratch {
   target: Float64Array;
   canon: { t: Float32Array; b: Float32Array; a: Float32Array; bb: Float32Array };
+  /** The inner ring's shares (face-mesh.ts innerShares), one for the composite's four meshes. */
+  room: Float32Array;
   luma: PlaneVertices;
   chroma: PlaneVertices;
   moves: Uint8Array;
@@ -56,6 +61,7 @@ export function faceScratch(): FaceScratch {
   return {
     target: new Float64Array(136),
     canon: { t: c(), b: c(), a: c(), bb: c() },
+    room: new Float32Array(RING),
     luma: verts(),
     chroma: verts(),
     moves: new Uint8Array(MESH_TRIANGLES.length / 3),
@@ -88,11 +94,10 @@ export interface FaceJob {
 }
 
 export function composeFace(job: FaceJob): void {
-  const { scratch: s, toOut, box, frame } = job;
+  const { scratch: s, toOut, box } = job;
   const T = targetLandmarks(job.base, job.landmarksA, job.landmarksB, job.wa, job.fade, s.target);
   if (job.clearBase) holdCoveredJaw(T, job.base, job.clearBase);
-  meshVertices(T, job.base, frame, s.canon.t);
-  meshVertices(job.base, job.base, frame, s.canon.b);
+  placeMeshes(job, T);
   // a crop's jaw far from the base's (a mistracked frame, hair taken for the jaw) would fold the
   // mesh: the picture torn and laid over itself. Move half as far until nothing folds.
   for (let tries = 0; tries < FOLD_TRIES && folds(s.canon.t, s.canon.b); tries++) {
@@ -102,10 +107,8 @@ export function composeFace(job: FaceJob): void {
         const k = 2 * i + c;
         T[k] = last ? job.base[k]! : job.base[k]! + (T[k]! - job.base[k]!) / 2;
       }
-    meshVertices(T, job.base, frame, s.canon.t);
+    placeMeshes(job, T);
   }
-  meshVertices(job.landmarksA, job.base, frame, s.canon.a);
-  meshVertices(job.landmarksB, job.base, frame, s.canon.bb);
   const L = s.luma;
   for (let v = 0; v < MESH.count; v++) {
     const [tx, ty] = applySimilarity(toOut, s.canon.t[2 * v]!, s.canon.t[2 * v + 1]!);
@@ -119,8 +122,11 @@ export function composeFace(job: FaceJob): void {
     L.b[2 * v] = s.canon.bb[2 * v]! - box.x;
     L.b[2 * v + 1] = s.canon.bb[2 * v + 1]! - box.y;
     let alpha = MESH_ALPHA[v]! * job.fade;
-    if (alpha > 0 && v < MESH.centre) {
-      const k = v - MESH.inner;
+    // under the nose what differs from the usual face is the upper lip drawn up (a smile), not a
+    // cover: holding the base there left its lip above the crop's (frames whose lip reaches the
+    // nose are kept out at import, video/face-data.ts clearUnderNose)
+    const k = v - MESH.inner;
+    if (alpha > 0 && v < MESH.centre && (k < UNDER_NOSE.from || k > UNDER_NOSE.to)) {
       const crop = (job.clearA?.[k] ?? 1) * job.wa + (job.clearB?.[k] ?? 1) * (1 - job.wa);
       alpha *= crop * (job.clearBase?.[k] ?? 1);
     }
@@ -187,6 +193,25 @@ export function composeFace(job: FaceJob): void {
     seamOffsets(img, C);
     warpPlane(img, C, MESH_TRIANGLES, s.moves);
   }
+}
+
+/**
+ * The four meshes of a composite (target, base, crops a and b) into the scratch, with one inner
+ * ring: it leaves every one's lips inside (face-mesh.ts lipRoom), so neither the base's lips
+ * (warped onto the target) nor the crops' are ever in the blend's ramp, where both would show.
+ */
+function placeMeshes(job: FaceJob, T: Float64Array): void {
+  const { scratch: s, frame, base } = job;
+  const meshes: Array<[FlatLandmarks, Float32Array]> = [
+    [T, s.canon.t],
+    [base, s.canon.b],
+    [job.landmarksA, s.canon.a],
+    [job.landmarksB, s.canon.bb],
+  ];
+  s.room.fill(1);
+  for (const [L, v] of meshes) lipRoom(meshVertices(L, base, frame, v), L, s.room);
+  innerShares(s.room);
+  for (const [L, v] of meshes) meshVertices(L, base, frame, v, s.room);
 }
 
 /** Halvings of the crop's movement tried before the base's own landmarks are kept. */

@@ -6,8 +6,9 @@
  *   boundary ring R (18): the jaw from landmark 3 to 13, a cheek point, a line just under the
  *     nose (31–35 moved a third of the nose tip→base distance down), the other cheek point;
  *     blend weight 0 — the composite never reaches past the jaw or above the nose;
- *   inner ring I (18): each R point 30 % of the way to the mouth's centre; weight 1 (times what
- *     the occlusion measure leaves of it);
+ *   inner ring I (18): each R point 30 % of the way to the mouth's centre, or nearer R where the
+ *     lips come nearer (lipRoom, innerShares: the blend is full LIP_SHARE of the way from R to the
+ *     lips, so no lip is ever in its ramp); weight 1 (times what the occlusion measure leaves of it);
  *   mouth centre M: weight 1;
  *   neck ring N (11): the jaw points pushed out along the jaw's normal by 15 % of the face width,
  *     moving with the jaw (the base's neck follows a dropped chin);
@@ -28,7 +29,19 @@ const JAW_FIRST = 3;
 const JAW_POINTS = 11;
 /** Ring vertices that move with the crop's jaw (landmarks 4..12). */
 const MOVING_JAW = { from: 1, to: 9 } as const;
+/** Ring vertices on the line under the nose (landmarks 35..31). */
+export const UNDER_NOSE = { from: 12, to: 16 } as const;
 const INNER_AT = 0.3;
+/**
+ * The inner ring lies at most this share of the way from the boundary to the outer lips: a wide
+ * open or laughing mouth, or a head tilted back (the upper lip just under the nose), would
+ * otherwise put the lips in the blend's ramp, where the base's lip shows through beside the
+ * crop's (two lip lines). 0.6: a closed mouth's lips begin about halfway to the mouth's centre,
+ * so its ring stays at INNER_AT.
+ */
+const LIP_SHARE = 0.6;
+/** ... and at least this share of the way to the mouth's centre (a ramp of no width is a cut). */
+const INNER_MIN = 0.05;
 const NECK_AT = 0.15;
 const FAR_AT = 0.4;
 
@@ -102,16 +115,21 @@ export function meshFrame(canonical: FlatLandmarks): MeshFrame {
   return { normals, faceWidth };
 }
 
+/** Scratch for meshVertices' own inner ring. */
+const ownRoom = new Float32Array(RING);
+
 /**
  * The mesh's vertex positions (flat x, y) for landmarks `L`, into `out` (2 × MESH.count). The
  * far ring is placed from `anchor`'s jaw (the base frame's), so it is the same for the base and
- * the target.
+ * the target. `inner`: each inner-ring point's share of the way from the ring to the mouth's
+ * centre (innerShares); by default `L`'s own.
  */
 export function meshVertices(
   L: FlatLandmarks,
   anchor: FlatLandmarks,
   frame: MeshFrame,
   out: Float32Array = new Float32Array(2 * MESH.count),
+  inner?: ArrayLike<number>,
 ): Float32Array {
   const set = (v: number, x: number, y: number): void => {
     out[2 * v] = x;
@@ -125,7 +143,8 @@ export function meshVertices(
   set(MESH.ring + 11, ...lerp(13, 35, 0.5));
   const dx = (px(L, 33) - px(L, 30)) / 3;
   const dy = (py(L, 33) - py(L, 30)) / 3;
-  for (let k = 0; k < 5; k++) set(MESH.ring + 12 + k, px(L, 35 - k) + dx, py(L, 35 - k) + dy);
+  for (let k = 0; k <= UNDER_NOSE.to - UNDER_NOSE.from; k++)
+    set(MESH.ring + UNDER_NOSE.from + k, px(L, 35 - k) + dx, py(L, 35 - k) + dy);
   set(MESH.ring + 17, ...lerp(3, 31, 0.5));
   let mx = 0;
   let my = 0;
@@ -134,10 +153,12 @@ export function meshVertices(
     my += py(L, i) / 12;
   }
   set(MESH.centre, mx, my);
+  const share = inner ?? innerShares(lipRoom(out, L, ownRoom.fill(1)));
   for (let k = 0; k < RING; k++) {
     const x = out[2 * (MESH.ring + k)]!;
     const y = out[2 * (MESH.ring + k) + 1]!;
-    set(MESH.inner + k, x + (mx - x) * INNER_AT, y + (my - y) * INNER_AT);
+    const t = share[k]!;
+    set(MESH.inner + k, x + (mx - x) * t, y + (my - y) * t);
   }
   const w = frame.faceWidth;
   for (let k = 0; k < JAW_POINTS; k++) {
@@ -148,6 +169,49 @@ export function meshVertices(
     set(MESH.far + k, px(anchor, i) + nx * FAR_AT * w, py(anchor, i) + ny * FAR_AT * w);
   }
   return out;
+}
+
+/**
+ * How far the outer lips (48–59 and their edges' midpoints) leave each inner-ring point to go,
+ * for the mesh `v` (its ring and centre placed, meshVertices) of landmarks `L`, as a share of the
+ * way from the ring point to the mouth's centre M. A lip point in the wedge of ring points k,
+ * k + 1 and M is M + α(R_k − M) + β(R_k+1 − M): it is inside the inner ring when both points'
+ * shares are at most 1 − α − β, the room it leaves them. Lowers what `room` holds (start it at 1,
+ * or at another mesh's room: a composite's inner ring must leave every frame's lips inside).
+ */
+export function lipRoom(v: Float32Array, L: FlatLandmarks, room: Float32Array): Float32Array {
+  const mx = v[2 * MESH.centre]!;
+  const my = v[2 * MESH.centre + 1]!;
+  const at = (qx: number, qy: number): void => {
+    for (let k = 0; k < RING; k++) {
+      const k1 = (k + 1) % RING;
+      const ax = v[2 * (MESH.ring + k)]! - mx;
+      const ay = v[2 * (MESH.ring + k) + 1]! - my;
+      const bx = v[2 * (MESH.ring + k1)]! - mx;
+      const by = v[2 * (MESH.ring + k1) + 1]! - my;
+      const det = ax * by - bx * ay;
+      if (Math.abs(det) < 1e-9) continue;
+      const alpha = (qx * by - bx * qy) / det;
+      const beta = (ax * qy - qx * ay) / det;
+      if (alpha < -1e-9 || beta < -1e-9) continue;
+      const left = Math.max(0, 1 - alpha - beta);
+      room[k] = Math.min(room[k]!, left);
+      room[k1] = Math.min(room[k1]!, left);
+    }
+  };
+  for (let i = 48; i < 60; i++) {
+    const j = i === 59 ? 48 : i + 1;
+    at(px(L, i) - mx, py(L, i) - my);
+    at((px(L, i) + px(L, j)) / 2 - mx, (py(L, i) + py(L, j)) / 2 - my);
+  }
+  return room;
+}
+
+/** The inner ring's shares for the lips' room (lipRoom): LIP_SHARE of it, within INNER_MIN..INNER_AT. In place. */
+export function innerShares(room: Float32Array): Float32Array {
+  for (let k = 0; k < room.length; k++)
+    room[k] = Math.max(INNER_MIN, Math.min(INNER_AT, LIP_SHARE * room[k]!));
+  return room;
 }
 
 /**

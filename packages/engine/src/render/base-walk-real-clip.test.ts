@@ -48,7 +48,10 @@ describe('video avatar idle from a real clip without a calm stretch', () => {
   it('keeps a bounded pool of base frames with closed mouths baked in, its graph, and its VP9 copy', () => {
     const { base } = pack.index;
     expect(base.frames).toBeLessThanOrEqual(POOL_LIMITS.maxFrames);
-    expect(base.frames).toBeGreaterThan(POOL_LIMITS.maxFrames * 0.9);
+    // frames whose upper lip reaches the nose (his laughs) are kept out (video/face-data.ts
+    // clearUnderNose): they cut his talk into runs too short for a stretch, 188 of 300 taken
+    expect(base.frames).toBeGreaterThan(POOL_LIMITS.maxFrames * 0.6);
+    expect(Number(pack.index.stats.lipUnderNose)).toBeGreaterThan(0);
     // no calm stretch: idle frames are talking frames made calm
     expect(base.idle!.every((v, i) => v && base.baked![i])).toBe(true);
     expect(base.jumps).toHaveLength(base.frames);

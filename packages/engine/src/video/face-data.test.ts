@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { i420Bytes } from '@mouthpiece/draw';
-import { clearness, medianSamples, meshFrame, ringSamples, sharpness } from './face-data.js';
+import { clearUnderNose, clearness, medianSamples, meshFrame, ringSamples, sharpness } from './face-data.js';
 import { i420View, type I420View } from './pack.js';
 
 /**
@@ -74,6 +74,17 @@ describe('clear (not covered) ring points', () => {
       const c = clearness(samples[k]!, median);
       expect(Math.min(...c), `open ${o}: ${c.join(' ')}`).toBeGreaterThanOrEqual(0.9);
     }
+  });
+
+  it('tells a laugh, its upper lip drawn up to the nose, from a wide-open mouth: a mouth cannot be laid onto it', () => {
+    const L = face(1);
+    expect(clearUnderNose(clearness(ringSamples(crop(L), BOX, L, frame), median))).toBe(true);
+    // the landmark net puts a laughing upper lip's landmarks at its lower edge, on the teeth: the
+    // red reaches up to just under the nose (y 134), above where the landmarks say the lip is (144)
+    const laugh = (x: number, y: number): [number, number, number] | undefined =>
+      y > 136 && y < 146 && Math.abs(x - 128) < 30 ? [95, 112, 172] : undefined;
+    const c = clearness(ringSamples(crop(L, laugh), BOX, L, frame), median);
+    expect(clearUnderNose(c), c.join(' ')).toBe(false);
   });
 
   it('finds a dark strand of hair over one cheek in a frame at rest', () => {

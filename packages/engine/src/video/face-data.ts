@@ -12,7 +12,7 @@
  * cover cost held wide openings back (a wanted 0.9 got 0.68). The thresholds are in grey levels
  * of the 3×3 patch mean.
  */
-import { MESH, RING, meshFrame, meshVertices, type MeshFrame } from '@mouthpiece/draw';
+import { MESH, RING, UNDER_NOSE, meshFrame, meshVertices, type MeshFrame } from '@mouthpiece/draw';
 import type { Landmarks } from './face-tracker.js';
 import {
   applySimilarity,
@@ -93,6 +93,24 @@ export function ringSamples(
   }
   return out;
 }
+
+/**
+ * Whether a frame's face-mesh boundary under the nose shows the clip's usual face there
+ * (`clear`: clearness of its ring points, each at least CLEAR_ENOUGH). When it does not, the
+ * frame's own upper lip is drawn up to the nose (a laugh or a broad smile, more so with the head
+ * tilted back; the landmark net then puts the lip's landmarks at its lower edge, on the teeth),
+ * and the composite's boundary, where the blend weight is 0, crosses it: a mouth laid onto such a
+ * frame leaves its lip above the crop's, two upper lips and a seam across the cheeks at the lip
+ * (with one or two such points, a notch of it at the philtrum); such a crop has its lip cut. Such
+ * frames are no base frames (video-import.ts) and such crops are not picked (mouth-selector.ts).
+ */
+export function clearUnderNose(clear: ArrayLike<number>): boolean {
+  for (let k = UNDER_NOSE.from; k <= UNDER_NOSE.to; k++) if ((clear[k] ?? 1) < CLEAR_ENOUGH) return false;
+  return true;
+}
+
+/** A ring point at least this clear is the usual face (clearness runs 1 at SAME_AT to 0 at COVERED_AT). */
+const CLEAR_ENOUGH = 0.5;
 
 /** The per-value median of many ringSamples (the clip's usual face at each point). */
 export function medianSamples(samples: readonly Float32Array[]): Float32Array {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RING, UNDER_NOSE } from '@mouthpiece/draw';
 import { REST_MOUTH, type MouthParams } from '../face-state.js';
 import type { MouthDescriptor } from './pack.js';
 import { BLEND_SPAN, JUMP_COST, MouthSelector } from './mouth-selector.js';
@@ -94,6 +95,16 @@ describe('MouthSelector', () => {
       ],
     });
     expect(covered.select(want({ open: 0.5 })).a).toBe(0);
+  });
+
+  it('never picks a crop whose upper lip reaches the line under the nose (the composite would cut it), unless all do', () => {
+    const clearRing = Array<number>(RING).fill(1);
+    const lipUp = clearRing.map((v, k) => (k >= UNDER_NOSE.from && k <= UNDER_NOSE.to ? 0 : v));
+    const lib = [d(0.9), d(0.6)];
+    const s = new MouthSelector(lib, [0, 100], [], 0, { clear: [lipUp, clearRing] });
+    expect(s.select(want({ open: 0.9 })).a).toBe(1);
+    const all = new MouthSelector(lib, [0, 100], [], 0, { clear: [lipUp, lipUp] });
+    expect(all.select(want({ open: 0.9 })).a).toBe(0);
   });
 
   it('with a sound near the recorded ones, picks the crop that sounded like it over the nearer opening', () => {

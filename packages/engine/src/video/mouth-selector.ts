@@ -15,6 +15,7 @@
  * buffered mouth track (the renderer is only handed the current frame's mouth) is left for later.
  */
 import type { MouthParams } from '../face-state.js';
+import { clearUnderNose } from './face-data.js';
 import type { MouthDescriptor } from './pack.js';
 
 /**
@@ -64,7 +65,10 @@ const BLUR_FROM = 0.8;
 export interface CropExtras {
   /** Head pose [yaw, pitch] of each crop's source frame. */
   pose?: ReadonlyArray<readonly [number, number]> | undefined;
-  /** What of each crop's face-mesh ring is clear (1) or covered (0). */
+  /**
+   * What of each crop's face-mesh ring is clear (1) or covered (0); a crop whose ring under the
+   * nose is not clear (face-data.ts clearUnderNose) is not picked.
+   */
   clear?: ReadonlyArray<ArrayLike<number>> | undefined;
   /** Each crop's lower-face sharpness (video/face-data.ts): a blurred one costs BLUR_WEIGHT. */
   sharpness?: readonly number[] | undefined;
@@ -119,12 +123,17 @@ export class MouthSelector {
     this.#soundCost = new Float64Array(descriptors.length);
     const n = descriptors.length;
     this.#fixed = new Float64Array(n);
-    if (extras.clear?.length === n)
+    if (extras.clear?.length === n) {
       extras.clear.forEach((c, k) => {
         let covered = 0;
         for (let i = 0; i < c.length; i++) covered += (1 - c[i]!) / c.length;
         this.#fixed[k] = COVER_WEIGHT * covered;
       });
+      // a crop whose upper lip reaches the line under the nose is cut there by the composite's
+      // boundary (the base's moustache over its lip): never shown, unless every crop is so
+      const cut = extras.clear.map((c) => !clearUnderNose(c));
+      if (cut.includes(false)) cut.forEach((no, k) => no && (this.#fixed[k] = Infinity));
+    }
     if (extras.sharpness?.length === n) {
       const sorted = [...extras.sharpness].sort((p, q) => p - q);
       const from = BLUR_FROM * (sorted[n >> 1] ?? 0);

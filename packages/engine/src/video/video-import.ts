@@ -28,6 +28,7 @@ import { lowerFaceBox, seamMask } from './mask.js';
 import { encodeVideoForBrowsers } from './browser-video.js';
 import {
   canonicalLandmarks,
+  clearUnderNose,
   clearness,
   headPose,
   medianSamples,
@@ -155,16 +156,6 @@ export async function importVideoAvatar(
   const cal = calibrate(raw, pcm, fps);
   const loudness = frameLoudness(pcm, frames.length, fps);
 
-  onProgress('loop', 0);
-  const pool = chooseBasePool(
-    frames.map((f, i) => ({ valid: f.valid, open: cal.descriptors[i]!.open, loudness: loudness[i] ?? 0 })),
-    fps,
-  );
-  if (pool.source.length < fps * POOL_LIMITS.calmSeconds)
-    throw new VideoImportError(
-      'face_away',
-      'The video has no stretch of a few seconds with the face in view throughout; face the camera for most of the clip',
-    );
   const library = frames.map((f, i) => ({ f, i })).filter((x) => x.f.valid && x.f.crop);
   const canon = (f: (typeof frames)[number]): number[] => canonicalLandmarks(f.landmarks, f.toFrame);
   const mesh = meshFrame(plan.reference.flatMap(([x, y]) => [x, y]));
@@ -173,6 +164,26 @@ export async function importVideoAvatar(
     ringSamples(i420View(f.crop!, 0, box.width, box.height), box, libraryLandmarks[k]!, mesh),
   );
   const usualFace = medianSamples(librarySamples);
+  const libraryClear = librarySamples.map((x) => clearness(x, usualFace));
+  // a frame whose upper lip reaches the line under the nose cannot take a composited mouth
+  const uncoverable = new Set(library.filter((_, k) => !clearUnderNose(libraryClear[k]!)).map(({ i }) => i));
+  // (unless that is most of the clip: then its frames are what there is)
+  if (uncoverable.size > validCount / 2) uncoverable.clear();
+
+  onProgress('loop', 0);
+  const pool = chooseBasePool(
+    frames.map((f, i) => ({
+      valid: f.valid && !uncoverable.has(i),
+      open: cal.descriptors[i]!.open,
+      loudness: loudness[i] ?? 0,
+    })),
+    fps,
+  );
+  if (pool.source.length < fps * POOL_LIMITS.calmSeconds)
+    throw new VideoImportError(
+      'face_away',
+      'The video has no stretch of a few seconds with the face in view throughout; face the camera for most of the clip',
+    );
   const sound = frameSounds(
     pcm,
     library.map(({ i }) => i),
@@ -208,6 +219,7 @@ export async function importVideoAvatar(
       lostShape: tracked.lost.shape,
       lostMissing: tracked.lost.missing,
       lostCovered: coveredMouths,
+      lipUnderNose: uncoverable.size,
       libraryStride: tracked.stride,
       mouthScale: cal.scale,
       audio: info.hasAudio ? 'yes' : 'no',
@@ -242,7 +254,7 @@ export async function importVideoAvatar(
         ring: library.map(({ i }) => ring.get(i)!.map(round2) as [number, number, number]),
         landmarks: libraryLandmarks,
         pose: libraryLandmarks.map(headPose),
-        clear: librarySamples.map((x) => clearness(x, usualFace)),
+        clear: libraryClear,
         sharpness: library.map(({ f }, k) =>
           sharpness(i420View(f.crop!, 0, box.width, box.height), box, libraryLandmarks[k]!),
         ),
