@@ -144,6 +144,29 @@ describe('AvatarSession through an outage', () => {
     expect(s.getConnectionState()).toBe('CONNECTED');
   });
 
+  it('requests sent into a blackhole hang: probes (one a second) find the way back, and the hung offer is replaced at once', async () => {
+    const { s } = await started();
+    network = 'blackhole';
+    FakePeer.last!.set('disconnected');
+    await vi.advanceTimersByTimeAsync(100);
+    const hung = FakePeer.last!; // its offer went into the blackhole: no answer will come
+    const from = calls.length;
+    await vi.advanceTimersByTimeAsync(3400);
+    expect(count('/keep-alive', from)).toBeGreaterThanOrEqual(3); // probes, each abandoned after 1 s
+    expect(count('/keep-alive', from)).toBeLessThanOrEqual(4); // at most one a second
+    network = 'up';
+    const back = calls.length;
+    await vi.advanceTimersByTimeAsync(1000); // the next probe is answered: the offer goes again at once
+    expect(hung.closed).toBe(true);
+    expect(count('/whep?', back)).toBe(1);
+    expect(FakePeer.last).not.toBe(hung);
+    FakePeer.last!.set('connected');
+    expect(s.getConnectionState()).toBe('CONNECTED');
+    const after = calls.length;
+    await vi.advanceTimersByTimeAsync(7000);
+    expect(count('/keep-alive', after)).toBeLessThanOrEqual(1); // connected: keep-alives at their interval
+  });
+
   it('a video stall (no packets for 1.5 s) starts a reconnect: CONNECTED is not kept while nothing flows', async () => {
     const { s, events } = await started();
     const peer = FakePeer.last!;

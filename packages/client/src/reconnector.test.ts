@@ -37,14 +37,14 @@ class ManualTimers implements Timers {
 const unreachable = (): MouthpieceError =>
   new MouthpieceError(ClientErrorCode.RTC_CONNECTION_FAILED, 'network unreachable');
 
-function setup(o: { deadline?: number; outcome: (n: number) => Promise<void> }) {
+function setup(o: { deadline?: number; outcome: (n: number, signal: AbortSignal) => Promise<void> }) {
   const timers = new ManualTimers();
   const log: string[] = [];
   const attempts: number[] = [];
   const r = new Reconnector({
-    attempt: (n) => {
+    attempt: (n, signal) => {
       attempts.push(timers.now());
-      return o.outcome(n);
+      return o.outcome(n, signal);
     },
     deadline: () => o.deadline ?? 30_000,
     attempting: (n) => log.push(`attempt:${n}`),
@@ -99,6 +99,31 @@ describe('Reconnector', () => {
     release(unreachable());
     await timers.advance(0);
     expect(attempts).toEqual([0, 3000]);
+  });
+
+  it('a stale nudge (the network was down until now) abandons the attempt under way and tries again at once', async () => {
+    const aborted: number[] = [];
+    const { r, timers, attempts } = setup({
+      outcome: (n, signal) =>
+        n === 1
+          ? new Promise<void>((_, reject) =>
+              signal.addEventListener('abort', () => {
+                aborted.push(timers.now());
+                reject(unreachable());
+              }),
+            )
+          : Promise.resolve(),
+    });
+    r.start();
+    await timers.advance(3000);
+    r.nudge(); // not stale: the attempt under way is left to finish
+    await timers.advance(1000);
+    expect(aborted).toEqual([]);
+    r.nudge({ stale: true });
+    await timers.advance(0);
+    expect(aborted).toEqual([4000]);
+    expect(attempts).toEqual([0, 4000]);
+    expect(r.active).toBe(false);
   });
 
   it('404/410 ends it at once: gone, no more attempts', async () => {

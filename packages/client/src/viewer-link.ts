@@ -51,6 +51,11 @@ export interface ViewerLinkDeps {
   mayReconnect(): boolean;
   /** When the session must have timed out on the server (Timers.now). */
   deadline(): number;
+  /**
+   * The link reconnects (true: a loss) or has connected (false): the session probes the path to the
+   * server meanwhile (session-lifetime.ts), and a probe answered after failures nudges it (`nudge`).
+   */
+  reconnecting?(on: boolean): void;
   log: Logger;
   timers?: Timers;
 }
@@ -66,6 +71,8 @@ export class ViewerLink implements MediaLink {
   #epoch = 0;
   /** The close of a transport that opened after the link was closed. */
   #lateClose: Promise<void> = Promise.resolve();
+  /** An answer said the server takes trickled candidates: later offers go before gathering ends. */
+  #trickle = false;
 
   constructor(deps: ViewerLinkDeps) {
     this.#deps = deps;
@@ -80,7 +87,7 @@ export class ViewerLink implements MediaLink {
       onChange: (state) => this.#events.emit('connectionChange', { state }),
     });
     this.#reconnector = new Reconnector({
-      attempt: () => this.#attempt(),
+      attempt: (_n, signal) => this.#attempt(signal),
       deadline: () => deps.deadline(),
       attempting: (attempt) => this.#events.emit('reconnecting', { attempt }),
       gone: (error) => this.#events.emit('gone', { error }),
@@ -135,9 +142,12 @@ export class ViewerLink implements MediaLink {
     this.#lost('reopened for video');
   }
 
-  /** Try to reconnect now, if reconnecting (the network is probably back). */
-  nudge(): void {
-    this.#reconnector.nudge();
+  /**
+   * Try to reconnect now, if reconnecting (the network is probably back); `stale`: it was down
+   * until now, so an offer still waiting for its answer is abandoned and sent again (reconnector.ts).
+   */
+  nudge(o: { stale?: boolean } = {}): void {
+    this.#reconnector.nudge(o);
   }
 
   /**
@@ -168,9 +178,15 @@ export class ViewerLink implements MediaLink {
   }
 
   /** Opens a new WHEP transport and listens to it; the previous one, if any, is already closed. */
-  async #open(): Promise<WhepTransport | undefined> {
+  async #open(signal?: AbortSignal): Promise<WhepTransport | undefined> {
     const epoch = this.#epoch;
-    const transport = await WhepTransport.open(this.#deps.transportOptions());
+    const o = this.#deps.transportOptions();
+    const transport = await WhepTransport.open({
+      ...o,
+      trickle: o.trickle === true || this.#trickle,
+      ...(signal ? { signal } : {}),
+    });
+    this.#trickle ||= transport.trickle;
     if (epoch !== this.#epoch) {
       // the session was torn down (or given up) while this one was opening
       this.#lateClose = transport.close();
@@ -195,6 +211,7 @@ export class ViewerLink implements MediaLink {
       case 'connected':
         clearTimeout(this.#connectTimer);
         this.#state.transition(ConnectionState.CONNECTED, 'ICE connected');
+        this.#deps.reconnecting?.(false);
         break;
       case 'disconnected':
       case 'failed':
@@ -219,15 +236,19 @@ export class ViewerLink implements MediaLink {
     void this.#transport?.close();
     this.#transport = undefined;
     this.#state.transition(ConnectionState.CONNECTING, why);
+    this.#deps.reconnecting?.(true);
     this.#events.emit('lost', {});
     this.#reconnector.start();
   }
 
-  /** One reconnect attempt: a new transport, connected within a bound (else closed and retried). */
-  async #attempt(): Promise<void> {
+  /**
+   * One reconnect attempt: a new transport, connected within a bound (else closed and retried).
+   * `signal` abandons its offer while unanswered; an answered offer goes on to connect.
+   */
+  async #attempt(signal: AbortSignal): Promise<void> {
     void this.#transport?.close();
     this.#transport = undefined;
-    const transport = await this.#open();
+    const transport = await this.#open(signal);
     if (!transport) return;
     try {
       await transport.whenConnected(RECONNECT_CONNECT_WAIT_MS);
