@@ -139,7 +139,9 @@ it('measures', async () => {
 /** One mode's steps: cumulative p50/p95 from createSession, and each step's own p50 and share. */
 function table(mode: Mode, runs: Run[]): Record<string, unknown> {
   report(`-- ${mode}`);
-  report(row('step (cumulative from createSession)', ['p50', 'p95', 'step p50', 'share'], 42, 10) + '   (ms)');
+  report(
+    row('step (cumulative from createSession)', ['p50', 'p95', 'step p50', 'share'], 42, 10) + '   (ms)',
+  );
   const col = (k: keyof Run) => runs.map((r) => r[k]);
   const total = quantile(col('frame'), 0.5);
   let prev: number[] = runs.map(() => 0);

@@ -40,15 +40,15 @@ describe('watchFirstFrame', () => {
   });
 
   it('an element attached later is watched from then on; stopped, nothing is reported', async () => {
-    let video: FakeVideo | undefined;
+    const page: { video?: FakeVideo } = {};
     const seen: string[] = [];
     const stop = watchFirstFrame(
       noStats,
-      () => video as unknown as HTMLVideoElement | undefined,
+      () => page.video as unknown as HTMLVideoElement | undefined,
       (w, h) => seen.push(`${w}x${h}`),
     );
     await vi.advanceTimersByTimeAsync(200);
-    video = new FakeVideo();
+    const video = (page.video = new FakeVideo());
     await vi.advanceTimersByTimeAsync(50);
     expect(video.callbacks).toHaveLength(1);
     stop();
