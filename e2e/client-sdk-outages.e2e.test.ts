@@ -143,7 +143,16 @@ async function outage(kind: 'down' | 'blackhole', ms: number, during?: () => voi
     15_000,
   );
   const connectedAt = r.log.find(([at, e]) => at > back && e === 'conn:CONNECTED')![0];
-  return { start, back, r, recoveryMs: Math.max(connectedAt, firstFrameAfter(r, back)) - back };
+  const recoveryMs = Math.max(connectedAt, firstFrameAfter(r, back)) - back;
+  if (recoveryMs > 3000)
+    console.log(
+      `slow recovery after ${kind} ${ms} ms (${recoveryMs} ms); the page's timeline from the break, ms after the link's return:\n` +
+        r.log
+          .filter(([at, e]) => at >= start && e !== 'frames')
+          .map(([at, e]) => `${String(at - back).padStart(7)} ${e}`)
+          .join('\n'),
+    );
+  return { start, back, r, recoveryMs };
 }
 const firstFrameAfter = (r: Recording, back: number): number =>
   r.log.find(([at, e]) => at > back && e === 'frames')?.[0] ?? r.lastFrameAt;
@@ -175,7 +184,15 @@ describe('AvatarSession through network outages (issue 21)', () => {
           const url = String(input instanceof Request ? input.url : input);
           if (url.endsWith('/keep-alive')) rec.keepAlives.push(t());
           if (url.endsWith('/end')) push('request:end');
-          return realFetch(input, init);
+          // every request and its outcome, for the timeline printed when a recovery is slow
+          const name = `${init?.method ?? 'GET'} ${url.replace(/.*\/avatar-session\/[^/]+/, '').replace(/\?.*/, '')}`;
+          push(`request:${name}`);
+          const sent = realFetch(input, init);
+          sent.then(
+            (r) => push(`request:${name} → ${r.status}`),
+            (e: unknown) => push(`request:${name} → ${e instanceof Error ? e.name : 'failed'}`),
+          );
+          return sent;
         };
         const s = new w.Mouthpiece.AvatarSession({ baseUrl, logLevel: 'warn' });
         w.s = s;

@@ -108,7 +108,7 @@ describe('AvatarSession (fake browser, fake timers)', () => {
     expect(calls.map((c) => `${c.method} ${c.url.replace(BASE, '')}`)).toEqual([
       'POST /v1/avatar-session',
       `POST /v1/avatar-session/${SID}/init-client`,
-      `POST /v1/avatar-session/${SID}/whep?vt=v`,
+      expect.stringMatching(new RegExp(`^POST /v1/avatar-session/${SID}/whep\\?vt=v&order=\\w+\\.1$`)),
     ]);
     expect(calls[0]!.headers['authorization']).toBe('KS mp_x');
     expect(calls[1]!.headers['authorization']).toBe('Bearer tok');

@@ -162,6 +162,13 @@ describe('AvatarSession through an outage', () => {
     expect(FakePeer.last).not.toBe(hung);
     FakePeer.last!.set('connected');
     expect(s.getConnectionState()).toBe('CONNECTED');
+    // numbered offers: the server refuses the given-up one if it arrives after this one
+    const orders = calls
+      .filter((c) => c.url.includes('/whep?'))
+      .map((c) => new URL(c.url).searchParams.get('order') ?? '');
+    const page = orders[0]!.split('.')[0]!;
+    expect(page).toMatch(/^\w+$/);
+    expect(orders).toEqual(orders.map((_, i) => `${page}.${i + 1}`));
     const after = calls.length;
     await vi.advanceTimersByTimeAsync(7000);
     expect(count('/keep-alive', after)).toBeLessThanOrEqual(1); // connected: keep-alives at their interval
@@ -244,7 +251,14 @@ describe('AvatarSession through an outage', () => {
     const n = calls.length;
     online();
     await vi.advanceTimersByTimeAsync(0);
-    expect(calls.slice(n).map((c) => c.url.replace(BASE, '').replace(SID, ':id'))).toEqual(
+    expect(
+      calls.slice(n).map((c) =>
+        c.url
+          .replace(BASE, '')
+          .replace(SID, ':id')
+          .replace(/&order=.*/, ''),
+      ),
+    ).toEqual(
       expect.arrayContaining(['/v1/avatar-session/:id/keep-alive', '/v1/avatar-session/:id/whep?vt=v']),
     );
   });

@@ -73,6 +73,9 @@ export class ViewerLink implements MediaLink {
   #lateClose: Promise<void> = Promise.resolve();
   /** An answer said the server takes trickled candidates: later offers go before gathering ends. */
   #trickle = false;
+  /** This link's offers are numbered `<page>.<n>` (WhepTransportOptions.order). */
+  readonly #page = Math.random().toString(36).slice(2, 12);
+  #offers = 0;
 
   constructor(deps: ViewerLinkDeps) {
     this.#deps = deps;
@@ -184,6 +187,7 @@ export class ViewerLink implements MediaLink {
     const transport = await WhepTransport.open({
       ...o,
       trickle: o.trickle === true || this.#trickle,
+      order: `${this.#page}.${++this.#offers}`,
       ...(signal ? { signal } : {}),
     });
     this.#trickle ||= transport.trickle;

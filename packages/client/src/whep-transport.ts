@@ -75,6 +75,12 @@ export interface WhepTransportOptions {
   trickle?: boolean;
   /** Abandons the offer while it has no answer (a reconnect attempt overtaken: viewer-link.ts). */
   signal?: AbortSignal;
+  /**
+   * This page's offer number (`<page>.<n>`, rising), sent as `order` in the whepUrl's query: the
+   * server refuses an older offer of the page that arrives after a newer one (an abandoned
+   * request delivered late would replace the newer viewer: packages/server/src/routes/whep-order.ts).
+   */
+  order?: string;
 }
 
 /** How long an offer (gathering, then the POST) may take before it is abandoned. */
@@ -130,7 +136,7 @@ export class WhepTransport {
     try {
       if (o.signal?.aborted) throw abandoned();
       await Promise.race([
-        t.#negotiate(o.whepUrl, o.trickle === true),
+        t.#negotiate(o.order ? withQuery(o.whepUrl, 'order', o.order) : o.whepUrl, o.trickle === true),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(timedOut('The WHEP offer', bound)), bound);
           onAbort = () => reject(abandoned());
@@ -354,4 +360,11 @@ export class WhepTransport {
       () => fallback.stop(),
     );
   }
+}
+
+/** The URL with one more query parameter. */
+function withQuery(url: string, name: string, value: string): string {
+  const u = new URL(url);
+  u.searchParams.set(name, value);
+  return u.toString();
 }
