@@ -81,6 +81,7 @@ const shown = (events: string[]): string[] =>
       !/^reconnecting:(?!1$)/.test(e) &&
       !e.startsWith('error:API_REQUEST_FAILED') &&
       !e.startsWith('request:') &&
+      !e.startsWith('ice:') &&
       e !== 'frames' &&
       e !== 'videoReady',
   );
@@ -150,7 +151,8 @@ async function outage(kind: 'down' | 'blackhole', ms: number, during?: () => voi
         r.log
           .filter(([at, e]) => at >= start && e !== 'frames')
           .map(([at, e]) => `${String(at - back).padStart(7)} ${e}`)
-          .join('\n'),
+          .join('\n') +
+        `\nthe server's last log lines:\n${server.logs.join('').split('\n').slice(-40).join('\n')}`,
     );
   return { start, back, r, recoveryMs };
 }
@@ -179,6 +181,21 @@ describe('AvatarSession through network outages (issue 21)', () => {
         const rec: Recording = { log: [], keepAlives: [], lastFrameAt: 0 };
         w.rec = rec;
         const push = (e: string): number => rec.log.push([t(), e]);
+        // each peer connection's ICE, for the timeline printed when a recovery is slow
+        let peers = 0;
+        const RealPeer = window.RTCPeerConnection;
+        window.RTCPeerConnection = class extends RealPeer {
+          constructor(config?: RTCConfiguration) {
+            super(config);
+            const n = ++peers;
+            this.addEventListener('icecandidate', (e) =>
+              push(`ice:${n} candidate ${e.candidate?.candidate.split(' ').slice(2, 8).join(' ') ?? 'end'}`),
+            );
+            this.addEventListener('iceconnectionstatechange', () =>
+              push(`ice:${n} ${this.iceConnectionState}`),
+            );
+          }
+        };
         const realFetch = window.fetch.bind(window);
         window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
           const url = String(input instanceof Request ? input.url : input);

@@ -174,6 +174,22 @@ describe('AvatarSession through an outage', () => {
     expect(count('/keep-alive', after)).toBeLessThanOrEqual(1); // connected: keep-alives at their interval
   });
 
+  it('an answered offer whose ICE does not connect is replaced after 2 s (4 × the first connection, at least 2 s), not after 10 s', async () => {
+    await started(); // its first connection took no time
+    FakePeer.last!.set('failed');
+    await vi.advanceTimersByTimeAsync(100);
+    const silent = FakePeer.last!; // answered, but ICE never connects
+    const from = calls.length;
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(silent.closed).toBe(true);
+    await vi.advanceTimersByTimeAsync(1000); // the next attempt after its back-off
+    expect(count('/whep?', from)).toBe(1);
+    const next = FakePeer.last!;
+    expect(next).not.toBe(silent);
+    await vi.advanceTimersByTimeAsync(3000); // the second miss waits twice as long
+    expect(next.closed).toBe(false);
+  });
+
   it('a video stall (no packets for 1.5 s) starts a reconnect: CONNECTED is not kept while nothing flows', async () => {
     const { s, events } = await started();
     const peer = FakePeer.last!;

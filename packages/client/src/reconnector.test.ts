@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClientErrorCode } from '@mouthpiece/protocol';
 import { MouthpieceError } from './errors.js';
-import { Reconnector, type Timers } from './reconnector.js';
+import { connectWaitMs, Reconnector, type Timers } from './reconnector.js';
 
 /** A manual clock: timers fire only when the test advances it. */
 class ManualTimers implements Timers {
@@ -159,5 +159,13 @@ describe('Reconnector', () => {
     r.stop();
     await timers.advance(60_000);
     expect(attempts).toEqual([0, 500]);
+  });
+
+  it('an attempt waits for ICE 4 × what the first connection took (2 s at least), doubling per miss, 10 s at most', () => {
+    expect(connectWaitMs(50, 0)).toBe(2000);
+    expect(connectWaitMs(50, 1)).toBe(4000);
+    expect(connectWaitMs(50, 3)).toBe(10_000);
+    expect(connectWaitMs(1500, 0)).toBe(6000);
+    expect(connectWaitMs(undefined, 0)).toBe(10_000); // the first connection was never measured
   });
 });

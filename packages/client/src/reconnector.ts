@@ -26,8 +26,23 @@ export const browserTimers: Timers = {
   clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
-/** One attempt waits this long for ICE to connect after its offer was answered. */
+/** One attempt waits at most this long for ICE to connect after its offer was answered. */
 export const RECONNECT_CONNECT_WAIT_MS = 10_000;
+/** …and at least this long. */
+export const RECONNECT_CONNECT_MIN_WAIT_MS = 2000;
+
+/**
+ * How long a reconnect attempt waits for ICE after its answer: four times what the link's first
+ * connection took (answer to connected; at least 2 s), doubled after each attempt that did not
+ * connect, at most RECONNECT_CONNECT_WAIT_MS (also when the first connection was not measured).
+ * An answer right after the network's return can name no address that works (an interface the
+ * far side's libwebrtc has not seen come back yet): waiting 10 s for it kept video away for 10 s.
+ */
+export function connectWaitMs(firstConnectMs: number | undefined, waitsFailed: number): number {
+  if (firstConnectMs === undefined) return RECONNECT_CONNECT_WAIT_MS;
+  const wait = Math.max(RECONNECT_CONNECT_MIN_WAIT_MS, 4 * firstConnectMs) * 2 ** waitsFailed;
+  return Math.min(RECONNECT_CONNECT_WAIT_MS, wait);
+}
 
 /** The back-off between attempts (retry n waits within [ceiling/2, ceiling]). */
 export const RECONNECT_BACKOFF: RetryConfig = {

@@ -18,7 +18,7 @@ import {
 import type { MouthpieceError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { MediaLink, MediaLinkEvents } from './media-link.js';
-import { RECONNECT_CONNECT_WAIT_MS, Reconnector, type Timers } from './reconnector.js';
+import { browserTimers, connectWaitMs, Reconnector, type Timers } from './reconnector.js';
 import { CONNECTION_TRANSITIONS, StateMachine } from './states.js';
 import { WhepTransport, type WhepTransportOptions } from './whep-transport.js';
 
@@ -76,6 +76,11 @@ export class ViewerLink implements MediaLink {
   /** This link's offers are numbered `<page>.<n>` (WhepTransportOptions.order). */
   readonly #page = Math.random().toString(36).slice(2, 12);
   #offers = 0;
+  /** The first connection: when its offer was answered, and how long ICE then took (connectWaitMs). */
+  #firstAnsweredAt: number | undefined;
+  #firstConnectMs: number | undefined;
+  /** Reconnect attempts since the loss whose ICE did not connect in time. */
+  #waitsFailed = 0;
 
   constructor(deps: ViewerLinkDeps) {
     this.#deps = deps;
@@ -124,7 +129,7 @@ export class ViewerLink implements MediaLink {
       RTC_CONNECTION_TIMEOUT_MS,
     );
     try {
-      await this.#open();
+      if (await this.#open()) this.#firstAnsweredAt ??= this.#now();
     } catch (err) {
       clearTimeout(this.#connectTimer);
       this.#state.transition(ConnectionState.FAILED, 'the first offer failed');
@@ -215,6 +220,9 @@ export class ViewerLink implements MediaLink {
       case 'connected':
         clearTimeout(this.#connectTimer);
         this.#state.transition(ConnectionState.CONNECTED, 'ICE connected');
+        if (this.#firstConnectMs === undefined && this.#firstAnsweredAt !== undefined)
+          this.#firstConnectMs = this.#now() - this.#firstAnsweredAt;
+        this.#waitsFailed = 0;
         this.#deps.reconnecting?.(false);
         break;
       case 'disconnected':
@@ -255,11 +263,16 @@ export class ViewerLink implements MediaLink {
     const transport = await this.#open(signal);
     if (!transport) return;
     try {
-      await transport.whenConnected(RECONNECT_CONNECT_WAIT_MS);
+      await transport.whenConnected(connectWaitMs(this.#firstConnectMs, this.#waitsFailed));
     } catch (err) {
+      this.#waitsFailed++;
       void transport.close();
       if (this.#transport === transport) this.#transport = undefined;
       throw err;
     }
+  }
+
+  #now(): number {
+    return (this.#deps.timers ?? browserTimers).now();
   }
 }
