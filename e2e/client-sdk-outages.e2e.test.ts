@@ -206,7 +206,19 @@ describe('AvatarSession through network outages (issue 21)', () => {
           push(`request:${name}`);
           const sent = realFetch(input, init);
           sent.then(
-            (r) => push(`request:${name} → ${r.status}`),
+            (r) => {
+              push(`request:${name} → ${r.status}`);
+              // the server's candidates in a WHEP answer (the addresses the page can try)
+              if (r.status === 201)
+                void r
+                  .clone()
+                  .text()
+                  .then((sdp) =>
+                    push(
+                      `ice:answer ${(sdp.match(/^a=candidate:.*$/gm) ?? []).map((c) => c.split(' ')[4]).join(' ')}`,
+                    ),
+                  );
+            },
             (e: unknown) => push(`request:${name} → ${e instanceof Error ? e.name : 'failed'}`),
           );
           return sent;
