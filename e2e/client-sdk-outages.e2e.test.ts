@@ -81,6 +81,7 @@ const shown = (events: string[]): string[] =>
       !/^reconnecting:(?!1$)/.test(e) &&
       !e.startsWith('error:API_REQUEST_FAILED') &&
       !e.startsWith('request:') &&
+      !e.startsWith('ice:') &&
       e !== 'frames' &&
       e !== 'videoReady',
   );
@@ -143,7 +144,17 @@ async function outage(kind: 'down' | 'blackhole', ms: number, during?: () => voi
     15_000,
   );
   const connectedAt = r.log.find(([at, e]) => at > back && e === 'conn:CONNECTED')![0];
-  return { start, back, r, recoveryMs: Math.max(connectedAt, firstFrameAfter(r, back)) - back };
+  const recoveryMs = Math.max(connectedAt, firstFrameAfter(r, back)) - back;
+  if (recoveryMs > 3000)
+    console.log(
+      `slow recovery after ${kind} ${ms} ms (${recoveryMs} ms); the page's timeline from the break, ms after the link's return:\n` +
+        r.log
+          .filter(([at, e]) => at >= start && e !== 'frames')
+          .map(([at, e]) => `${String(at - back).padStart(7)} ${e}`)
+          .join('\n') +
+        `\nthe server's last log lines:\n${server.logs.join('').split('\n').slice(-40).join('\n')}`,
+    );
+  return { start, back, r, recoveryMs };
 }
 const firstFrameAfter = (r: Recording, back: number): number =>
   r.log.find(([at, e]) => at > back && e === 'frames')?.[0] ?? r.lastFrameAt;
@@ -170,12 +181,47 @@ describe('AvatarSession through network outages (issue 21)', () => {
         const rec: Recording = { log: [], keepAlives: [], lastFrameAt: 0 };
         w.rec = rec;
         const push = (e: string): number => rec.log.push([t(), e]);
+        // each peer connection's ICE, for the timeline printed when a recovery is slow
+        let peers = 0;
+        const RealPeer = window.RTCPeerConnection;
+        window.RTCPeerConnection = class extends RealPeer {
+          constructor(config?: RTCConfiguration) {
+            super(config);
+            const n = ++peers;
+            this.addEventListener('icecandidate', (e) =>
+              push(`ice:${n} candidate ${e.candidate?.candidate.split(' ').slice(2, 8).join(' ') ?? 'end'}`),
+            );
+            this.addEventListener('iceconnectionstatechange', () =>
+              push(`ice:${n} ${this.iceConnectionState}`),
+            );
+          }
+        };
         const realFetch = window.fetch.bind(window);
         window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
           const url = String(input instanceof Request ? input.url : input);
           if (url.endsWith('/keep-alive')) rec.keepAlives.push(t());
           if (url.endsWith('/end')) push('request:end');
-          return realFetch(input, init);
+          // every request and its outcome, for the timeline printed when a recovery is slow
+          const name = `${init?.method ?? 'GET'} ${url.replace(/.*\/avatar-session\/[^/]+/, '').replace(/\?.*/, '')}`;
+          push(`request:${name}`);
+          const sent = realFetch(input, init);
+          sent.then(
+            (r) => {
+              push(`request:${name} → ${r.status}`);
+              // the server's candidates in a WHEP answer (the addresses the page can try)
+              if (r.status === 201)
+                void r
+                  .clone()
+                  .text()
+                  .then((sdp) =>
+                    push(
+                      `ice:answer ${(sdp.match(/^a=candidate:.*$/gm) ?? []).map((c) => c.split(' ')[4]).join(' ')}`,
+                    ),
+                  );
+            },
+            (e: unknown) => push(`request:${name} → ${e instanceof Error ? e.name : 'failed'}`),
+          );
+          return sent;
         };
         const s = new w.Mouthpiece.AvatarSession({ baseUrl, logLevel: 'warn' });
         w.s = s;

@@ -21,6 +21,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** At most this many attempts (default: the retry config's maxAttempts). */
   maxAttempts?: number;
+  /** Abandons the request (a network error, as a timeout is). */
+  signal?: AbortSignal;
 }
 
 export class ApiClient {
@@ -61,6 +63,9 @@ export class ApiClient {
       let failure: AttemptFailure;
       const abort = new AbortController();
       const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => abort.abort(), o.timeoutMs);
+      const stop = (): void => abort.abort();
+      if (o.signal?.aborted) stop();
+      o.signal?.addEventListener('abort', stop, { once: true });
       try {
         const res = await fetch(`${this.#base}${path}`, {
           method: 'POST',
@@ -89,6 +94,7 @@ export class ApiClient {
         }
       } finally {
         clearTimeout(timer);
+        o.signal?.removeEventListener('abort', stop);
       }
       const wait = backoffMs(this.#retry, attempt, failure);
       this.#log.warn(

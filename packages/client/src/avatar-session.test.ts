@@ -6,6 +6,7 @@ const BASE = 'http://mp.test';
 const SID = 'S'.repeat(22);
 let keepAliveStatus = 200;
 let idleTimeoutMs: number | undefined = 30_000;
+let trickleIce: boolean | undefined;
 /** How the WHEP resource's DELETE is answered: at once with 200 unless a test says otherwise. */
 /** Held while a test keeps the WHEP offer's answer back; resolved when it lets it go. */
 let offerHeld: Promise<void> = Promise.resolve();
@@ -25,6 +26,7 @@ function server(call: Call) {
         turn: { url: 'mp.test', username: 'u', credential: 'c', urls: [] },
         iceServers: [],
         ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+        ...(trickleIce === undefined ? {} : { trickleIce }),
       },
     };
   }
@@ -54,6 +56,7 @@ beforeEach(() => {
   vi.useFakeTimers();
   keepAliveStatus = 200;
   idleTimeoutMs = 30_000;
+  trickleIce = undefined;
   deleteAnswer = () => ({ status: 200, body: { success: true } });
   offerHeld = Promise.resolve();
   calls = installFakeBrowser(server).calls;
@@ -79,12 +82,33 @@ async function started(
 }
 
 describe('AvatarSession (fake browser, fake timers)', () => {
+  it("init-client's trickleIce: the WHEP offer goes before ICE gathering ends; without it (an older server) the offer waits for gathering", async () => {
+    FakePeer.gatheringAtStart = 'gathering';
+    const whepPosts = (): number =>
+      calls.filter((c) => c.url.includes('/whep?') && c.method === 'POST').length;
+    for (const [announced, postedAt100Ms] of [
+      [true, 1],
+      [undefined, 0],
+    ] as const) {
+      trickleIce = announced;
+      calls.length = 0;
+      const s = new AvatarSession({ baseUrl: BASE, credential: 'mp_x', logLevel: 'error' });
+      const starting = s.createSession({ avatarId: 'amara' });
+      await vi.advanceTimersByTimeAsync(100);
+      expect(whepPosts()).toBe(postedAt100Ms);
+      await vi.advanceTimersByTimeAsync(1500); // gathering's bound (whep-client.ts)
+      await starting;
+      expect(whepPosts()).toBe(1);
+      await s.disconnect();
+    }
+  });
+
   it('creates, initialises, POSTs the offer to whepUrl and reaches READY/CONNECTED', async () => {
     const { s, events } = await started();
     expect(calls.map((c) => `${c.method} ${c.url.replace(BASE, '')}`)).toEqual([
       'POST /v1/avatar-session',
       `POST /v1/avatar-session/${SID}/init-client`,
-      `POST /v1/avatar-session/${SID}/whep?vt=v`,
+      expect.stringMatching(new RegExp(`^POST /v1/avatar-session/${SID}/whep\\?vt=v&order=\\w+\\.1$`)),
     ]);
     expect(calls[0]!.headers['authorization']).toBe('KS mp_x');
     expect(calls[1]!.headers['authorization']).toBe('Bearer tok');

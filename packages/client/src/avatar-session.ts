@@ -82,6 +82,7 @@ export class AvatarSession {
         transportOptions(this.#init!, this.#config, this.#render.mode, () => this.#video.element, this.#log),
       mayReconnect: () => this.#session.state === SessionState.READY,
       deadline: () => idleDeadline(this.#lifetime?.aliveAt, this.#init?.idleTimeoutMs),
+      reconnecting: (on) => this.#lifetime?.reconnecting(on), // keep-alives probe the path meanwhile
       log: this.#log,
     });
     this.#render = new RenderSwitch({
@@ -226,7 +227,6 @@ export class AvatarSession {
       speaking ? this.#speaking.start('') : this.#speaking.end('', false),
     );
     link.on('lost', () => {
-      void this.#lifetime?.probe(); // is the session alive, and the server reachable?
       this.#speaking.end('', false); // speech heard in the audio: none arrives now
       // other open turns stay open: the server plays on; the next viewer's hello says what it plays
     });
@@ -294,7 +294,7 @@ export class AvatarSession {
     });
     lifetime.on('ended', ({ error }) => this.#ended(error.message, error));
     lifetime.on('error', (e) => this.#events.emit('error', e));
-    lifetime.on('alive', () => this.#link.nudge()); // the server is reachable again
+    lifetime.on('alive', ({ recovered }) => this.#link.nudge({ stale: recovered })); // reachable again
     lifetime.on('online', () => this.#link.nudge());
     lifetime.on('pageHide', () => {
       this.#speaking.interruptAll();

@@ -144,6 +144,52 @@ describe('AvatarSession through an outage', () => {
     expect(s.getConnectionState()).toBe('CONNECTED');
   });
 
+  it('requests sent into a blackhole hang: probes (one a second) find the way back, and the hung offer is replaced at once', async () => {
+    const { s } = await started();
+    network = 'blackhole';
+    FakePeer.last!.set('disconnected');
+    await vi.advanceTimersByTimeAsync(100);
+    const hung = FakePeer.last!; // its offer went into the blackhole: no answer will come
+    const from = calls.length;
+    await vi.advanceTimersByTimeAsync(3400);
+    expect(count('/keep-alive', from)).toBeGreaterThanOrEqual(3); // probes, each abandoned after 1 s
+    expect(count('/keep-alive', from)).toBeLessThanOrEqual(4); // at most one a second
+    network = 'up';
+    const back = calls.length;
+    await vi.advanceTimersByTimeAsync(1000); // the next probe is answered: the offer goes again at once
+    expect(hung.closed).toBe(true);
+    expect(count('/whep?', back)).toBe(1);
+    expect(FakePeer.last).not.toBe(hung);
+    FakePeer.last!.set('connected');
+    expect(s.getConnectionState()).toBe('CONNECTED');
+    // numbered offers: the server refuses the given-up one if it arrives after this one
+    const orders = calls
+      .filter((c) => c.url.includes('/whep?'))
+      .map((c) => new URL(c.url).searchParams.get('order') ?? '');
+    const page = orders[0]!.split('.')[0]!;
+    expect(page).toMatch(/^\w+$/);
+    expect(orders).toEqual(orders.map((_, i) => `${page}.${i + 1}`));
+    const after = calls.length;
+    await vi.advanceTimersByTimeAsync(7000);
+    expect(count('/keep-alive', after)).toBeLessThanOrEqual(1); // connected: keep-alives at their interval
+  });
+
+  it('an answered offer whose ICE does not connect is replaced after 2 s (4 × the first connection, at least 2 s), not after 10 s', async () => {
+    await started(); // its first connection took no time
+    FakePeer.last!.set('failed');
+    await vi.advanceTimersByTimeAsync(100);
+    const silent = FakePeer.last!; // answered, but ICE never connects
+    const from = calls.length;
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(silent.closed).toBe(true);
+    await vi.advanceTimersByTimeAsync(1000); // the next attempt after its back-off
+    expect(count('/whep?', from)).toBe(1);
+    const next = FakePeer.last!;
+    expect(next).not.toBe(silent);
+    await vi.advanceTimersByTimeAsync(3000); // the second miss waits twice as long
+    expect(next.closed).toBe(false);
+  });
+
   it('a video stall (no packets for 1.5 s) starts a reconnect: CONNECTED is not kept while nothing flows', async () => {
     const { s, events } = await started();
     const peer = FakePeer.last!;
@@ -221,7 +267,14 @@ describe('AvatarSession through an outage', () => {
     const n = calls.length;
     online();
     await vi.advanceTimersByTimeAsync(0);
-    expect(calls.slice(n).map((c) => c.url.replace(BASE, '').replace(SID, ':id'))).toEqual(
+    expect(
+      calls.slice(n).map((c) =>
+        c.url
+          .replace(BASE, '')
+          .replace(SID, ':id')
+          .replace(/&order=.*/, ''),
+      ),
+    ).toEqual(
       expect.arrayContaining(['/v1/avatar-session/:id/keep-alive', '/v1/avatar-session/:id/whep?vt=v']),
     );
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClientErrorCode } from '@mouthpiece/protocol';
 import { MouthpieceError } from './errors.js';
-import { Reconnector, type Timers } from './reconnector.js';
+import { connectWaitMs, Reconnector, type Timers } from './reconnector.js';
 
 /** A manual clock: timers fire only when the test advances it. */
 class ManualTimers implements Timers {
@@ -37,14 +37,14 @@ class ManualTimers implements Timers {
 const unreachable = (): MouthpieceError =>
   new MouthpieceError(ClientErrorCode.RTC_CONNECTION_FAILED, 'network unreachable');
 
-function setup(o: { deadline?: number; outcome: (n: number) => Promise<void> }) {
+function setup(o: { deadline?: number; outcome: (n: number, signal: AbortSignal) => Promise<void> }) {
   const timers = new ManualTimers();
   const log: string[] = [];
   const attempts: number[] = [];
   const r = new Reconnector({
-    attempt: (n) => {
+    attempt: (n, signal) => {
       attempts.push(timers.now());
-      return o.outcome(n);
+      return o.outcome(n, signal);
     },
     deadline: () => o.deadline ?? 30_000,
     attempting: (n) => log.push(`attempt:${n}`),
@@ -101,6 +101,31 @@ describe('Reconnector', () => {
     expect(attempts).toEqual([0, 3000]);
   });
 
+  it('a stale nudge (the network was down until now) abandons the attempt under way and tries again at once', async () => {
+    const aborted: number[] = [];
+    const { r, timers, attempts } = setup({
+      outcome: (n, signal) =>
+        n === 1
+          ? new Promise<void>((_, reject) =>
+              signal.addEventListener('abort', () => {
+                aborted.push(timers.now());
+                reject(unreachable());
+              }),
+            )
+          : Promise.resolve(),
+    });
+    r.start();
+    await timers.advance(3000);
+    r.nudge(); // not stale: the attempt under way is left to finish
+    await timers.advance(1000);
+    expect(aborted).toEqual([]);
+    r.nudge({ stale: true });
+    await timers.advance(0);
+    expect(aborted).toEqual([4000]);
+    expect(attempts).toEqual([0, 4000]);
+    expect(r.active).toBe(false);
+  });
+
   it('404/410 ends it at once: gone, no more attempts', async () => {
     const { r, timers, log, attempts } = setup({
       outcome: () =>
@@ -134,5 +159,13 @@ describe('Reconnector', () => {
     r.stop();
     await timers.advance(60_000);
     expect(attempts).toEqual([0, 500]);
+  });
+
+  it('an attempt waits for ICE 4 × what the first connection took (2 s at least), doubling per miss, 10 s at most', () => {
+    expect(connectWaitMs(50, 0)).toBe(2000);
+    expect(connectWaitMs(50, 1)).toBe(4000);
+    expect(connectWaitMs(50, 3)).toBe(10_000);
+    expect(connectWaitMs(1500, 0)).toBe(6000);
+    expect(connectWaitMs(undefined, 0)).toBe(10_000); // the first connection was never measured
   });
 });

@@ -2,7 +2,9 @@
  * Reconnecting while the session can live. After a lost connection the owner calls `start()`:
  * an attempt (a new WHEP offer, then ICE) at once, then again with exponential back-off and
  * equal jitter (0.5 s doubling to 4 s), and at once when `nudge()`d (the browser's `online`
- * event, a keep-alive the server answered). It stops when an attempt connects, when the server
+ * event, a keep-alive the server answered). A nudge that says the network was down until now
+ * (`stale`) also abandons the attempt under way: its requests went out into the outage and may
+ * hang on a dead connection for seconds, so a new one goes at once. It stops when an attempt connects, when the server
  * says the session is gone (404/410: `gone`), or when the session must have timed out on the
  * server (`deadline()` passed with no attempt through: `gaveUp`). Time comes from `Timers`, so
  * the whole loop runs in a unit test on a manual clock.
@@ -24,8 +26,23 @@ export const browserTimers: Timers = {
   clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
-/** One attempt waits this long for ICE to connect after its offer was answered. */
+/** One attempt waits at most this long for ICE to connect after its offer was answered. */
 export const RECONNECT_CONNECT_WAIT_MS = 10_000;
+/** …and at least this long. */
+export const RECONNECT_CONNECT_MIN_WAIT_MS = 2000;
+
+/**
+ * How long a reconnect attempt waits for ICE after its answer: four times what the link's first
+ * connection took (answer to connected; at least 2 s), doubled after each attempt that did not
+ * connect, at most RECONNECT_CONNECT_WAIT_MS (also when the first connection was not measured).
+ * An answer right after the network's return can name no address that works (an interface the
+ * far side's libwebrtc has not seen come back yet): waiting 10 s for it kept video away for 10 s.
+ */
+export function connectWaitMs(firstConnectMs: number | undefined, waitsFailed: number): number {
+  if (firstConnectMs === undefined) return RECONNECT_CONNECT_WAIT_MS;
+  const wait = Math.max(RECONNECT_CONNECT_MIN_WAIT_MS, 4 * firstConnectMs) * 2 ** waitsFailed;
+  return Math.min(RECONNECT_CONNECT_WAIT_MS, wait);
+}
 
 /** The back-off between attempts (retry n waits within [ceiling/2, ceiling]). */
 export const RECONNECT_BACKOFF: RetryConfig = {
@@ -36,8 +53,11 @@ export const RECONNECT_BACKOFF: RetryConfig = {
 };
 
 export interface ReconnectorOptions {
-  /** One attempt: resolves once media can flow again; rejects (a MouthpieceError) otherwise. */
-  attempt(n: number): Promise<void>;
+  /**
+   * One attempt: resolves once media can flow again; rejects (a MouthpieceError) otherwise.
+   * `signal` aborts when a stale nudge overtakes it: what it has not got an answer for yet, it abandons.
+   */
+  attempt(n: number, signal: AbortSignal): Promise<void>;
   /** The time (Timers.now) after which the server must have ended the session. */
   deadline(): number;
   /** An attempt is about to start (n counts from 1 since the loss). */
@@ -58,6 +78,8 @@ export class Reconnector {
   #nudged = false;
   #attempts = 0;
   #timer: unknown;
+  /** The attempt under way's abort (a stale nudge). */
+  #abort: AbortController | undefined;
 
   constructor(o: ReconnectorOptions) {
     this.#o = o;
@@ -77,11 +99,15 @@ export class Reconnector {
     this.#schedule(0);
   }
 
-  /** Try now instead of at the next back-off (the network is probably back). */
-  nudge(): void {
+  /**
+   * Try now instead of at the next back-off (the network is probably back). `stale`: the network
+   * was down until now, so the attempt under way is abandoned (its signal aborts) and retried.
+   */
+  nudge(o: { stale?: boolean } = {}): void {
     if (!this.#active) return;
     if (this.#inFlight) {
       this.#nudged = true; // the attempt under way may be the one that predates the network's return
+      if (o.stale) this.#abort?.abort();
       return;
     }
     this.#timers.clear(this.#timer);
@@ -90,6 +116,7 @@ export class Reconnector {
 
   stop(): void {
     this.#active = false;
+    this.#abort = undefined;
     this.#timers.clear(this.#timer);
     this.#timer = undefined;
   }
@@ -108,9 +135,10 @@ export class Reconnector {
     const n = ++this.#attempts;
     this.#inFlight = true;
     this.#nudged = false;
+    const abort = (this.#abort = new AbortController());
     this.#o.attempting(n);
     try {
-      await this.#o.attempt(n);
+      await this.#o.attempt(n, abort.signal);
       this.#inFlight = false;
       if (this.#active) this.stop();
       return;

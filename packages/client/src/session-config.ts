@@ -33,5 +33,6 @@ export function transportOptions(
     render,
     video,
     log,
+    trickle: init.trickleIce === true,
   };
 }

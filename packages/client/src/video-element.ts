@@ -24,8 +24,9 @@ export function playWithFallback(video: HTMLMediaElement, onBlocked: () => void)
 
 /**
  * Calls `onFirstFrame` once, at the first frame of this connection: from the video element's
- * frame callback when one is attached, else from the receiver's `framesDecoded`. Returns the
- * function that stops watching (the connection was replaced or closed).
+ * frame callback when one is attached (asked for as soon as the element is there, so it fires at
+ * the first frame shown, not at the one after it), else from the receiver's `framesDecoded`.
+ * Returns the function that stops watching (the connection was replaced or closed).
  */
 export function watchFirstFrame(
   pc: Pick<RTCPeerConnection, 'getStats'>,
@@ -38,11 +39,13 @@ export function watchFirstFrame(
     stop();
     onFirstFrame(width, height);
   };
-  const poll = setInterval(() => {
+  const check = (): void => {
     const v = video();
-    if (v && 'requestVideoFrameCallback' in v && v.videoWidth > 0) {
+    if (v && 'requestVideoFrameCallback' in v) {
       clearInterval(poll);
-      v.requestVideoFrameCallback(() => ready(v.videoWidth, v.videoHeight));
+      v.requestVideoFrameCallback((_now, frame) =>
+        ready(frame.width || v.videoWidth, frame.height || v.videoHeight),
+      );
       return;
     }
     void pc
@@ -62,7 +65,9 @@ export function watchFirstFrame(
         ),
       )
       .catch(() => undefined); // a closed peer connection: its owner stops this
-  }, 50);
+  };
+  const poll = setInterval(check, 50);
+  check();
   function stop(): void {
     done = true;
     clearInterval(poll);

@@ -18,7 +18,7 @@ import {
 import type { MouthpieceError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { MediaLink, MediaLinkEvents } from './media-link.js';
-import { RECONNECT_CONNECT_WAIT_MS, Reconnector, type Timers } from './reconnector.js';
+import { browserTimers, connectWaitMs, Reconnector, type Timers } from './reconnector.js';
 import { CONNECTION_TRANSITIONS, StateMachine } from './states.js';
 import { WhepTransport, type WhepTransportOptions } from './whep-transport.js';
 
@@ -51,6 +51,11 @@ export interface ViewerLinkDeps {
   mayReconnect(): boolean;
   /** When the session must have timed out on the server (Timers.now). */
   deadline(): number;
+  /**
+   * The link reconnects (true: a loss) or has connected (false): the session probes the path to the
+   * server meanwhile (session-lifetime.ts), and a probe answered after failures nudges it (`nudge`).
+   */
+  reconnecting?(on: boolean): void;
   log: Logger;
   timers?: Timers;
 }
@@ -66,6 +71,16 @@ export class ViewerLink implements MediaLink {
   #epoch = 0;
   /** The close of a transport that opened after the link was closed. */
   #lateClose: Promise<void> = Promise.resolve();
+  /** An answer said the server takes trickled candidates: later offers go before gathering ends. */
+  #trickle = false;
+  /** This link's offers are numbered `<page>.<n>` (WhepTransportOptions.order). */
+  readonly #page = Math.random().toString(36).slice(2, 12);
+  #offers = 0;
+  /** The first connection: when its offer was answered, and how long ICE then took (connectWaitMs). */
+  #firstAnsweredAt: number | undefined;
+  #firstConnectMs: number | undefined;
+  /** Reconnect attempts since the loss whose ICE did not connect in time. */
+  #waitsFailed = 0;
 
   constructor(deps: ViewerLinkDeps) {
     this.#deps = deps;
@@ -80,7 +95,7 @@ export class ViewerLink implements MediaLink {
       onChange: (state) => this.#events.emit('connectionChange', { state }),
     });
     this.#reconnector = new Reconnector({
-      attempt: () => this.#attempt(),
+      attempt: (_n, signal) => this.#attempt(signal),
       deadline: () => deps.deadline(),
       attempting: (attempt) => this.#events.emit('reconnecting', { attempt }),
       gone: (error) => this.#events.emit('gone', { error }),
@@ -114,7 +129,7 @@ export class ViewerLink implements MediaLink {
       RTC_CONNECTION_TIMEOUT_MS,
     );
     try {
-      await this.#open();
+      if (await this.#open()) this.#firstAnsweredAt ??= this.#now();
     } catch (err) {
       clearTimeout(this.#connectTimer);
       this.#state.transition(ConnectionState.FAILED, 'the first offer failed');
@@ -135,9 +150,12 @@ export class ViewerLink implements MediaLink {
     this.#lost('reopened for video');
   }
 
-  /** Try to reconnect now, if reconnecting (the network is probably back). */
-  nudge(): void {
-    this.#reconnector.nudge();
+  /**
+   * Try to reconnect now, if reconnecting (the network is probably back); `stale`: it was down
+   * until now, so an offer still waiting for its answer is abandoned and sent again (reconnector.ts).
+   */
+  nudge(o: { stale?: boolean } = {}): void {
+    this.#reconnector.nudge(o);
   }
 
   /**
@@ -168,9 +186,16 @@ export class ViewerLink implements MediaLink {
   }
 
   /** Opens a new WHEP transport and listens to it; the previous one, if any, is already closed. */
-  async #open(): Promise<WhepTransport | undefined> {
+  async #open(signal?: AbortSignal): Promise<WhepTransport | undefined> {
     const epoch = this.#epoch;
-    const transport = await WhepTransport.open(this.#deps.transportOptions());
+    const o = this.#deps.transportOptions();
+    const transport = await WhepTransport.open({
+      ...o,
+      trickle: o.trickle === true || this.#trickle,
+      order: `${this.#page}.${++this.#offers}`,
+      ...(signal ? { signal } : {}),
+    });
+    this.#trickle ||= transport.trickle;
     if (epoch !== this.#epoch) {
       // the session was torn down (or given up) while this one was opening
       this.#lateClose = transport.close();
@@ -195,6 +220,10 @@ export class ViewerLink implements MediaLink {
       case 'connected':
         clearTimeout(this.#connectTimer);
         this.#state.transition(ConnectionState.CONNECTED, 'ICE connected');
+        if (this.#firstConnectMs === undefined && this.#firstAnsweredAt !== undefined)
+          this.#firstConnectMs = this.#now() - this.#firstAnsweredAt;
+        this.#waitsFailed = 0;
+        this.#deps.reconnecting?.(false);
         break;
       case 'disconnected':
       case 'failed':
@@ -219,22 +248,31 @@ export class ViewerLink implements MediaLink {
     void this.#transport?.close();
     this.#transport = undefined;
     this.#state.transition(ConnectionState.CONNECTING, why);
+    this.#deps.reconnecting?.(true);
     this.#events.emit('lost', {});
     this.#reconnector.start();
   }
 
-  /** One reconnect attempt: a new transport, connected within a bound (else closed and retried). */
-  async #attempt(): Promise<void> {
+  /**
+   * One reconnect attempt: a new transport, connected within a bound (else closed and retried).
+   * `signal` abandons its offer while unanswered; an answered offer goes on to connect.
+   */
+  async #attempt(signal: AbortSignal): Promise<void> {
     void this.#transport?.close();
     this.#transport = undefined;
-    const transport = await this.#open();
+    const transport = await this.#open(signal);
     if (!transport) return;
     try {
-      await transport.whenConnected(RECONNECT_CONNECT_WAIT_MS);
+      await transport.whenConnected(connectWaitMs(this.#firstConnectMs, this.#waitsFailed));
     } catch (err) {
+      this.#waitsFailed++;
       void transport.close();
       if (this.#transport === transport) this.#transport = undefined;
       throw err;
     }
+  }
+
+  #now(): number {
+    return (this.#deps.timers ?? browserTimers).now();
   }
 }

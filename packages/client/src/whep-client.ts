@@ -1,7 +1,8 @@
 /**
- * WHEP signalling over HTTP, as the transport (whep-transport.ts) uses it: the offer goes out
- * after gathering (so it works with or without trickle), later candidates are trickled by PATCH
- * when the server accepts it, and the resource is DELETEd when the viewer closes.
+ * WHEP signalling over HTTP, as the transport (whep-transport.ts) uses it: the offer goes out at
+ * once to a server known to take trickled candidates (init-client's `trickleIce`, or an earlier
+ * answer's Accept-Patch), else after gathering; candidates found after the offer are trickled by
+ * PATCH when the server accepts it, and the resource is DELETEd when the viewer closes.
  */
 import { CodedError, ClientErrorCode } from '@mouthpiece/protocol';
 import { MouthpieceError } from './errors.js';
@@ -100,13 +101,23 @@ export async function postOffer(
   };
 }
 
-/** Trickles one candidate to the resource; a failed PATCH is ignored (ICE copes without it). */
-export function patchCandidate(io: WhepIo, resource: string, c: RTCIceCandidate): void {
+/** The `application/trickle-ice-sdpfrag` body of candidates (each under its section's mid). */
+export function candidateFragment(cs: ReadonlyArray<Pick<RTCIceCandidate, 'candidate' | 'sdpMid'>>): string {
+  return cs.map((c) => `a=mid:${c.sdpMid ?? '0'}\r\na=${c.candidate}\r\n`).join('');
+}
+
+/** Trickles candidates to the resource in one PATCH; a failed PATCH is ignored (ICE copes without it). */
+export function patchCandidates(
+  io: WhepIo,
+  resource: string,
+  cs: ReadonlyArray<Pick<RTCIceCandidate, 'candidate' | 'sdpMid'>>,
+): void {
+  if (cs.length === 0) return;
   void io
     .fetch(resource, {
       method: 'PATCH',
       headers: { 'Content-Type': 'application/trickle-ice-sdpfrag' },
-      body: `a=mid:${c.sdpMid ?? '0'}\r\na=${c.candidate}\r\n`,
+      body: candidateFragment(cs),
     })
     .catch(() => undefined);
 }

@@ -8,7 +8,7 @@ import { WhepTransport, type WhepTransportEvents } from './whep-transport.js';
 const WHEP = 'http://mp.test/v1/avatar-session/S/whep?vt=v';
 const RESOURCE = 'http://mp.test/v1/avatar-session/S/whep/viewer1';
 let calls: Call[];
-let offerAnswer: () => Answer;
+let offerAnswer: () => Answer | Promise<Answer>;
 
 /** The transport's I/O, injected: fake peers and a fetch that records (no global fetch or peer). */
 function io(): WhepIo {
@@ -24,7 +24,7 @@ function io(): WhepIo {
   };
 }
 
-const open = (render: 'video' | 'client' = 'video') =>
+const open = (render: 'video' | 'client' = 'video', more: { trickle?: boolean; signal?: AbortSignal } = {}) =>
   WhepTransport.open(
     {
       whepUrl: WHEP,
@@ -34,9 +34,23 @@ const open = (render: 'video' | 'client' = 'video') =>
       render,
       video: () => undefined,
       log: createLogger('error'),
+      ...more,
     },
     io(),
   );
+
+/** The next peer made gathers until the test says `gathered()`. */
+function gatheringPeer(): { gathered: () => void } {
+  const made = FakePeer.all.length;
+  const peer = (): FakePeer => FakePeer.all[made]!;
+  queueMicrotask(() => (peer().iceGatheringState = 'gathering'));
+  return {
+    gathered: () => {
+      peer().iceGatheringState = 'complete';
+      peer().dispatchEvent(new Event('icegatheringstatechange'));
+    },
+  };
+}
 
 /** Everything a transport reports, as `name:payload` lines. */
 function record(t: WhepTransport): string[] {
@@ -134,6 +148,67 @@ describe('WhepTransport', () => {
     await open();
     FakePeer.last!.candidate(candidate(2));
     expect(sent()).toEqual([`POST ${WHEP}`]);
+  });
+
+  it('a server that takes PATCH (trickle): the offer goes before gathering ends; candidates found meanwhile go in one PATCH once answered', async () => {
+    const gathering = gatheringPeer();
+    let answer!: (a: Answer) => void;
+    offerAnswer = () => new Promise<Answer>((r) => (answer = r));
+    const opening = open('video', { trickle: true });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent()).toEqual([`POST ${WHEP}`]); // not waiting for gathering
+    FakePeer.last!.candidate(candidate(1));
+    FakePeer.last!.candidate(candidate(2));
+    expect(sent()).toEqual([`POST ${WHEP}`]); // held: no resource yet
+    answer({
+      status: 201,
+      body: 'v=0\r\n',
+      headers: {
+        Location: '/v1/avatar-session/S/whep/viewer1',
+        'Accept-Patch': 'application/trickle-ice-sdpfrag',
+      },
+    });
+    const t = await opening;
+    expect(t.trickle).toBe(true);
+    expect(sent()).toEqual([`POST ${WHEP}`, `PATCH ${RESOURCE}`]);
+    expect(calls[1]!.body).toBe(
+      `a=mid:0\r\na=${candidate(1).candidate}\r\na=mid:0\r\na=${candidate(2).candidate}\r\n`,
+    );
+    FakePeer.last!.candidate(candidate(3));
+    expect(sent()).toEqual([`POST ${WHEP}`, `PATCH ${RESOURCE}`, `PATCH ${RESOURCE}`]);
+    gathering.gathered();
+  });
+
+  it('a server not known to take PATCH: the offer waits for gathering (up to 1.5 s), carrying the candidates', async () => {
+    const gathering = gatheringPeer();
+    const opening = open('video');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sent()).toEqual([]);
+    gathering.gathered();
+    const t = await opening;
+    expect(sent()).toEqual([`POST ${WHEP}`]);
+    expect(t.trickle).toBe(true); // this answer says it does: the link offers early next time
+    gatheringPeer();
+    const slow = open('video');
+    await vi.advanceTimersByTimeAsync(1500);
+    await slow;
+    expect(sent()).toEqual([`POST ${WHEP}`, `POST ${WHEP}`]); // gathering never ended: sent at its bound
+  });
+
+  it('an offer whose signal aborts before its answer is abandoned (RTC_CONNECTION_FAILED, ABORTED), its request and peer closed', async () => {
+    offerAnswer = () => new Promise<Answer>(() => undefined);
+    const abort = new AbortController();
+    const opening = open('video', { trickle: true, signal: abort.signal });
+    await vi.advanceTimersByTimeAsync(100);
+    abort.abort();
+    await expect(opening).rejects.toMatchObject({
+      code: 'RTC_CONNECTION_FAILED',
+      details: { code: 'ABORTED' },
+    });
+    expect(FakePeer.last!.closed).toBe(true);
+    await expect(open('video', { signal: abort.signal })).rejects.toMatchObject({
+      details: { code: 'ABORTED' },
+    });
   });
 
   it("a closed transport is silent: its connection's late events reach no listener and send nothing", async () => {

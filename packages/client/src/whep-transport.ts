@@ -30,7 +30,7 @@ import {
   browserWhepIo,
   deleteResource,
   gathered,
-  patchCandidate,
+  patchCandidates,
   postOffer,
   whepFailure,
   type WhepIo,
@@ -67,10 +67,31 @@ export interface WhepTransportOptions {
   log: Logger;
   /** Give up an offer (gathering and the POST) that has no answer after this long. */
   openTimeoutMs?: number;
+  /**
+   * The server takes trickled candidates (init-client's `trickleIce`, or an earlier answer's
+   * Accept-Patch): the offer goes at once, every candidate by PATCH. Else the offer waits for
+   * ICE gathering (whep-client.ts gathered), as a server that takes no PATCH needs.
+   */
+  trickle?: boolean;
+  /** Abandons the offer while it has no answer (a reconnect attempt overtaken: viewer-link.ts). */
+  signal?: AbortSignal;
+  /**
+   * This page's offer number (`<page>.<n>`, rising), sent as `order` in the whepUrl's query: the
+   * server refuses an older offer of the page that arrives after a newer one (an abandoned
+   * request delivered late would replace the newer viewer: packages/server/src/routes/whep-order.ts).
+   */
+  order?: string;
 }
 
 /** How long an offer (gathering, then the POST) may take before it is abandoned. */
 export const WHEP_OPEN_TIMEOUT_MS = 8000;
+
+/** The error of an offer abandoned by its owner (`details.code`). */
+export function abandoned(): MouthpieceError {
+  return new MouthpieceError(ClientErrorCode.RTC_CONNECTION_FAILED, 'The WHEP offer was abandoned', {
+    code: 'ABORTED',
+  });
+}
 
 /** The error of an offer or a connection abandoned after its bound (`details.code`). */
 export function timedOut(what: string, ms: number): MouthpieceError {
@@ -101,6 +122,7 @@ export class WhepTransport {
   readonly #client: boolean;
   #animationFrames = 0;
   #drawn = false;
+  #trickle = false;
 
   /**
    * Opens a viewer: offer (after gathering), answer, trickle; then watches its media. Rejects with
@@ -110,19 +132,24 @@ export class WhepTransport {
     const t = new WhepTransport(o, io);
     const bound = o.openTimeoutMs ?? WHEP_OPEN_TIMEOUT_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     try {
+      if (o.signal?.aborted) throw abandoned();
       await Promise.race([
-        t.#negotiate(o.whepUrl),
+        t.#negotiate(o.order ? withQuery(o.whepUrl, 'order', o.order) : o.whepUrl, o.trickle === true),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(timedOut('The WHEP offer', bound)), bound);
+          onAbort = () => reject(abandoned());
+          o.signal?.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
     } catch (err) {
-      clearTimeout(timer);
       void t.close({ sessionGone: true });
       throw whepFailure(err);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) o.signal?.removeEventListener('abort', onAbort);
     }
-    clearTimeout(timer);
     t.#watch(o);
     return t;
   }
@@ -182,6 +209,11 @@ export class WhepTransport {
 
   get closed(): boolean {
     return this.#closed !== undefined;
+  }
+
+  /** The server's answer said it takes trickled candidates (Accept-Patch). */
+  get trickle(): boolean {
+    return this.#trickle;
   }
 
   /**
@@ -247,16 +279,28 @@ export class WhepTransport {
     return this.#closed;
   }
 
-  async #negotiate(whepUrl: string): Promise<void> {
+  /**
+   * Offer → answer. `early` (the server takes PATCH): the offer leaves at once and every candidate
+   * is held until the answer names the resource, then PATCHed; else the offer waits for gathering
+   * and carries the candidates, and later ones are PATCHed only if the answer allows it.
+   */
+  async #negotiate(whepUrl: string, early: boolean): Promise<void> {
     const pc = this.#pc;
+    if (early) this.#ice = 'held';
     await pc.setLocalDescription(await pc.createOffer());
-    await gathered(pc, this.#handlers.signal);
-    this.#ice = 'held';
-    const answer = await postOffer(this.#io, whepUrl, pc.localDescription!.sdp, this.#handlers.signal);
+    if (!early) {
+      await gathered(pc, this.#handlers.signal);
+      this.#ice = 'held';
+    }
+    const offerSdp = pc.localDescription!.sdp;
+    const answer = await postOffer(this.#io, whepUrl, offerSdp, this.#handlers.signal);
     this.#resource = answer.resource;
-    await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+    this.#trickle = answer.trickle;
+    const held = this.#held.splice(0).filter((c) => !offerSdp.includes(c.candidate));
     this.#ice = answer.trickle ? 'trickle' : 'dropped';
-    for (const c of this.#held.splice(0)) this.#candidate(c);
+    if (answer.trickle) patchCandidates(this.#io, answer.resource, held);
+    else if (early) this.#log.warn('the WHEP server takes no trickled candidates; ICE goes on without ours');
+    await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
   }
 
   #candidate(c: RTCIceCandidate | null): void {
@@ -266,7 +310,7 @@ export class WhepTransport {
         this.#held.push(c);
         break;
       case 'trickle':
-        patchCandidate(this.#io, this.#resource!, c);
+        patchCandidates(this.#io, this.#resource!, [c]);
         break;
       case 'offer': // gathered before the offer left: the offer carries it
       case 'dropped':
@@ -316,4 +360,11 @@ export class WhepTransport {
       () => fallback.stop(),
     );
   }
+}
+
+/** The URL with one more query parameter. */
+function withQuery(url: string, name: string, value: string): string {
+  const u = new URL(url);
+  u.searchParams.set(name, value);
+  return u.toString();
 }

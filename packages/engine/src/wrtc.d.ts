@@ -56,6 +56,8 @@ declare module '@roamhq/wrtc' {
     readonly connectionState: string;
     readonly localDescription: RTCSessionDescriptionInit | null;
     onicegatheringstatechange: (() => void) | null;
+    /** A candidate gathered (null: gathering ended); rtc/gathering.ts. */
+    onicecandidate: ((ev: { candidate: { candidate: string } | null }) => void) | null;
     oniceconnectionstatechange: (() => void) | null;
     onconnectionstatechange: (() => void) | null;
     ondatachannel: ((ev: { channel: RTCDataChannel }) => void) | null;

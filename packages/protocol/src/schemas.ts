@@ -70,6 +70,12 @@ export const InitClientResponse = Type.Object({
   iceServers: Type.Array(IceServer),
   idleTimeoutMs: Type.Number(),
   expiresAt: Type.String({ format: 'date-time' }),
+  trickleIce: Type.Optional(
+    Type.Boolean({
+      description:
+        'The whepUrl takes trickled ICE candidates (PATCH application/trickle-ice-sdpfrag): a client may send its offer before ICE gathering completes. Absent: wait for gathering.',
+    }),
+  ),
 });
 export type InitClientResponse = Static<typeof InitClientResponse>;
 

@@ -47,8 +47,10 @@ export class FakePeer extends EventTarget {
   static last: FakePeer | undefined;
   /** Every peer made, oldest first: a reconnect makes a new one. */
   static all: FakePeer[] = [];
+  /** The gathering state a new peer starts in: `gathering` keeps it gathering until the test ends it. */
+  static gatheringAtStart = 'complete';
   connectionState = 'new';
-  iceGatheringState = 'complete';
+  iceGatheringState = FakePeer.gatheringAtStart;
   localDescription: { type: string; sdp: string } | null = null;
   readonly channel = new FakeChannel();
   /** The `frames` channel, when the transport opened one (client rendering). */
@@ -203,6 +205,7 @@ export class FakeAudio {
 export function installFakeBrowser(route: Handler): { calls: Call[] } {
   const calls: Call[] = [];
   FakePeer.all = [];
+  FakePeer.gatheringAtStart = 'complete';
   FakeCanvas.elements = [];
   vi.stubGlobal('fetch', fakeFetch(route, calls));
   vi.stubGlobal('RTCPeerConnection', FakePeer);

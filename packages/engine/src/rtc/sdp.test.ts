@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { hasDataChannel, offersCodec, parseSdpFragment, preferCodec, withOpusSendParams } from './sdp.js';
+import {
+  hasDataChannel,
+  offersCodec,
+  parseSdpFragment,
+  preferCodec,
+  withOpusSendParams,
+  withVideoStartBitrate,
+} from './sdp.js';
 
 const OFFER = [
   'v=0',
@@ -86,5 +93,19 @@ describe('sdp', () => {
       ],
       endOfCandidates: true,
     });
+  });
+
+  it('asks every video codec (not rtx, not audio) to start at the given bitrate, keeping its other parameters', () => {
+    const offer = OFFER.replace(
+      'a=rtpmap:45 AV1/90000',
+      'a=rtpmap:45 AV1/90000\r\na=fmtp:45 level-idx=5;x-google-start-bitrate=50',
+    );
+    const out = withVideoStartBitrate(offer, 1000);
+    expect(out).toContain('a=rtpmap:98 VP8/90000\r\na=fmtp:98 x-google-start-bitrate=1000\r\n');
+    expect(out).toContain('a=rtpmap:96 H264/90000\r\na=fmtp:96 x-google-start-bitrate=1000\r\n');
+    expect(out).toContain('a=fmtp:45 level-idx=5;x-google-start-bitrate=1000\r\n');
+    expect(out).not.toContain('x-google-start-bitrate=50');
+    expect(out).not.toMatch(/a=fmtp:(97|99|111) /);
+    expect(out.split('\r\n').filter((l) => l.startsWith('a=fmtp:45'))).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * One WHEP viewer: a libwebrtc peer that answers the viewer's offer with our audio and video
- * tracks (VP8 preferred, Opus), after ICE gathering completes (so non-trickle players get every
- * candidate), and carries the `events` data channel when the offer has one (JSON text messages,
+ * tracks (VP8 preferred, started at VIDEO_START_BITRATE_KBPS; Opus) once its UDP candidates are
+ * gathered (gathering.ts: the answer is all a player learns of them), and carries the `events` data channel when the offer has one (JSON text messages,
  * and binary animation frames for a viewer whose offer has no video m-line: it draws the avatar),
  * and the `frames` channel when the viewer opens one: the animation frames then go there, latest
  * wins (latest-wins.ts), and the events channel carries control messages alone.
@@ -23,16 +23,18 @@ import { CLIENT_RENDER_OPUS, helloMessage } from './hello.js';
 import { LatestWins } from './latest-wins.js';
 import type { Peer, PeerEvents } from '../contract/peer.js';
 import { filterOfferCandidates } from './candidate-filter.js';
+import { answerCandidatesReady } from './gathering.js';
 import {
   hasDataChannel,
   hasMedia,
   offerProblem,
   parseSdpFragment,
   preferCodec,
+  VIDEO_START_BITRATE_KBPS,
   withOpusSendParams,
+  withVideoStartBitrate,
 } from './sdp.js';
 
-const GATHER_TIMEOUT_MS = 2000;
 /** Nothing received from a connected viewer for this long: it is gone (see #watchSilence). */
 export const SILENT_LOST_MS = 2000;
 const SILENCE_POLL_MS = 500;
@@ -131,7 +133,10 @@ export class ViewerPeer implements Peer {
     pc.onconnectionstatechange = onState;
     try {
       const offer = peer.hasVideo ? offerSdp : withOpusSendParams(offerSdp, CLIENT_RENDER_OPUS);
-      const sdp = filterOfferCandidates(preferCodec(offer, 'video', 'VP8'), accept);
+      const sdp = filterOfferCandidates(
+        withVideoStartBitrate(preferCodec(offer, 'video', 'VP8'), VIDEO_START_BITRATE_KBPS),
+        accept,
+      );
       await pc.setRemoteDescription({ type: 'offer', sdp });
       // both tracks in one stream: the answer's msid puts them in one sync group, so the browser
       // plays video in step with audio (without it each plays out on its own delay)
@@ -144,7 +149,7 @@ export class ViewerPeer implements Peer {
       }
       const answer = await pc.createAnswer();
       await pc.setLocalDescription(answer);
-      await waitForGathering(pc);
+      await answerCandidatesReady(pc);
     } catch (err) {
       peer.close();
       if (err instanceof EngineError) throw err;
@@ -307,17 +312,4 @@ export class ViewerPeer implements Peer {
     };
     if (channel.readyState === 'open') hello();
   }
-}
-
-function waitForGathering(pc: RTCPeerConnection): Promise<void> {
-  if (pc.iceGatheringState === 'complete') return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, GATHER_TIMEOUT_MS);
-    pc.onicegatheringstatechange = () => {
-      if (pc.iceGatheringState === 'complete') {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-  });
 }

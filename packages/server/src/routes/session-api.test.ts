@@ -56,6 +56,7 @@ describe('session lifecycle through the API', () => {
     ]);
     expect(body.idleTimeoutMs).toBe(30_000);
     expect(Date.parse(body.expiresAt)).toBe(t.clock.now() + 3_600_000);
+    expect(body.trickleIce).toBe(true); // the SDK sends its offer before ICE gathering completes
   });
 
   it('init-client with TURN off still returns a turn object, with no URLs', async () => {

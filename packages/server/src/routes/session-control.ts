@@ -50,6 +50,7 @@ export const sessionControlRoutes: FastifyPluginAsync<{ ctx: AppContext }> = asy
         iceServers: turn.iceServers,
         idleTimeoutMs: ctx.config.idleTimeoutMs,
         expiresAt: new Date(s.expiresAt).toISOString(),
+        trickleIce: true, // routes/whep.ts takes PATCHed candidates: the SDK offers before gathering ends
       };
     },
   );

@@ -45,6 +45,30 @@ describe('WHEP', () => {
     expect(res.body.startsWith('v=0')).toBe(true);
   });
 
+  it("a page's offer that arrives after a newer one of the same page (sent, given up, delivered late) is refused before the engine", async () => {
+    const { whepPath } = await setup();
+    const post = (order: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `${whepPath}&order=${order}`,
+        headers: sdpHeaders,
+        payload: OFFER,
+      });
+    expect((await post('pageA.2')).statusCode).toBe(201);
+    const viewers = () => t.engine.calls.filter((c) => c.op === 'connectViewer').length;
+    const before = viewers();
+    const stale = await post('pageA.1');
+    expect(stale.statusCode).toBe(400);
+    expect(stale.json()).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(viewers()).toBe(before);
+    expect((await post('pageA.3')).statusCode).toBe(201);
+    expect((await post('pageB.1')).statusCode).toBe(201); // another page takes over
+    expect(
+      (await t.app.inject({ method: 'POST', url: whepPath, headers: sdpHeaders, payload: OFFER })).statusCode,
+    ).toBe(201);
+    expect(viewers()).toBe(before + 3);
+  });
+
   it('an offer without video (a page that draws the avatar itself) is answered 201 with audio and the data channel only', async () => {
     const { whepPath } = await setup();
     const offer = [

@@ -2,7 +2,8 @@
  * WHEP (draft-ietf-wish-whep), inside the session scope (routes/session-scope.ts): POST an SDP offer → 201 + Location + answer;
  * PATCH trickle candidates → 204; DELETE the resource → 200; OPTIONS for CORS. The viewer token
  * in the whepUrl query (`vt`) wins over any Authorization header; PATCH and DELETE are authorized
- * by the unguessable viewerId in the resource path.
+ * by the unguessable viewerId in the resource path. The SDK numbers its offers (`order`): one that
+ * arrives after a newer one of the same page is refused (whep-order.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -16,6 +17,7 @@ import { oneHeader } from '../single-value.js';
 import { iceServerLinks, turnForSession } from '../turn/credentials.js';
 import { engineCall } from './engine-call.js';
 import { sessionCallPath } from './session-paths.js';
+import { OfferOrder } from './whep-order.js';
 
 const SDP_LIMIT = 64 * 1024;
 const errors = { '4xx': ErrorResponse, '5xx': ErrorResponse };
@@ -31,6 +33,11 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= SDP_LIMIT;
   });
+  const order = new OfferOrder();
+  const stopForgetting = ctx.registry.onEnded((id) => order.forget(id));
+  app.addHook('onClose', async () => {
+    stopForgetting();
+  });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const params = Type.Object({ sessionId: Type.String() });
   const resourceParams = Type.Object({ sessionId: Type.String(), viewerId: Type.String() });
@@ -43,7 +50,14 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
         tags: ['whep'],
         summary: 'WHEP: send an SDP offer, receive the answer',
         params,
-        querystring: Type.Object({ vt: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          vt: Type.Optional(Type.String()),
+          order: Type.Optional(
+            Type.String({
+              description: "the SDK's offer number, `<page>.<n>`: an older one of the page is refused",
+            }),
+          ),
+        }),
         consumes: ['application/sdp'],
         response: { 201: Type.String({ description: 'SDP answer' }), ...errors },
       },
@@ -56,6 +70,8 @@ export const whepRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       const offerSdp = typeof req.body === 'string' ? req.body : '';
       if (!offerSdp.trim().startsWith('v=0'))
         throw new ApiError('INVALID_REQUEST', 'Body is not an SDP offer');
+      if (!order.take(s.id, req.query.order))
+        throw new ApiError('INVALID_REQUEST', 'A newer offer of this page was answered: this one is stale');
       const viewerId = newId();
       const { answerSdp } = await engineCall(
         () => ctx.engine.connectViewer(s.id, { viewerId, offerSdp, iceServers: [] }),
