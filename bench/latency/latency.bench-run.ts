@@ -11,7 +11,7 @@
  * (synthesis time / speech time, per sentence, in its child process) is measured too. Prints a
  * table and one JSON line; never fails on a figure.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { localRealTimeFactor } from '../lib/local-voice.js';
@@ -28,7 +28,7 @@ import {
 } from '../lib/av-session.js';
 import { openClientAvSession } from '../lib/av-client-session.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
-import { delaysMs, reportDelays, snapshot } from './receiver-delays.js';
+import { delaysMs, engineCounters, engineDelta, reportDelays, snapshot } from './receiver-delays.js';
 
 const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 30);
 const PROVIDER_DELAY_MS = Number(process.env['BENCH_PROVIDER_DELAY_MS'] ?? 200);
@@ -82,7 +82,6 @@ async function measureOne(s: Watched, send: () => Promise<number>): Promise<Samp
     mouth: onset(logs.frames, t0, s.openAbove) - t0,
     start: start ? start.at - t0 : NaN,
   };
-  appendFileSync('/tmp/mouth-rounds.txt', `${Date.now()} ${JSON.stringify(sample)}\n`); // TEMP
   await s.settle();
   await wait(200);
   return sample;
@@ -99,6 +98,7 @@ it('measures', async () => {
   let delays: Record<string, number> = {};
   try {
     const before = await snapshot(s.page);
+    const engine0 = await engineCounters(s.server.url);
     for (let i = 0; i < ROUNDS; i++) {
       results['say-text']!.push(await measureOne(s, () => s.sayText(TEXTS[i % TEXTS.length]!, `t${i}`)));
       if (SAY_TEXT_ONLY) continue;
@@ -112,7 +112,8 @@ it('measures', async () => {
       );
     }
     delays = delaysMs(before, await snapshot(s.page));
-    writeFileSync('/tmp/mouth-trace.txt', s.server.logs.join('').split('\n').filter((l) => l.includes('MPTRACE')).join('\n')); // TEMP
+    await wait(5000); // the engine's counters reach /metrics at its next health ping
+    Object.assign(delays, engineDelta(engine0, await engineCounters(s.server.url)));
   } finally {
     await s.close();
   }

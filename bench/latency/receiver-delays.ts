@@ -6,6 +6,7 @@
  * the later one). Video: the same, plus decode and the whole receive-side processing per frame.
  */
 import type { Page } from 'playwright-core';
+import { readMetrics } from '../../e2e/harness/server.js';
 import { fmt, report, row } from '../lib/measure.js';
 
 type Counters = Record<string, number>;
@@ -61,6 +62,39 @@ export function delaysMs(a: Snapshot, b: Snapshot): Record<string, number> {
 
 /** Prints the means, one row each. */
 export function reportDelays(title: string, delays: Record<string, number>): void {
-  report(`${title}: the receivers' own means over those rounds (ms; inbound-rtp stats)`);
+  report(
+    `${title}, over those rounds: the receivers' own means (ms; inbound-rtp stats) and the engine's clock`,
+  );
   for (const [k, v] of Object.entries(delays)) report(row(`  ${k}`, [fmt(v, 1)], 46, 8));
+}
+
+/**
+ * The engine's own media clock over the same rounds (/metrics, updated at each health ping): ticks
+ * skipped (a stall past the catch-up: that audio's RTP time is gone, so later packets read as late
+ * to the receiver's jitter buffer), wake-ups a frame or more late, and the latest wake-up.
+ */
+const ENGINE = [
+  'mouthpiece_engine_ticks_skipped',
+  'mouthpiece_engine_tick_stalls_total',
+  'mouthpiece_engine_frames_skipped',
+  'mouthpiece_engine_tick_max_late_ms',
+] as const;
+
+export async function engineCounters(url: string): Promise<Record<string, number>> {
+  const text = await readMetrics(url);
+  const out: Record<string, number> = {};
+  for (const name of ENGINE) {
+    let sum = 0;
+    for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm')))
+      sum += Number(m[1]);
+    out[name.replace('mouthpiece_engine_', 'engine.')] = sum;
+  }
+  return out;
+}
+
+/** Counters differenced; the max-late gauge kept as the later reading. */
+export function engineDelta(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(b)) out[k] = k.endsWith('max_late_ms') ? v : v - (a[k] ?? 0);
+  return out;
 }
