@@ -1,8 +1,7 @@
 /**
  * The media clock of an engine process: 10 ms ticks from a fixed start (t0 + k·10 ms, so error
- * never accumulates). Late ticks are caught up, each with its audio, for a stall of up to
- * `maxCatchUpTicks` (MAX_CATCH_UP_TICKS: a second); beyond that the clock jumps ahead and the
- * skipped ticks are counted, so a stall never makes audio drift or pile up.
+ * never accumulates). Late ticks are caught up; beyond `maxCatchUpTicks` the clock jumps ahead
+ * and the skipped ticks are counted, so a stall never makes audio drift or pile up.
  *
  * A late tick is a metric, not a silence: every wake-up's lateness (how long after its first due
  * tick it ran) is measured before any catch-up or skip, so a stall shows even when no frame is
@@ -24,19 +23,6 @@ export const performanceClock: Clock = {
  * least one frame too long.
  */
 export const STALL_MS = 40;
-
-/**
- * How many late ticks a wake-up runs back to back before the clock jumps instead: one second. A
- * viewer's audio is timed by its RTP timestamps, which count the samples handed over, so a skipped
- * tick is time cut out of the stream: every packet after it reads as that much later than the ones
- * before, and the viewer's jitter buffer (NetEq weighs each packet against the earliest arrival of
- * the last two seconds) then holds all speech longer, for seconds after each skip, and the video
- * with it (A/V sync). A caught-up batch reads late for its own packets only. Measured under load
- * (docs/benchmarks-changelog.md, "The say-text path, profiled"): with the jump at 10 ticks, 943
- * ticks skipped in 20 utterances and the receiver's audio target delay at 1.2–1.4 s; caught up,
- * none skipped and 0.56 s on a busier machine.
- */
-export const MAX_CATCH_UP_TICKS = 100;
 
 export interface SchedulerStats {
   ticks: number;
@@ -71,7 +57,7 @@ export class MediaScheduler {
     this.#onTick = onTick;
     this.#clock = opts.clock ?? performanceClock;
     this.#tickMs = opts.tickMs ?? TICK_MS;
-    this.#maxCatchUp = opts.maxCatchUpTicks ?? MAX_CATCH_UP_TICKS;
+    this.#maxCatchUp = opts.maxCatchUpTicks ?? 10;
   }
 
   /** Starts ticking: the first tick `firstInMs` from now (default at once). */
