@@ -28,11 +28,14 @@ import {
 } from '../lib/av-session.js';
 import { openClientAvSession } from '../lib/av-client-session.js';
 import { fmt, quantile, report, row, smoke } from '../lib/measure.js';
+import { delaysMs, engineCounters, engineDelta, reportDelays, snapshot } from './receiver-delays.js';
 
 const ROUNDS = smoke ? 2 : Number(process.env['BENCH_ROUNDS'] ?? 30);
 const PROVIDER_DELAY_MS = Number(process.env['BENCH_PROVIDER_DELAY_MS'] ?? 200);
 /** A local neural voice's model folder (`-- --local-voice DIR`): its row and real-time factor. */
 const LOCAL_VOICE = process.env['BENCH_LOCAL_VOICE'];
+/** BENCH_SAY_TEXT_ONLY=1: only the video session's say-text rounds (a few minutes, to iterate). */
+const SAY_TEXT_ONLY = process.env['BENCH_SAY_TEXT_ONLY'] === '1';
 const TEXTS = [
   'Hello.',
   'Hi there, how are you?',
@@ -92,9 +95,13 @@ it('measures', async () => {
     'say-audio': [],
     'streamed turn (final chunk)': [],
   };
+  let delays: Record<string, number> = {};
   try {
+    const before = await snapshot(s.page);
+    const engine0 = await engineCounters(s.server.url);
     for (let i = 0; i < ROUNDS; i++) {
       results['say-text']!.push(await measureOne(s, () => s.sayText(TEXTS[i % TEXTS.length]!, `t${i}`)));
+      if (SAY_TEXT_ONLY) continue;
       results['say-audio']!.push(await measureOne(s, () => s.sayAudio(wav, `a${i}`, durationSec)));
       results['streamed turn (final chunk)']!.push(
         await measureOne(s, async () => {
@@ -104,22 +111,29 @@ it('measures', async () => {
         }),
       );
     }
+    delays = delaysMs(before, await snapshot(s.page));
+    await wait(5000); // the engine's counters reach /metrics at its next health ping
+    Object.assign(delays, engineDelta(engine0, await engineCounters(s.server.url)));
   } finally {
     await s.close();
   }
   // the same say-text utterances to the SDK in render: 'client' (Opus in 40 ms packets, the mouth
   // on its canvas: docs/design.md §13.8)
-  const c = await openClientAvSession();
-  results['say-text, client rendering'] = [];
-  try {
-    for (let i = 0; i < ROUNDS; i++)
-      results['say-text, client rendering'].push(
-        await measureOne(c, () => c.sayText(TEXTS[i % TEXTS.length]!, `c${i}`)),
-      );
-  } finally {
-    await c.close();
+  if (SAY_TEXT_ONLY) {
+    delete results['say-audio'];
+    delete results['streamed turn (final chunk)'];
   }
-  Object.assign(results, await providerRounds());
+  if (!SAY_TEXT_ONLY) {
+    const c = await openClientAvSession();
+    const xs: Sample[] = (results['say-text, client rendering'] = []);
+    try {
+      for (let i = 0; i < ROUNDS; i++)
+        xs.push(await measureOne(c, () => c.sayText(TEXTS[i % TEXTS.length]!, `c${i}`)));
+    } finally {
+      await c.close();
+    }
+    Object.assign(results, await providerRounds());
+  }
   report(
     `latency benchmark: ${ROUNDS} utterances per kind, 512x512@25, Chromium, loopback in a network namespace`,
   );
@@ -172,6 +186,7 @@ it('measures', async () => {
       );
     }
   }
+  reportDelays('video session', delays);
   const rtf = LOCAL_VOICE ? await localRealTimeFactor(LOCAL_VOICE, TEXTS) : undefined;
   if (rtf)
     report(
@@ -190,6 +205,7 @@ it('measures', async () => {
       rounds: ROUNDS,
       floor: AUDIO_FLOOR,
       ms: json,
+      receiverMs: Object.fromEntries(Object.entries(delays).map(([k, v]) => [k, +v.toFixed(1)])),
       providerDelayMs: PROVIDER_DELAY_MS,
       providerOverheadMs: overhead,
     }),

@@ -208,6 +208,23 @@ describe('EngineSession with injected media', () => {
     session.close('ended_by_client');
   });
 
+  it('draws a turn’s first mouth on the tick its speech starts, not at the next frame of the cadence', async () => {
+    const video = recordingVideo(true);
+    const { session, events, run } = build(video);
+    await session.connectViewer('v1', OFFER, []);
+    await settle();
+    const drawn = video.states.length;
+    for (let i = 0; i < 4 && video.states.length === drawn; i++) run(1); // a frame of the cadence begins
+    session.sayText({ turnId: 't1', text: 'Hello there.', isFinal: true });
+    run(1); // the next tick (not a frame of the cadence at 25 fps) starts the speech
+    expect(events).toContainEqual({ type: 'speakingStart', sessionId: 's1', turnId: 't1' });
+    expect(video.states).toHaveLength(drawn + 2);
+    expect(video.states.at(-1)!.speaking).toBe(true);
+    run(3); // the cadence goes on: its next frame, three ticks on
+    expect(video.states).toHaveLength(drawn + 3);
+    session.close('ended_by_client');
+  });
+
   it('issue 21: a lost viewer invents no interrupt; speech queued meanwhile waits for the next viewer; hello names the turn playing', async () => {
     const { session, media, events, run } = build();
     await session.connectViewer('v1', OFFER, []);

@@ -288,6 +288,7 @@ export class EngineSession {
   }
 
   #onPlayerEvent(e: PlayerEvent): void {
+    if (e.type === 'speakingStart') this.#frames.speechStarts(); // its first mouth drawn now (frame-clock.ts)
     switch (e.type) {
       case 'speakingStart':
       case 'speakingEnd':

@@ -23,4 +23,27 @@ describe('FrameClock', () => {
     expect(c.at(12, 1)).toBe('render');
     expect(c.lastFrame).toBe(3);
   });
+
+  it('begins a frame on the tick speech starts, between two of the cadence, which then goes on as before', () => {
+    const c = new FrameClock({ phase: 0, fps: 25 });
+    const at = (t: number, starts = false): string => {
+      if (starts) c.speechStarts();
+      return c.at(t) ?? '.';
+    };
+    const ticks = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((t) => at(t, t === 2));
+    expect(ticks).toEqual(['render', '.', 'render', '.', 'render', '.', '.', '.', 'render']);
+    // on a tick that begins a frame anyway it is that one frame; it does not carry over
+    c.speechStarts();
+    expect(c.at(12)).toBe('render');
+    expect(c.at(13)).toBeUndefined();
+  });
+
+  it('skips a speech-start frame that a newer frame of the same late batch supersedes', () => {
+    const c = new FrameClock({ phase: 0, fps: 25 });
+    expect(c.at(0)).toBe('render');
+    c.speechStarts();
+    expect(c.at(2, 3)).toBe('skip'); // frame 1 begins at tick 4, within the batch
+    expect(c.at(3, 2)).toBeUndefined();
+    expect(c.at(4, 1)).toBe('render');
+  });
 });

@@ -50,6 +50,11 @@ export class SessionFrames {
     this.#video = o.videoSink && o.renderer && { sink: o.videoSink, renderer: o.renderer, i420: undefined };
   }
 
+  /** A turn's speech starts on this tick: a frame is made on it (frame-clock.ts), not at the cadence's next. */
+  speechStarts(): void {
+    this.#clock.speechStarts();
+  }
+
   /** Whether this session can make video frames (a sink and a renderer). */
   get hasVideo(): boolean {
     return this.#video !== undefined;
