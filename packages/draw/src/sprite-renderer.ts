@@ -10,7 +10,7 @@
 import { context2d, DrawError, type CanvasFactory, type ImageLike } from './canvas.js';
 import type { FacePose, MouthParams, Viseme } from './face.js';
 import { MOUTH_SHAPES, VISEMES } from './mouth-shapes.js';
-import { evenClamped, FEATURE_EPSILON, moved, union } from './vector-region.js';
+import { evenClamped, FEATURE_EPSILON, moved, sameMouth, union } from './vector-region.js';
 
 const MARGIN = 16;
 const BREATH_PX = 2;
@@ -235,17 +235,8 @@ function changed(
 ): Rect | null {
   const all = { x: 0, y: 0, width, height };
   if (!was || was.dx !== p.dx || was.dy !== p.dy || width % 2 !== 0 || height % 2 !== 0) return all;
+  const mouthMoved = !sameMouth(was.mouth, p.mouth);
   const near = (a: number, b: number): boolean => Math.abs(a - b) < FEATURE_EPSILON;
-  const m = was.mouth;
-  const n = p.mouth;
-  const mouthMoved = !(
-    near(m.open, n.open) &&
-    near(m.width, n.width) &&
-    near(m.round, n.round) &&
-    near(m.teeth, n.teeth) &&
-    near(m.lipBite, n.lipBite) &&
-    near(m.tongue, n.tongue)
-  );
   const boxes: Rect[] = [];
   if (mouthMoved) boxes.push(...VISEMES.map((v) => s.mouths[v]));
   if (!near(was.blink, p.blink)) boxes.push(...s.blinks);

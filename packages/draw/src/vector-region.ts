@@ -30,22 +30,28 @@ export interface DrawnPose {
  */
 export const FEATURE_EPSILON = 1e-3;
 
-/** The pose of the features (their values) as far as a frame can show them. */
-export function sameFeatures(a: DrawnPose, b: DrawnPose): boolean {
+/** Whether two mouths draw the same (every parameter within FEATURE_EPSILON). */
+export function sameMouth(m: MouthParams, n: MouthParams): boolean {
   const near = (x: number, y: number): boolean => Math.abs(x - y) < FEATURE_EPSILON;
-  const m = a.mouth;
-  const n = b.mouth;
   return (
-    near(a.blink, b.blink) &&
-    near(a.brow, b.brow) &&
-    near(a.gazeX, b.gazeX) &&
-    near(a.gazeY, b.gazeY) &&
     near(m.open, n.open) &&
     near(m.width, n.width) &&
     near(m.round, n.round) &&
     near(m.teeth, n.teeth) &&
     near(m.lipBite, n.lipBite) &&
     near(m.tongue, n.tongue)
+  );
+}
+
+/** The pose of the features (their values) as far as a frame can show them. */
+export function sameFeatures(a: DrawnPose, b: DrawnPose): boolean {
+  const near = (x: number, y: number): boolean => Math.abs(x - y) < FEATURE_EPSILON;
+  return (
+    near(a.blink, b.blink) &&
+    near(a.brow, b.brow) &&
+    near(a.gazeX, b.gazeX) &&
+    near(a.gazeY, b.gazeY) &&
+    sameMouth(a.mouth, b.mouth)
   );
 }
 
