@@ -34,7 +34,7 @@ function server(call: Call): Answer | Promise<Answer> {
           },
         };
   if (path.includes('/whep?') && call.method === 'POST')
-    return path.endsWith('vt=revoked')
+    return path.includes('vt=revoked') // the SDK adds its offer's number (order=…) after it
       ? REVOKED
       : { status: 201, body: 'v=0\r\n', headers: { Location: `/v1/avatar-session/${sid}/whep/v1` } };
   if (path === `/v1/avatar-session/${OLD}/end`)
