@@ -69,6 +69,19 @@ describe('Reconnector', () => {
     expect(r.active).toBe(false);
   });
 
+  it("after a nudge, attempts that still fail back off from the first step again (0.5 s), not from the outage's 4 s", async () => {
+    const { r, timers, attempts } = setup({
+      outcome: (n) => (n < 7 ? Promise.reject(unreachable()) : Promise.resolve()),
+    });
+    r.start();
+    await timers.advance(10_000); // attempts at 0, 500, 1500, 3500, 7500: the next would wait 4 s
+    r.nudge(); // the path answers again
+    await timers.advance(0);
+    await timers.advance(1000);
+    expect(attempts).toEqual([0, 500, 1500, 3500, 7500, 10_000, 10_500]);
+    expect(r.active).toBe(false);
+  });
+
   it('a nudge (online, an answered keep-alive) tries at once; during an attempt, right after it', async () => {
     let fail = true;
     const { r, timers, attempts } = setup({

@@ -77,6 +77,8 @@ export class Reconnector {
   #inFlight = false;
   #nudged = false;
   #attempts = 0;
+  /** Attempts made before the last nudge: the back-off counts from there (the path works again). */
+  #beforeNudge = 0;
   #timer: unknown;
   /** The attempt under way's abort (a stale nudge). */
   #abort: AbortController | undefined;
@@ -96,6 +98,7 @@ export class Reconnector {
     if (this.#active) return;
     this.#active = true;
     this.#attempts = 0;
+    this.#beforeNudge = 0;
     this.#schedule(0);
   }
 
@@ -105,6 +108,10 @@ export class Reconnector {
    */
   nudge(o: { stale?: boolean } = {}): void {
     if (!this.#active) return;
+    // an attempt that fails after the network's return backs off from the first step again, not
+    // from the long steps the outage ran up (an answer given just as the path came back can name
+    // no address that works yet: the next offer should follow soon)
+    this.#beforeNudge = this.#attempts;
     if (this.#inFlight) {
       this.#nudged = true; // the attempt under way may be the one that predates the network's return
       if (o.stale) this.#abort?.abort();
@@ -151,7 +158,7 @@ export class Reconnector {
         return;
       }
     }
-    const wait = this.#nudged ? 0 : backoffMs(RECONNECT_BACKOFF, n, {}, this.#o.random);
+    const wait = this.#nudged ? 0 : backoffMs(RECONNECT_BACKOFF, n - this.#beforeNudge, {}, this.#o.random);
     const left = Math.max(0, this.#o.deadline() - this.#timers.now());
     this.#schedule(Math.min(wait, left));
   }
