@@ -129,6 +129,13 @@ export async function openAvSession(
       mean: idleFrames.reduce((a, b) => a + b, 0) / idleFrames.length,
     };
     const base = `${server.url}/v1/avatar-session/${sessionId}`;
+    // as every real page does: a keep-alive every 10 s, so a round slowed by a busy machine never
+    // ends the session (`idle_timeout`, 30 s without a call) while the bench waits for its onset
+    const keepAlive = setInterval(() => {
+      page
+        .evaluate((a) => window.mpProbe.post(`${a.base}/keep-alive`, a.token), { base, token })
+        .catch(() => undefined);
+    }, 10_000);
     const s: AvSession = {
       server,
       page,
@@ -167,6 +174,7 @@ export async function openAvSession(
         }
       },
       async close() {
+        clearInterval(keepAlive);
         await browser?.close();
         await server.stop();
       },

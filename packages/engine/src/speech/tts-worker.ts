@@ -2,6 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { serveRpc, type RpcHandlers, type RpcRequest } from '../ipc/rpc.js';
 import { Espeak } from './espeak.js';
+import { warmUp } from './warm-up.js';
 import type { TtsWorkerMethods } from './tts.js';
 
 const port = parentPort;
@@ -17,3 +18,4 @@ port.on('message', (req: RpcRequest<TtsWorkerMethods>) => {
     ],
   });
 });
+void ready.then((espeak) => warmUp((text) => espeak.synthesize(text, 'en-us', 1)));
