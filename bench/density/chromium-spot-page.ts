@@ -4,6 +4,7 @@
  * counted, drawing on the SDK's canvas counted in passes), a client-rendered session started and
  * set speaking, and the probe's counters read.
  */
+import type { PageSessionArgs } from '../lib/page-session.js';
 
 /** What a page's probe returns (cumulative counters). */
 export interface PageStats {
@@ -70,13 +71,7 @@ export function installProbe(): void {
 }
 
 /** Starts a client-rendered session in the page and its two long turns; '' or what went wrong. */
-export async function startPageSession(a: {
-  baseUrl: string;
-  credential: string;
-  avatarId: string;
-  voiceId: string;
-  text: string;
-}): Promise<string> {
+export async function startPageSession(a: PageSessionArgs): Promise<string> {
   const w = window as any;
   const s = new w.Mouthpiece.AvatarSession({
     baseUrl: a.baseUrl,

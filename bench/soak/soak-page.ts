@@ -2,6 +2,7 @@
  * The page side of the soak (soak.bench-run.ts), run by page.evaluate() in an integrator's SDK page:
  * a session shown as video that says its text again the moment each turn ends, and its counters.
  */
+import type { PageSessionArgs } from '../lib/page-session.js';
 
 /** What a soak page has done so far (cumulative). */
 export interface PageCounters {
@@ -11,13 +12,7 @@ export interface PageCounters {
 }
 
 /** Starts the page's session speaking for good; '' or what went wrong. */
-export async function startPageSpeaking(a: {
-  baseUrl: string;
-  credential: string;
-  avatarId: string;
-  voiceId: string;
-  text: string;
-}): Promise<string> {
+export async function startPageSpeaking(a: PageSessionArgs): Promise<string> {
   const w = window as any;
   const soak = { turns: 0, failed: 0, pcs: [] as RTCPeerConnection[] };
   w.mpSoak = soak;

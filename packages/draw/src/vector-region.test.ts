@@ -1,24 +1,15 @@
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import type { FaceMotion, FacePose, MouthParams, VectorLook } from './face.js';
+import type { FaceMotion, FacePose, MouthParams } from './face.js';
 import { MOUTH_SHAPES } from './mouth-shapes.js';
+import { testLook } from './testing/look.js';
 import { createVectorCache, TILT_STEP } from './vector-renderer.js';
 import { evenClamped, turned } from './vector-region.js';
 
-const LOOK: VectorLook = {
-  id: 'region-look',
-  background: { top: '#203040', bottom: '#405060' },
-  skin: { tone: '#c68642', shadow: '#8d5524', blush: '#e0a080' },
-  face: { width: 0.5, length: 0.5, jaw: 0.5, chin: 0.5 },
-  hair: { style: 'bob', color: '#2a1b10', highlight: '#5a3b20' },
-  eyes: { iris: '#3b2a1a', shape: 'round', size: 0.5 },
-  brows: { color: '#2a1b10', thickness: 0.5 },
-  lips: { color: '#b0555a', thickness: 0.5 },
-  nose: { width: 0.5 },
-  clothing: { style: 'blazer', color: '#334455', accent: '#ddeeff' },
+const LOOK = testLook('region-look', {
   beard: { style: 'full', color: '#2a1b10' },
   accessories: { glasses: true, earrings: true },
-};
+});
 const REST: FaceMotion = { blink: 0, headX: 0, headY: 0, tilt: 0, breath: 0, brow: 0, gazeX: 0, gazeY: 0 };
 const SIZE = { width: 256, height: 256 };
 const SHAPES: MouthParams[] = Object.values(MOUTH_SHAPES);
