@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from './logger.js';
 import { FakeMediaStream, FakePeer, fakeFetch, type Answer, type Call } from './testing/fake-browser.js';
 import type { WhepIo } from './whep-client.js';
-import { WhepTransport, type WhepTransportEvents } from './whep-transport.js';
+import { WhepTransport, answersOnlyLoopback, type WhepTransportEvents } from './whep-transport.js';
 
 const WHEP = 'http://mp.test/v1/avatar-session/S/whep?vt=v';
 const RESOURCE = 'http://mp.test/v1/avatar-session/S/whep/viewer1';
@@ -100,6 +100,30 @@ afterEach(() => {
 });
 
 describe('WhepTransport', () => {
+  it('an answer naming only loopback addresses fails its connection at once, not after the ICE wait', async () => {
+    const answerWith = (addresses: string[]) =>
+      'v=0\r\n' + addresses.map((a, i) => `a=candidate:${i} 1 udp 1 ${a} 5000 typ host\r\n`).join('');
+    expect(answersOnlyLoopback(answerWith(['::1', '127.0.0.1']))).toBe(true);
+    expect(answersOnlyLoopback(answerWith(['10.97.0.2', '::1', '127.0.0.1']))).toBe(false);
+    expect(answersOnlyLoopback(answerWith([]))).toBe(false); // no candidates: peer-reflexive may still work
+    offerAnswer = () => ({
+      status: 201,
+      body: answerWith(['::1', '127.0.0.1']),
+      headers: { Location: '/v1/avatar-session/S/whep/viewer1' },
+    });
+    const t = await open();
+    await expect(t.whenConnected(60_000)).rejects.toThrow(/only loopback addresses/);
+    offerAnswer = () => ({
+      status: 201,
+      body: answerWith(['10.97.0.2', '127.0.0.1']),
+      headers: { Location: '/v1/avatar-session/S/whep/viewer1' },
+    });
+    const u = await open();
+    const connected = u.whenConnected(60_000);
+    FakePeer.last!.set('connected');
+    await expect(connected).resolves.toBeUndefined();
+  });
+
   it('POSTs the offer, then reports its connection: peer states and server messages (unknown ones dropped)', async () => {
     const t = await open();
     const seen = record(t);

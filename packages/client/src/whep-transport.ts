@@ -100,6 +100,17 @@ export function timedOut(what: string, ms: number): MouthpieceError {
   });
 }
 
+/**
+ * Whether an answer names candidates and every one is a loopback address. A browser never
+ * connects to those (Chromium refuses loopback peers unless started with a flag), so such an answer
+ * cannot connect: the server's own network was down when it gathered (it answers with its loopback
+ * interfaces alone until its WebRTC stack sees an interface again, up to 2 s after it is back).
+ */
+export function answersOnlyLoopback(sdp: string): boolean {
+  const addresses = (sdp.match(/^a=candidate:.*$/gm) ?? []).map((c) => c.split(' ')[4] ?? '');
+  return addresses.length > 0 && addresses.every((a) => /^127\./.test(a) || a === '::1');
+}
+
 /** Where ICE candidates go: in the offer, held until the answer, trickled by PATCH, or nowhere. */
 type IcePhase = 'offer' | 'held' | 'trickle' | 'dropped';
 
@@ -123,6 +134,8 @@ export class WhepTransport {
   #animationFrames = 0;
   #drawn = false;
   #trickle = false;
+  /** The answer named loopback addresses alone (answersOnlyLoopback): it cannot connect. */
+  #unreachable = false;
 
   /**
    * Opens a viewer: offer (after gathering), answer, trickle; then watches its media. Rejects with
@@ -223,6 +236,15 @@ export class WhepTransport {
   whenConnected(timeoutMs: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.#pc.connectionState === 'connected') return resolve();
+      // no wait for ICE to time out on an answer it cannot connect with: the next attempt may
+      // find the server's network back
+      if (this.#unreachable)
+        return reject(
+          new MouthpieceError(
+            ClientErrorCode.RTC_CONNECTION_FAILED,
+            "The server's answer names only loopback addresses (its network was not up yet)",
+          ),
+        );
       const timer = setTimeout(() => {
         off();
         reject(timedOut('The WebRTC connection', timeoutMs));
@@ -296,6 +318,7 @@ export class WhepTransport {
     const answer = await postOffer(this.#io, whepUrl, offerSdp, this.#handlers.signal);
     this.#resource = answer.resource;
     this.#trickle = answer.trickle;
+    this.#unreachable = answersOnlyLoopback(answer.sdp);
     const held = this.#held.splice(0).filter((c) => !offerSdp.includes(c.candidate));
     this.#ice = answer.trickle ? 'trickle' : 'dropped';
     if (answer.trickle) patchCandidates(this.#io, answer.resource, held);
