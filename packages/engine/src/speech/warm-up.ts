@@ -2,7 +2,7 @@
  * espeak-ng runs as JavaScript (emscripten output), and V8 compiles its hot code only after it
  * has run a while: cold, a worker's first sentences take 5–20× longer than warm ones ("Hello."
  * 143 ms on its first call, 7 ms from about the sixteenth; a 53-character sentence 191 → 38 ms;
- * measured on the 2-core VM, docs/benchmarks-changelog.md "The first sentences of an engine").
+ * measured on the 2-core VM: docs/benchmarks-changelog.md, "A quiet machine at last").
  * Without a warm-up every engine process's first sessions waited for the compiler: their first
  * five say-texts started speaking 160–350 ms after the request instead of about 60.
  *
