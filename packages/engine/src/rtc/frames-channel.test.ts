@@ -15,7 +15,16 @@ import { CLIENT_RENDER_OPUS } from './hello.js';
 
 let host: EngineHost;
 beforeAll(async () => {
-  host = await createEnginePool({ processes: 1 });
+  // an engine process that dies says how (its code or signal) in the test's output: one did
+  // once mid-test in a full run (2026-11-29), with nothing to tell why
+  host = await createEnginePool({
+    processes: 1,
+    logger: {
+      info: () => undefined,
+      warn: (fields, msg) => console.error(msg, fields),
+      error: (fields, msg) => console.error(msg, fields),
+    },
+  });
 }, 30_000);
 afterAll(async () => {
   await host.close();
