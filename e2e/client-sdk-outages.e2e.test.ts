@@ -168,7 +168,11 @@ const LONG_TEXT =
   'go away in the middle of it and come back before it is over. It talks about the weather, about the ' +
   'mountains and the sea, about a small town where the bakery opens early and the streets are quiet, ' +
   'about trains that leave on time and friends who arrive late, and about the long summer evenings ' +
-  'when nobody wants to go home. Then it goes on a little longer, just to be sure it is still speaking.';
+  'when nobody wants to go home. Then it goes on a little longer, just to be sure it is still speaking. ' +
+  // twice as long as the outage plus a slow recovery under load: the turn must outlast them both
+  'It tells of a harbour at dawn, of gulls above the boats and nets laid out to dry, of a market ' +
+  'that fills with voices before the sun is high, of an old bridge over a slow green river, and of ' +
+  'a long road home through fields of wheat that turn gold at the end of every summer day.';
 
 describe('AvatarSession through network outages (issue 21)', () => {
   it('rides through 20 % loss, 6 s, 8 s, 20 s and a 20 s blackhole; gives up after the idle timeout and ends with the reason', async () => {

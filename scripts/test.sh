@@ -132,13 +132,21 @@ phase ""
 node -e '
   const fs = require("fs");
   let passed = 0, failed = 0, skipped = 0;
+  const firstLines = (m) => String(m ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").slice(0, 6).map((l) => "      " + l).join("\n");
   for (const f of ["unit.json", "unit-flite.json", "e2e-outages.json", "e2e-container.json", "e2e.json"]) {
     try {
       const r = JSON.parse(fs.readFileSync(".test-results/" + f, "utf8"));
       passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + (r.numTodoTests || 0);
       // a run can fail with no test failed (a worker that exited): say so rather than read green
-      if (r.success === false && r.numFailedTests === 0) { failed += 1; console.error(f + ": the run failed outside any test (see its log above)"); }
-    } catch { failed += 1; console.error("no results from " + f); }
+      if (r.success === false && r.numFailedTests === 0) { failed += 1; console.log(f + ": the run failed outside any test (see its log above)"); }
+      // each failure named again here, at the end, where a log cut to its last lines still shows it
+      for (const file of r.testResults) {
+        const name = file.name.replace(process.cwd() + "/", "");
+        const bad = file.assertionResults.filter((a) => a.status === "failed");
+        for (const a of bad) console.log(`  FAILED ${name} > ${a.fullName}\n${firstLines(a.failureMessages[0])}`);
+        if (file.status === "failed" && bad.length === 0) console.log(`  FAILED ${name} (outside its tests)\n${firstLines(file.message)}`);
+      }
+    } catch { failed += 1; console.log("no results from " + f); }
   }
   console.log(`Tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 '
