@@ -9,7 +9,6 @@
 // wall-clock stages, the CPU time per frame of the JS thread and of libwebrtc's encoder thread
 // (from /proc: robust to other processes sharing the cores, which stretch wall-clock figures).
 // Run through run.mjs (it enters a network namespace).
-import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import wrtc from '@roamhq/wrtc';
 import { mkdtempSync } from 'node:fs';
@@ -25,6 +24,11 @@ import { createAnimator } from '../../packages/engine/dist/animation/animator.js
 import { MOUTH_SHAPES } from '../../packages/engine/dist/lipsync/mouth-shapes.js';
 import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-renderer.js';
 import { I420Region } from '../../packages/engine/dist/rtc/i420-region.js';
+import {
+  loopbackPeers as loopback,
+  outboundVideo as encodeStats,
+  threadCpu,
+} from '../lib/loopback-peers.mjs';
 import { photoBenchPack } from '../lib/photo-pack.mjs';
 import { videoBenchPack } from '../lib/video-pack.mjs';
 
@@ -34,48 +38,6 @@ const { values } = parseArgs({
 const N = values.smoke ? 15 : Number(values.frames);
 const shapes = ['X', 'B', 'C', 'D', 'E', 'F', 'A', 'G', 'H'].map((v) => MOUTH_SHAPES[v]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A sender/receiver pair in this process; resolves once media flows. */
-async function loopback(track) {
-  const tx = new wrtc.RTCPeerConnection();
-  const rx = new wrtc.RTCPeerConnection();
-  tx.onicecandidate = (e) => e.candidate && rx.addIceCandidate(e.candidate).catch(() => {});
-  rx.onicecandidate = (e) => e.candidate && tx.addIceCandidate(e.candidate).catch(() => {});
-  tx.addTrack(track, new wrtc.MediaStream());
-  await tx.setLocalDescription(await tx.createOffer());
-  await rx.setRemoteDescription(tx.localDescription);
-  await rx.setLocalDescription(await rx.createAnswer());
-  await tx.setRemoteDescription(rx.localDescription);
-  for (let i = 0; i < 100 && tx.connectionState !== 'connected'; i++) await sleep(50);
-  if (tx.connectionState !== 'connected') throw new Error('the loopback peers did not connect');
-  return { tx, rx };
-}
-
-async function encodeStats(tx) {
-  let out = { framesEncoded: 0, totalEncodeTime: 0, frameWidth: 0, bytesSent: 0 };
-  (await tx.getStats()).forEach((s) => {
-    if (s.type === 'outbound-rtp' && (s.kind === 'video' || s.mediaType === 'video')) out = { ...out, ...s };
-  });
-  return out;
-}
-
-/** CPU ms so far of this process's JS thread and of its encoder thread(s) (EncoderQueue). */
-function threadCpu() {
-  const out = { main: 0, encoder: 0 };
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-      const ms = ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-      if (tid === String(process.pid)) out.main += ms;
-      else if (comm.startsWith('EncoderQueue')) out.encoder += ms;
-    } catch {
-      // the thread exited
-    }
-  }
-  return out;
-}
 
 const results = [];
 console.log(`render benchmark: ${N} frames per case at 25 fps, CPU path (Skia + libyuv + libwebrtc VP8)`);
