@@ -2,6 +2,7 @@
 // 25 fps from an RTCVideoSource to a receiver in this process after 50 frames to settle; the
 // receiver's RTCVideoSink hands back every decoded frame, compared with the last frames sent (the
 // best match of the last six: a frame is decoded a few frames after it was sent).
+import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import wrtc from '@roamhq/wrtc';
 import { BUILTIN_AVATARS_DIR, readAvatarPacks } from '../../packages/engine/dist/avatar/catalog.js';
@@ -11,6 +12,7 @@ import { createAvatarRenderer } from '../../packages/engine/dist/render/avatar-r
 import { preferCodec } from '../../packages/engine/dist/rtc/sdp.js';
 import { loopbackPeers, outboundVideo, threadCpu } from '../lib/loopback-peers.mjs';
 import { videoBenchPack } from '../lib/video-pack.mjs';
+import { realClip } from '../video-real/real-clip.mjs';
 
 const { values } = parseArgs({
   options: { frames: { type: 'string', default: '250' }, smoke: { type: 'boolean', default: false } },
@@ -41,12 +43,64 @@ function psnrY(a, b, pixels) {
   return se === 0 ? 99 : 10 * Math.log10((255 * 255 * pixels) / se);
 }
 
-async function measure(pack, { codec = 'VP8', kbps = 0, repeat = 1, width = 512, height = 512 }) {
-  const { manifest, dir } = pack;
+/** Frames of a rendered avatar pack: the k-th rendered frame as I420 (mouth every third frame). */
+async function avatarContent({ manifest, dir }, width, height) {
   const r = createAvatarRenderer(manifest, { width, height }, dir);
   // a video pack's base frames are scaled to the output size one per timer turn: let them be
   await sleep(manifest.render === 'video' ? 6000 : 300);
   const anim = createAnimator({ seed: 1 });
+  return {
+    id: manifest.id,
+    frame(k) {
+      const state = {
+        mouth: shapes[Math.floor(k / 3) % shapes.length],
+        motion: anim.next({ tMs: k * 40, speaking: true, emphasis: (k % 7) / 7 }),
+        speaking: true,
+      };
+      const i420 = new Uint8Array((width * height * 3) / 2);
+      if (r.renderI420) r.renderI420(state, i420);
+      else
+        wrtc.nonstandard.rgbaToI420({ width, height, data: r.render(state) }, { width, height, data: i420 });
+      return i420;
+    },
+    close: () => r.close(),
+  };
+}
+
+/**
+ * The real clip's first frames (camera noise, a real face and beard), a 720² square around the
+ * head of its 1080×1920 frames scaled to the size, decoded by ffmpeg to I420.
+ */
+function realContent(width, height, count) {
+  const clip = realClip();
+  const out = spawnSync(
+    'ffmpeg',
+    [
+      ...['-v', 'error', '-i', clip.file, '-frames:v', String(count)],
+      ...[
+        '-vf',
+        `crop=720:720:180:60,scale=${width}:${height}`,
+        '-pix_fmt',
+        'yuv420p',
+        '-f',
+        'rawvideo',
+        'pipe:1',
+      ],
+    ],
+    { maxBuffer: 1 << 30 },
+  );
+  if (out.status !== 0) throw new Error(`ffmpeg could not decode ${clip.file}: ${String(out.stderr).trim()}`);
+  const size = (width * height * 3) / 2;
+  const frames = Array.from(
+    { length: Math.floor(out.stdout.length / size) },
+    (_, k) => new Uint8Array(out.stdout.subarray(k * size, (k + 1) * size)), // own buffers: libwebrtc takes no views
+  );
+  return { id: 'real clip', frame: (k) => frames[k % frames.length], close: () => {} };
+}
+
+async function measure(content, { codec = 'VP8', kbps = 0, repeat = 1, width = 512, height = 512 }) {
+  const c =
+    content === 'real' ? realContent(width, height, N + SETTLE) : await avatarContent(content, width, height);
   const source = new wrtc.nonstandard.RTCVideoSource({ needsDenoising: false });
   const track = source.createTrack();
   const { tx, rx } = await loopbackPeers(track, {
@@ -73,16 +127,7 @@ async function measure(pack, { codec = 'VP8', kbps = 0, repeat = 1, width = 512,
       measuring = true;
     }
     if (n % repeat === 0) {
-      const k = n / repeat;
-      const state = {
-        mouth: shapes[Math.floor(k / 3) % shapes.length],
-        motion: anim.next({ tMs: n * 40, speaking: true, emphasis: (k % 7) / 7 }),
-        speaking: true,
-      };
-      i420 = new Uint8Array((width * height * 3) / 2);
-      if (r.renderI420) r.renderI420(state, i420);
-      else
-        wrtc.nonstandard.rgbaToI420({ width, height, data: r.render(state) }, { width, height, data: i420 });
+      i420 = c.frame(n / repeat);
       sent.push(i420);
       if (sent.length > 6) sent.shift();
     }
@@ -97,11 +142,11 @@ async function measure(pack, { codec = 'VP8', kbps = 0, repeat = 1, width = 512,
   track.stop();
   tx.close();
   rx.close();
-  r.close();
+  c.close();
   psnrs.sort((a, b) => a - b);
   const encoded = enc1.framesEncoded - enc0.framesEncoded;
   return {
-    content: manifest.id,
+    content: c.id,
     codec,
     width,
     height,
@@ -122,6 +167,7 @@ const cases = values.smoke
   ? [
       [amara, {}],
       [amara, { repeat: 3 }],
+      ['real', {}],
     ]
   : [
       [amara, {}],
@@ -132,6 +178,9 @@ const cases = values.smoke
       [amara, { codec: 'AV1' }],
       [amara, { width: 1280, height: 720 }],
       [await videoBenchPack('video', {}), {}],
+      ['real', {}],
+      ['real', { kbps: 500 }],
+      ['real', { kbps: 300 }],
     ];
 console.log(
   `encoder benchmark: ${N} frames per case at 25 fps, libwebrtc's encoders (@roamhq/wrtc), received in this process`,

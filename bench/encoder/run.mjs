@@ -6,8 +6,10 @@
 // (x-google-max-bitrate, which libwebrtc reads from the answer); VP8 with every frame sent three
 // times (the engine sends an unchanged frame again: what does encoding it cost?); VP8 at
 // 1280×720. Content: the built-in vector avatar amara speaking (mouth every third frame, head
-// moving every frame) and a synthetic video avatar (bench/lib/video-pack.mjs). Runs measure.mjs
-// inside a test network namespace (the loopback peers need a non-loopback interface).
+// moving every frame), a synthetic video avatar (bench/lib/video-pack.mjs), and real footage: the
+// shared talking-head clip's first frames around the head (bench/video-real/real-clip.mjs), uncapped
+// and capped. Runs measure.mjs inside a test network namespace (the loopback peers need a
+// non-loopback interface).
 import { runInTestNamespace } from '../lib/run-vitest-bench.mjs';
 
 const r = runInTestNamespace(
