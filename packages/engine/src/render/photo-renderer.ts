@@ -7,9 +7,10 @@
  * shades the inner mouth where the lips part. docs/avatars.md describes the pack.
  *
  * A session opens it off the media tick (openPhotoRenderer): the portrait is read asynchronously,
- * decoded and surrounded in separate slices with timer turns between them, and laid out (the rig:
- * 60–180 ms of arithmetic) by a worker thread (photo-layout-worker.ts), so the process's other
- * sessions keep their 10 ms ticks. Tools may create it synchronously.
+ * decoded in a slice of its own (turns.ts), and laid out (the rig: 60–180 ms of arithmetic) by a
+ * worker thread (photo-layout-worker.ts); its tilt pictures are made ahead by another
+ * (photo-tilt-worker.ts). So the process's other sessions keep their 10 ms ticks. Tools may create
+ * it synchronously.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -31,7 +32,6 @@ import {
   PHOTO_MARGIN as MARGIN,
   PHOTO_MAX_STEP as MAX_STEP,
   PHOTO_POSE,
-  PHOTO_TILT_STEP as TILT_STEP,
   type Image32,
   type MouthColours,
   type PhotoLayout,
@@ -41,6 +41,9 @@ import {
 import type { PhotoAvatarManifest } from '../avatar/manifest.js';
 import type { LayoutJob } from './photo-layout-worker.js';
 import type { Renderer } from './renderer.js';
+import type { TiltJob, TiltMade } from './photo-tilt-worker.js';
+import { surroundOf, tiltPicture } from './photo-tilt.js';
+import { defer, nextTurn } from './turns.js';
 
 interface Step {
   base: Image32;
@@ -49,7 +52,9 @@ interface Step {
 interface Shared {
   rig: PhotoRig;
   image: Image;
-  /** The portrait with its edge columns stretched at its sides, and edge rows above and below. */
+  /** The portrait's file (the tilt worker reads it). */
+  file: string;
+  /** The portrait surrounded (photo-tilt.ts), made when a tilt picture is made on this thread. */
   surround: Canvas | undefined;
   /** Portrait pixels to output pixels. */
   scale: number;
@@ -82,7 +87,7 @@ function sharedFor(
   if (!s) {
     const image = new Image();
     image.src = readFileSync(file);
-    s = sharedOf(image, photoLayout(m.landmarks, pixelsOf(image), width, height), surround(image));
+    s = sharedOf(image, file, photoLayout(m.landmarks, pixelsOf(image), width, height));
     adopt(key, s, width, height);
   }
   s.users++;
@@ -113,16 +118,13 @@ async function sharedAsync(
   return { key, s };
 }
 
-/** Lets the event loop run its due timers (the media ticks) before the next slice. */
-const timerTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
 async function prepare(m: PhotoAvatarManifest, file: string, width: number, height: number): Promise<Shared> {
   const bytes = await readFile(file);
-  await timerTurn();
+  await nextTurn();
   const image = new Image();
   image.src = bytes;
   const pixels = pixelsOf(image);
-  const laidOut = layoutInWorker({
+  const laidOut = await layoutInWorker({
     landmarks: m.landmarks,
     px: pixels.px,
     portraitWidth: pixels.width,
@@ -130,9 +132,7 @@ async function prepare(m: PhotoAvatarManifest, file: string, width: number, heig
     width,
     height,
   });
-  await timerTurn();
-  const around = surround(image);
-  return sharedOf(image, await laidOut, around);
+  return sharedOf(image, file, laidOut);
 }
 
 const LAYOUT_WORKER = import.meta.url.endsWith('.ts')
@@ -151,11 +151,12 @@ function layoutInWorker(job: LayoutJob): Promise<PhotoLayout> {
   });
 }
 
-function sharedOf(image: Image, layout: PhotoLayout, around: Canvas): Shared {
+function sharedOf(image: Image, file: string, layout: PhotoLayout): Shared {
   return {
     rig: layout.rig,
     image,
-    surround: around,
+    file,
+    surround: undefined,
     scale: layout.scale,
     left: layout.left,
     top: layout.top,
@@ -179,53 +180,59 @@ function pixelsOf(image: Image): Image32 {
   return { px, width: image.width, height: image.height };
 }
 
-function surround(image: Image): Canvas {
-  const iw = image.width;
-  const ih = image.height;
-  const e = ih / 2;
-  const c = createCanvas(iw * 3, ih * 2);
-  const ctx = c.getContext('2d');
-  ctx.drawImage(image, iw, e);
-  ctx.drawImage(image, 0, 0, 1, ih, 0, e, iw, ih);
-  ctx.drawImage(image, iw - 1, 0, 1, ih, iw * 2, e, iw, ih);
-  ctx.drawImage(c, 0, e, iw * 3, 1, 0, 0, iw * 3, e);
-  ctx.drawImage(c, 0, e + ih - 1, iw * 3, 1, 0, e + ih, iw * 3, e);
-  return c;
-}
-
-/** Tilt steps the animator reaches, made one per timer turn, nearest first. */
+/** Tilt steps the animator reaches, nearest first. */
 const WARM_STEPS = [0, ...Array.from({ length: MAX_STEP }, (_, i) => [i + 1, -(i + 1)]).flat()];
 
+const TILT_WORKER = import.meta.url.endsWith('.ts')
+  ? new URL('../../dist/render/photo-tilt-worker.js', import.meta.url) // tests run from src/
+  : new URL('./photo-tilt-worker.js', import.meta.url);
+
+/**
+ * Makes every tilt step the animator reaches ahead, on a worker thread (photo-tilt-worker.ts),
+ * nearest first; a step the animator reaches before its picture came is made here (stepAt). If the
+ * worker fails, the rest are made here, one piece per turn (turns.ts).
+ */
 function warm(key: string, s: Shared, width: number, height: number): void {
-  let i = 0;
-  const next = (): void => {
-    if (shared.get(key) !== s) return;
-    if (i >= WARM_STEPS.length) {
-      s.surround = undefined; // every step the animator reaches is made: the large source goes
-      return;
-    }
-    stepAt(s, width, height, WARM_STEPS[i++]!);
-    setTimeout(next, 15).unref();
+  const job: TiltJob = {
+    file: s.file,
+    place: { scale: s.scale, left: s.left, top: s.top, pivot: s.pivot },
+    width,
+    height,
+    steps: WARM_STEPS,
   };
-  setTimeout(next, 15).unref();
+  const worker = new Worker(TILT_WORKER, { workerData: job });
+  worker.unref();
+  worker.on('message', (made: TiltMade) => {
+    if (shared.get(key) !== s) return void worker.terminate();
+    if (!s.steps.has(made.step)) s.steps.set(made.step, { base: made });
+  });
+  worker.once('error', () => warmHere(key, s, width, height));
+  worker.once('exit', () => {
+    if (WARM_STEPS.every((step) => s.steps.has(step))) s.surround = undefined; // the large source goes
+  });
 }
 
-/** The portrait rotated by the step's tilt about the pivot, its surround filling the margin. */
+/** warm on this thread: one step per piece. */
+function warmHere(key: string, s: Shared, width: number, height: number): void {
+  const next = (): void => {
+    if (shared.get(key) !== s) return;
+    const step = WARM_STEPS.find((x) => !s.steps.has(x));
+    if (step === undefined) {
+      s.surround = undefined;
+      return;
+    }
+    stepAt(s, width, height, step);
+    defer(next);
+  };
+  defer(next);
+}
+
+/** The tilt picture of `step` (photo-tilt.ts), made now if it is not made yet. */
 function stepAt(s: Shared, width: number, height: number, step: number): Step {
   let st = s.steps.get(step);
   if (st) return st;
-  const w = width + 2 * MARGIN;
-  const h = height + 2 * MARGIN;
-  const canvas = createCanvas(w, h);
-  const ctx = canvas.getContext('2d');
-  ctx.translate(MARGIN + s.pivot[0], MARGIN + s.pivot[1]);
-  ctx.rotate(step * TILT_STEP);
-  ctx.translate(-s.pivot[0] + s.left, -s.pivot[1] + s.top);
-  ctx.scale(s.scale, s.scale);
-  s.surround ??= surround(s.image);
-  ctx.drawImage(s.surround, -s.image.width, -s.image.height / 2);
-  const px = ctx.getImageData(0, 0, w, h).data;
-  st = { base: { px, width: w, height: h } };
+  s.surround ??= surroundOf(s.image);
+  st = { base: tiltPicture(s.surround, s.image, s, { width, height }, step) };
   s.steps.set(step, st);
   return st;
 }

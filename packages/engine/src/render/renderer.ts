@@ -11,6 +11,7 @@ import type { VideoPick } from '@mouthpiece/protocol';
 import type { AvatarManifest } from '../avatar/manifest.js';
 import type { FrameRegion } from '../contract/media.js';
 import type { FaceState } from '../face-state.js';
+import { defer } from './turns.js';
 
 export interface Renderer {
   readonly width: number;
@@ -44,9 +45,9 @@ export const skiaCanvas: CanvasFactory = (width, height) => createCanvas(width, 
 
 /**
  * One cache for the process: a head pose seen for the first time would cost a frame ~10 ms, late
- * for every session, so the poses are warmed one per timer turn in the background.
+ * for every session, so the poses are warmed in the background, one piece per turn (turns.ts).
  */
-const vectors = createVectorCache({ canvas: skiaCanvas, defer: (fn) => void setTimeout(fn, 15).unref() });
+const vectors = createVectorCache({ canvas: skiaCanvas, defer });
 
 export function createRenderer(
   manifest: AvatarManifest,

@@ -12,6 +12,7 @@ import { Image } from '@napi-rs/canvas';
 import { createSpriteCache, VISEMES, type SpritePictures, type Viseme } from '@mouthpiece/draw';
 import type { SpriteAvatarManifest } from '../avatar/manifest.js';
 import { skiaCanvas, type Renderer } from './renderer.js';
+import { nextTurn } from './turns.js';
 
 export { nearestShapes } from '@mouthpiece/draw';
 
@@ -38,7 +39,7 @@ function pictures(m: SpriteAvatarManifest, dir: string): SpritePictures {
 async function picturesAsync(m: SpriteAvatarManifest, dir: string): Promise<SpritePictures> {
   const decodeLater = async (file: string): Promise<Image> => {
     const bytes = await readFile(join(dir, file));
-    await new Promise((resolve) => setTimeout(resolve, 0)); // the due media ticks run first
+    await nextTurn(); // the due media ticks run first
     const img = new Image();
     img.src = bytes;
     return img;

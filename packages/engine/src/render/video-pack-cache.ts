@@ -29,6 +29,7 @@ import {
   type VideoPackData,
 } from '../video/pack.js';
 import type { ScaleJob } from './video-scale-worker.js';
+import { nextTurn } from './turns.js';
 
 /** One pack at one output size, as every renderer of it reads it. */
 export interface SharedVideoPack {
@@ -65,12 +66,6 @@ export const videoPackLoads = { count: 0 };
 function keyOf(dir: string, mtimeMs: number, { width, height }: Size): string {
   return `${join(dir, VIDEO_FILES.index)}:${mtimeMs}@${width}x${height}`;
 }
-
-/**
- * Lets the event loop turn: due timers (the media ticks) run before the next slice (a timer, not
- * setImmediate: after an I/O callback, an immediate runs before the loop's next timers phase).
- */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
  * The pack in `dir` at `size`, resident: shared with every other user of the same pack and size,
