@@ -69,6 +69,8 @@ interface Layers {
   bodies: Map<number, CanvasLike>;
   /** Head under and over the features at each tilt step, made on first use. */
   heads: Map<number, { under: Sprite | undefined; over: Sprite | undefined }>;
+  /** Heads' under sprites made ahead of their over sprites (warming makes each half in its own piece). */
+  unders: Map<number, Sprite | undefined>;
   /** A flat colour replacing the look's background gradient. */
   background: string | undefined;
   /** Where the features can reach with the head at rest (output pixels), made on first use. */
@@ -108,12 +110,18 @@ const WARM_STEPS = [0, ...Array.from({ length: 12 }, (_, i) => [i + 1, -(i + 1)]
 export function createVectorCache(opts: VectorCacheOptions): VectorCache {
   const shared = new Map<string, Layers>();
 
-  /** Rasterises the head poses one per deferred call, so a frame never waits for a new pose. */
+  /**
+   * Rasterises the head poses in the background, half a pose (its under or its over sprite, each a
+   * frame-sized drawing and read-back) per deferred call, so a frame never waits for a new pose and
+   * no call holds the thread long.
+   */
   const warm = (l: Layers, key: string, defer: Defer): void => {
     let i = 0;
     const next = (): void => {
-      if (i >= WARM_STEPS.length || shared.get(key) !== l) return;
-      headAt(l, WARM_STEPS[i++]!);
+      if (i >= WARM_STEPS.length * 2 || shared.get(key) !== l) return;
+      const step = WARM_STEPS[i >> 1]!;
+      if (i++ % 2 === 0) headUnder(l, step);
+      else headAt(l, step);
       defer(next);
     };
     defer(next);
@@ -160,6 +168,7 @@ function newLayers(
     offsetY: height - DESIGN * scale,
     bodies: new Map(),
     heads: new Map(),
+    unders: new Map(),
     background,
     features: undefined,
     users: 0,
@@ -322,14 +331,25 @@ function sprite(l: Layers, tilt: number, draw: (ctx: Context2D) => void): Sprite
 function headAt(l: Layers, step: number) {
   let h = l.heads.get(step);
   if (!h) {
-    const tilt = step * TILT_STEP;
     h = {
-      under: sprite(l, tilt, (c) => drawHeadUnder(c, l.look, l.g)),
-      over: sprite(l, tilt, (c) => drawHeadOver(c, l.look, l.g)),
+      under: headUnder(l, step),
+      over: sprite(l, step * TILT_STEP, (c) => drawHeadOver(c, l.look, l.g)),
     };
     l.heads.set(step, h);
+    l.unders.delete(step);
   }
   return h;
+}
+
+function headUnder(l: Layers, step: number): Sprite | undefined {
+  const made = l.heads.get(step);
+  if (made) return made.under;
+  if (!l.unders.has(step))
+    l.unders.set(
+      step,
+      sprite(l, step * TILT_STEP, (c) => drawHeadUnder(c, l.look, l.g)),
+    );
+  return l.unders.get(step);
 }
 
 function bodyAt(l: Layers, rise: number): CanvasLike {

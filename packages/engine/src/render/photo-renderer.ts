@@ -132,7 +132,14 @@ async function prepare(m: PhotoAvatarManifest, file: string, width: number, heig
     width,
     height,
   });
-  return sharedOf(image, file, laidOut);
+  // the rest pose's tilt picture before the first frame (the worker makes the others): a slice
+  // for the surround, one for the picture
+  const made = sharedOf(image, file, laidOut);
+  await nextTurn();
+  made.surround = surroundOf(image);
+  await nextTurn();
+  stepAt(made, width, height, 0);
+  return made;
 }
 
 const LAYOUT_WORKER = import.meta.url.endsWith('.ts')
@@ -198,7 +205,7 @@ function warm(key: string, s: Shared, width: number, height: number): void {
     place: { scale: s.scale, left: s.left, top: s.top, pivot: s.pivot },
     width,
     height,
-    steps: WARM_STEPS,
+    steps: WARM_STEPS.filter((step) => !s.steps.has(step)),
   };
   const worker = new Worker(TILT_WORKER, { workerData: job });
   worker.unref();
