@@ -1,9 +1,10 @@
 /**
  * Density: N sessions all speaking continuously, each with a connected libwebrtc viewer in a
  * separate receiver process, on one engine process (one core's worth, docs/design.md §9). For N = 1, 2,
- * 4, 6, … it reports engine CPU per session, memory per session, frames received vs due, frames
- * the engine skipped, viewer fps, and the control plane's event-loop delay; then the largest N
- * with no dropped frames and fps ≥ 24.5. Stops at the first N that fails. Then the same for a
+ * 4, 6, … it reports engine CPU per session, memory per session, frames received (plus those the
+ * engine held back unchanged) vs due, frames the engine skipped, viewer fps, and the control
+ * plane's event-loop delay, over a window from one engine health ping to another; then the largest
+ * N with no dropped frames and ≥ 24.5 frames a second per session, received or held. Stops at the first N that fails. Then the same for a
  * photo avatar (made from the test portrait, as an upload would be) and for a video avatar
  * (a 22 s talking clip of the test footage through the video import process, as an upload
  * would be; with --smoke a synthetic video pack, no import). Never fails on a figure.
@@ -59,13 +60,39 @@ async function metric(server: TestServer, name: string): Promise<number> {
   return m ? Number(m[1]) : NaN;
 }
 
+/** The engine's frames made so far (handed to the encoder, and held back unchanged), as of its last health ping. */
+async function framesMade(server: TestServer): Promise<{ sent: number; held: number; skipped: number }> {
+  const [sent, held, skipped] = await Promise.all(
+    ['sent', 'held', 'skipped'].map((k) => metric(server, `mouthpiece_engine_frames_${k}`)),
+  );
+  return { sent: sent || 0, held: held || 0, skipped: skipped || 0 };
+}
+
+/**
+ * Waits for the engine's next health ping (every 5 s; the frame counters in /metrics move then)
+ * and answers them: a window from one ping to another counts held frames over the same span as
+ * the frames its viewers received.
+ */
+async function nextPing(server: TestServer): Promise<{ sent: number; held: number; skipped: number }> {
+  const was = await framesMade(server);
+  for (const end = Date.now() + 15_000; Date.now() < end;) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = await framesMade(server);
+    if (now.sent + now.held !== was.sent + was.held) return now;
+  }
+  throw new Error('the engine sent no health ping with new frame counts for 15 s');
+}
+
 interface Level {
   n: number;
   avatar: 'vector' | PackAvatar['kind'];
   engineCpuPct: number;
   cpuPerSessionPct: number;
   rssPerSessionMb: number;
+  /** Frames received plus frames the engine held back unchanged, of those due at 25 fps. */
   receivedOfDue: number;
+  /** Frames held back unchanged (session/session-frames.ts): the viewer shows the last one meanwhile. */
+  heldFrames: number;
   skippedFrames: number;
   fpsMin: number;
   fpsAvg: number;
@@ -192,7 +219,7 @@ async function measure(n: number, chromium = false, pack?: PackAvatar): Promise<
         if (!r.ok) throw new Error(`say-text: ${r.status} ${await r.text()}`);
       }
     await new Promise((r) => setTimeout(r, WARMUP_MS));
-    const skipped0 = await metric(server, 'mouthpiece_engine_frames_skipped');
+    const made0 = await nextPing(server);
     await metric(server, 'mouthpiece_nodejs_eventloop_lag_p99_seconds'); // resets the window
     const before = await receiver.stats();
     const chrome0 = page ? (await page.evaluate(() => window.mpTest.stats())).framesDecoded : 0;
@@ -201,7 +228,8 @@ async function measure(n: number, chromium = false, pack?: PackAvatar): Promise<
     const sys0 = systemCpu();
     const rcpu0 = cpuMs(receiver.proc.pid!);
     const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, WINDOW_MS));
+    await new Promise((r) => setTimeout(r, WINDOW_MS - 1000));
+    const made1 = await nextPing(server);
     const after = await receiver.stats();
     const chrome1 = page ? (await page.evaluate(() => window.mpTest.stats())).framesDecoded : 0;
     const wallMs = performance.now() - t0;
@@ -212,9 +240,8 @@ async function measure(n: number, chromium = false, pack?: PackAvatar): Promise<
     const receiverCpuPct = ((cpuMs(receiver.proc.pid!) - rcpu0) / wallMs) * 100;
     const loopP99Ms = (await metric(server, 'mouthpiece_nodejs_eventloop_lag_p99_seconds')) * 1000;
     const rss = rssMb(engine);
-    // the engine reports its counters at each 5 s health ping: wait for one past the window
-    await new Promise((r) => setTimeout(r, 5500));
-    const skipped = (await metric(server, 'mouthpiece_engine_frames_skipped')) - (skipped0 || 0);
+    const skipped = made1.skipped - made0.skipped;
+    const held = made1.held - made0.held;
     const sec = wallMs / 1000;
     const fps = after.map((a) => {
       const b = before.find((x) => x.id === a.id)!;
@@ -235,7 +262,7 @@ async function measure(n: number, chromium = false, pack?: PackAvatar): Promise<
     const chromiumFps = page ? (chrome1 - chrome0) / sec : undefined;
     if (chromiumFps !== undefined) fps.push(chromiumFps);
     const due = after.length * FPS * sec;
-    const receivedOfDue = received / due;
+    const receivedOfDue = (received + held) / due;
     const fpsMin = Math.min(...fps);
     const fpsAvg = fps.reduce((a, b) => a + b, 0) / fps.length;
     level = {
@@ -246,6 +273,7 @@ async function measure(n: number, chromium = false, pack?: PackAvatar): Promise<
       cpuPerSessionPct: engineCpuPct / n,
       rssPerSessionMb: (rss - rssIdle) / n,
       receivedOfDue,
+      heldFrames: held,
       skippedFrames: skipped,
       fpsMin,
       fpsAvg,
@@ -257,7 +285,9 @@ async function measure(n: number, chromium = false, pack?: PackAvatar): Promise<
       stealPct: ((sys1.steal - sys0.steal) / sysTotal) * 100,
       minWidth: Math.min(...after.map((a) => a.width)),
       chromiumFps,
-      ok: skipped === 0 && fpsMin >= 24.5 && receivedOfDue >= 0.98 && speaking === after.length,
+      // a held frame is no drop (the picture did not change), so a vector or sprite viewer's fps
+      // is below 25 by design: the frames received and held, per session, are what must keep up
+      ok: skipped === 0 && receivedOfDue * FPS >= 24.5 && speaking === after.length,
     };
   } finally {
     await browser?.close();
@@ -299,7 +329,8 @@ it.skipIf(process.env['BENCH_RENDER'] === 'client')('measures', async () => {
         'engine%',
         '%/sess',
         'MB/sess',
-        'rcv/due',
+        '(rcv+held)/due',
+        'held',
         'skipped',
         'fps min',
         'fps avg',
@@ -324,6 +355,7 @@ it.skipIf(process.env['BENCH_RENDER'] === 'client')('measures', async () => {
           fmt(l.cpuPerSessionPct, 1),
           fmt(l.rssPerSessionMb, 1),
           fmt(l.receivedOfDue, 3),
+          fmt(l.heldFrames),
           fmt(l.skippedFrames),
           fmt(l.fpsMin, 1),
           fmt(l.fpsAvg, 1),
@@ -339,7 +371,9 @@ it.skipIf(process.env['BENCH_RENDER'] === 'client')('measures', async () => {
         8,
       ),
     );
-  report(`largest N with no dropped frames and fps >= 24.5, per engine process (one core): ${best}`);
+  report(
+    `largest N with no dropped frames and >= 24.5 frames a second per session (received, or held back unchanged), per engine process (one core): ${best}`,
+  );
   report(`the same for a photo avatar (rows "N photo", from ${photo.pack.source}): ${photoBest}`);
   report(`the same for a video avatar (rows "N video", from ${video.pack.source}): ${videoBest}`);
   if (spot)

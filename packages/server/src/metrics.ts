@@ -83,6 +83,11 @@ export function registerEngineMetrics(metrics: Metrics, stats: () => EngineStats
     (m) => m.framesSent,
   );
   gauge(
+    'mouthpiece_engine_frames_held',
+    'Video frames held back from the encoder because nothing in them changed (a vector or sprite avatar between movements)',
+    (m) => m.framesHeld,
+  );
+  gauge(
     'mouthpiece_engine_frames_skipped',
     'Video frames skipped because their media tick ran late (CPU starvation)',
     (m) => m.framesSkipped,

@@ -21,7 +21,7 @@ export interface VideoSink {
    * converts only that and sends the whole frame.
    */
   writeRgbaRegion(region: FrameRegion, rgba: Uint8ClampedArray): void;
-  /** One frame equal to the frame last written: sent again, nothing converted (the encoder keeps its rate). */
+  /** One frame equal to the frame last written: sent again, nothing converted (a refresh: session/session-frames.ts holds unchanged frames back). */
   repeat(): void;
 }
 

@@ -140,6 +140,8 @@ export interface EngineMediaStats {
   pid: number;
   sessions: number;
   framesSent: number;
+  /** Frames not sent because nothing in them changed (session/session-frames.ts REFRESH_MS bounds how long). */
+  framesHeld: number;
   /** Frames not sent because their tick was late (a CPU-starved engine). */
   framesSkipped: number;
   ticks: number;

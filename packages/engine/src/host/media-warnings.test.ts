@@ -6,6 +6,7 @@ const stats = (o: Partial<EngineMediaStats>): EngineMediaStats => ({
   pid: 7,
   sessions: 2,
   framesSent: 0,
+  framesHeld: 0,
   framesSkipped: 0,
   ticks: 0,
   skippedTicks: 0,

@@ -103,7 +103,7 @@ export class EngineProcess implements EngineMethods {
   /** Sessions whose renderer is being opened: closed before ready, they never start. */
   readonly #starting = new Map<string, { cancelled: boolean }>();
   /** Frame counters of sessions already closed, so the process totals are cumulative. */
-  readonly #retired = { sent: 0, skipped: 0 };
+  readonly #retired = { sent: 0, held: 0, skipped: 0 };
   readonly #scheduler: MediaScheduler;
   #running = false;
 
@@ -138,15 +138,18 @@ export class EngineProcess implements EngineMethods {
 
   ping(): EngineMediaStats {
     let framesSent = this.#retired.sent;
+    let framesHeld = this.#retired.held;
     let framesSkipped = this.#retired.skipped;
     for (const s of this.#sessions.values()) {
       framesSent += s.framesSent;
+      framesHeld += s.framesHeld;
       framesSkipped += s.framesSkipped;
     }
     return {
       pid: this.#d.pid ?? 0,
       sessions: this.#sessions.size,
       framesSent,
+      framesHeld,
       framesSkipped,
       ...this.#scheduler.sample(),
     };
@@ -302,6 +305,7 @@ export class EngineProcess implements EngineMethods {
   #detach(s: EngineSession): void {
     if (!this.#sessions.delete(s.id)) return;
     this.#retired.sent += s.framesSent;
+    this.#retired.held += s.framesHeld;
     this.#retired.skipped += s.framesSkipped;
     if (this.#d.tickOnlyWithSessions && this.#sessions.size === 0) this.#scheduler.stop();
   }

@@ -116,9 +116,13 @@ export class EngineSession {
     });
   }
 
-  /** Frames rendered, and skipped in late batches, for stats. */
+  /** Frames handed to the encoder, held back unchanged (session-frames.ts), and skipped in late batches, for stats. */
   get framesSent(): number {
     return this.#frames.sent;
+  }
+
+  get framesHeld(): number {
+    return this.#frames.held;
   }
 
   get framesSkipped(): number {
@@ -205,6 +209,7 @@ export class EngineSession {
       events: {
         onConnected: () => {
           if (this.#viewer !== peer) return;
+          this.#frames.viewerConnected();
           this.#o.emit({ type: 'viewerConnected', sessionId: this.id, viewerId });
           this.#gate.viewerConnected(peer.hasEvents);
         },

@@ -37,6 +37,7 @@ describe('operations and discovery', () => {
         pid: 41,
         sessions: 2,
         framesSent: 500,
+        framesHeld: 7,
         framesSkipped: 3,
         ticks: 1000,
         skippedTicks: 4,
@@ -48,6 +49,7 @@ describe('operations and discovery', () => {
     const text = await t.metrics();
     expect(text).toMatch(/^mouthpiece_engine_sessions\{pid="41"\} 2$/m);
     expect(text).toMatch(/^mouthpiece_engine_frames_sent\{pid="41"\} 500$/m);
+    expect(text).toMatch(/^mouthpiece_engine_frames_held\{pid="41"\} 7$/m);
     expect(text).toMatch(/^mouthpiece_engine_frames_skipped\{pid="41"\} 3$/m);
     expect(text).toMatch(/^mouthpiece_engine_ticks_skipped\{pid="41"\} 4$/m);
     expect(text).toMatch(/^mouthpiece_engine_tick_max_late_ms\{pid="41"\} 310$/m);
