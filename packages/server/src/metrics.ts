@@ -84,7 +84,7 @@ export function registerEngineMetrics(metrics: Metrics, stats: () => EngineStats
   );
   gauge(
     'mouthpiece_engine_frames_held',
-    'Video frames held back from the encoder because nothing in them changed (a vector or sprite avatar between movements)',
+    'Video frames held back from the encoder because nothing in them changed (an avatar between movements)',
     (m) => m.framesHeld,
   );
   gauge(

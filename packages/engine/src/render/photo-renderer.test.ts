@@ -156,4 +156,22 @@ describe('photo renderer', () => {
     r.close();
     expect(() => r.render({ mouth: REST_MOUTH, motion: REST_MOTION })).toThrow(/closed/);
   });
+
+  it('renderRegion: the whole frame when the pose changed, null when it is the last frame again', () => {
+    const r = createAvatarRenderer(manifest, { width: SIZE, height: SIZE }, dir);
+    try {
+      const at = (mouth: MouthParams, motion: Partial<FaceMotion> = {}) =>
+        r.renderRegion!({ mouth, motion: { ...REST_MOTION, ...motion } });
+      const first = at(REST_MOUTH);
+      expect(first?.region).toEqual({ x: 0, y: 0, width: SIZE, height: SIZE });
+      expect(meanDiff(first!.rgba.slice(), frame())).toBe(0);
+      expect(at(REST_MOUTH)).toBeNull(); // the same pose: the session holds the frame back
+      expect(at(REST_MOUTH, { headX: 0.1 })).toBeNull(); // less than a pixel moves nothing
+      const open = at(MOUTH_SHAPES.C);
+      expect(open).not.toBeNull();
+      expect(meanDiff(open!.rgba.slice(), frame(MOUTH_SHAPES.C))).toBe(0);
+    } finally {
+      r.close();
+    }
+  });
 });

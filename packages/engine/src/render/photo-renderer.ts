@@ -301,7 +301,7 @@ function rendererOf(
       warpTriangle(out, dTri, base, sTri);
     }
   };
-  return {
+  const renderer: PhotoRenderer = {
     width,
     height,
     render(state) {
@@ -357,6 +357,12 @@ function rendererOf(
           }
       return out.px;
     },
+    /** The whole frame, or null when its pose is the last frame's (the session then holds it back). */
+    renderRegion(state) {
+      const was = last;
+      const px = renderer.render(state);
+      return last === was ? null : { region: { x: 0, y: 0, width, height }, rgba: px };
+    },
     landmarks() {
       return Array.from({ length: 68 }, (_, i): [number, number] => [dst[i * 2]!, dst[i * 2 + 1]!]);
     },
@@ -366,4 +372,5 @@ function rendererOf(
       if (--s.users === 0) shared.delete(key);
     },
   };
+  return renderer;
 }

@@ -4,8 +4,8 @@
  * rendered into the video sink for a viewer with video, or sent as a binary animation frame to a
  * viewer that draws the avatar itself. Counts what it sent, held and skipped, for stats.
  *
- * A frame the renderer reports unchanged (vector and sprite avatars between a blink and a breath:
- * about half of a speaking one's frames, 69 % at idle) is not handed to the encoder, which would
+ * A frame the renderer reports unchanged (vector, sprite and photo avatars between a blink and a
+ * breath: about half of an idle session's frames) is not handed to the encoder, which would
  * spend as much on it as on a changed one (docs/benchmarks-changelog.md, "The video encoder's
  * floor"): the viewer's decoder shows the last frame until the next. It is held at most
  * REFRESH_MS, so a key frame a viewer asks for after a loss waits no longer than that and the
