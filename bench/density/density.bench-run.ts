@@ -320,7 +320,7 @@ it.skipIf(process.env['BENCH_RENDER'] === 'client')('measures', async () => {
   // spot-check: the densest passing level again, one of its viewers a real browser
   const spot = best > 0 && !smoke ? await measure(best, true) : undefined;
   report(
-    `density benchmark: N sessions speaking continuously, 512x512@${FPS}, one engine process, libwebrtc viewers in a separate process, ${WINDOW_MS / 1000} s window`,
+    `density benchmark: N sessions speaking continuously, 512x512@${FPS}, one engine process, libwebrtc viewers in a separate process, a window of at least ${WINDOW_MS / 1000} s from one engine health ping (every 5 s) to another`,
   );
   report(
     row(
