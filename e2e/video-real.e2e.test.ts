@@ -103,11 +103,11 @@ function idleFigures(frames: Array<{ n: number; y: number[] }>): {
   const run = 2 * FPS;
   const at = new Map(frames.map((f) => [f.n, f.y]));
   const last = Math.max(...frames.map((f) => f.n));
-  const moved = { max: 0 };
+  let moved = 0;
   const stepAt = new Map<number, number>();
   for (const [n, y] of at) {
     const later = at.get(n + Math.round(FPS / 2));
-    if (later) moved.max = Math.max(moved.max, distance(y, later));
+    if (later) moved = Math.max(moved, distance(y, later));
     const next = at.get(n + 1);
     if (next) stepAt.set(n, distance(y, next));
   }
@@ -157,7 +157,7 @@ function idleFigures(frames: Array<{ n: number; y: number[] }>): {
     at: best ? `frames ${best.i} and ${best.i + best.lag} on` : 'no pair',
     median: median(pairs.map((p) => p.d)),
     step,
-    moved: moved.max,
+    moved,
     frozen: frozen / FPS,
   };
 }

@@ -54,16 +54,21 @@ const TEXT =
   'check whether the courier can still pick it up. Papa bought a big bag of apples at the market. ' +
   'While we wait, may I ask how you heard about us? We are always glad to hear from new customers. ';
 
-async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await readMetrics(server.url);
+/** A metric's value in a /metrics text (its first series), or NaN. */
+function valueOf(text: string, name: string): number {
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
   return m ? Number(m[1]) : NaN;
 }
 
+async function metric(server: TestServer, name: string): Promise<number> {
+  return valueOf(await readMetrics(server.url), name);
+}
+
 /** The engine's frames made so far (handed to the encoder, and held back unchanged), as of its last health ping. */
 async function framesMade(server: TestServer): Promise<{ sent: number; held: number; skipped: number }> {
-  const [sent, held, skipped] = await Promise.all(
-    ['sent', 'held', 'skipped'].map((k) => metric(server, `mouthpiece_engine_frames_${k}`)),
+  const text = await readMetrics(server.url);
+  const [sent, held, skipped] = ['sent', 'held', 'skipped'].map((k) =>
+    valueOf(text, `mouthpiece_engine_frames_${k}`),
   );
   return { sent: sent || 0, held: held || 0, skipped: skipped || 0 };
 }

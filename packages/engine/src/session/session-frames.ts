@@ -59,7 +59,7 @@ export class SessionFrames {
   /** When a frame last went to the encoder, and until when every frame does (media clock ms). */
   #lastSentMs = -Infinity;
   #everyFrameUntil = -Infinity;
-  #viewerNew = true;
+  /** The viewer the every-frame stretch began for (undefined: the next tick's viewer starts one). */
   #viewer: Peer | undefined;
   /** Animation frames sent to viewers that draw the avatar themselves, for stats. */
   animationSent = 0;
@@ -77,7 +77,7 @@ export class SessionFrames {
 
   /** A viewer (a new one, or the same after its connection came back) is connected: send it every frame for a while. */
   viewerConnected(): void {
-    this.#viewerNew = true;
+    this.#viewer = undefined;
   }
 
   /** Whether this session can make video frames (a sink and a renderer). */
@@ -95,9 +95,8 @@ export class SessionFrames {
   tick(viewer: Peer, draws: boolean, tickIndex: number, ticksLeft: number, samples: number): void {
     const due = this.#clock.at(tickIndex, ticksLeft);
     if (due === undefined) return;
-    if (viewer !== this.#viewer || this.#viewerNew) {
+    if (viewer !== this.#viewer) {
       this.#viewer = viewer;
-      this.#viewerNew = false;
       this.#everyFrameUntil = tickIndex * TICK_MS + NEW_VIEWER_MS;
     }
     if (draws) this.#sendAnimation(viewer, tickIndex * TICK_MS, samples);
